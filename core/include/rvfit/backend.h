@@ -1,0 +1,103 @@
+/* rvfit/backend.h — the evaluator backend interface (cpu, opencl, cuda).
+ *
+ * Lifecycle: open -> load_library -> { load_batch -> chisq/vscan/models }*
+ * -> close.  All evaluation entry points are batched: one call evaluates
+ * many (spectrum, theta, v, vsini) points on the backend's device.  The
+ * library and the current batch stay resident in the backend; per call only
+ * the points go in and numbers come out.
+ *
+ * Threading: the core calls one backend handle from one thread at a time;
+ * a backend may use any number of threads internally.
+ * Ownership: the backend copies whatever it needs from the library and the
+ * batch; the caller may free them after the call returns.
+ *
+ * Versioning: fields are only appended, each group marked with the ABI
+ * minor version that added it; the loader copies min(size, host size)
+ * bytes and fills missing entries with defaults that return
+ * RVFIT_ERR_UNAVAILABLE.
+ */
+#ifndef RVFIT_BACKEND_H
+#define RVFIT_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rvfit/host.h"
+#include "rvfit/library.h"
+#include "rvfit/spectra.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Point flags */
+#define RVFIT_PT_CONTINUUM 0x1u /* evaluate with template == 1 */
+
+typedef struct rvfit_point {
+    uint32_t spec;   /* index into the loaded batch                    */
+    uint32_t flags;  /* RVFIT_PT_*                                      */
+    double v;        /* radial velocity, km/s                           */
+    double vsini;    /* km/s, >= 0                                      */
+    double theta[RVFIT_MAX_PARAMS]; /* scaled library coordinates      */
+} rvfit_point;
+
+/* Model options shared by every evaluation of a batch. */
+typedef struct rvfit_model_opts {
+    int npoly;       /* continuum terms per arm, 1..RVFIT_MAX_POLY       */
+    int basis;       /* enum rvfit_basis_kind                            */
+} rvfit_model_opts;
+
+/* Outputs of chisq(); arrays provided by the caller. */
+typedef struct rvfit_chisq_out {
+    double *m2lnl;   /* [n] -2 ln L summed over arms, penalty included  */
+    double *chisq;   /* [n*narm] |D - S a|^2 per arm, or NULL            */
+} rvfit_chisq_out;
+
+/* Counters since open; a backend counts every point it evaluated. */
+typedef struct rvfit_counters {
+    uint64_t points;   /* points evaluated (chisq + vscan + models)      */
+    uint64_t calls;    /* evaluation calls                                */
+    double seconds;    /* wall time spent inside evaluation calls        */
+} rvfit_counters;
+
+typedef struct rvfit_backend_ops {
+    uint32_t size; /* sizeof(rvfit_backend_ops) as compiled by the plugin */
+
+    /* --- ABI 1.0 --- */
+
+    /* Open with the plugin's [backend.NAME] options.  Returns
+     * RVFIT_ERR_UNAVAILABLE (not a fatal error) when the plugin works but
+     * its device or runtime is absent, with the reason in err. */
+    int (*open)(const rvfit_host *host, const rvfit_kv *opts, int nopt,
+                void **state, rvfit_err *err);
+    /* Human-readable device name, e.g. "cpu: 2 threads", valid until
+     * close. */
+    const char *(*device)(void *state);
+    int (*load_library)(void *state, const rvfit_library *lib,
+                        rvfit_err *err);
+    /* Replace the resident batch.  Arms are matched to library arms by
+     * name; every batch arm must exist in the library. */
+    int (*load_batch)(void *state, const rvfit_batch *batch,
+                      const rvfit_model_opts *mo, rvfit_err *err);
+    /* -2 ln L for n points. */
+    int (*chisq)(void *state, size_t n, const rvfit_point *pts,
+                 rvfit_chisq_out *out, rvfit_err *err);
+    /* -2 ln L on a velocity grid: for each of the nq base points (v
+     * ignored), evaluate at v = vel[q*nvel + k], k < nvel, into
+     * m2lnl[q*nvel + k].  Counts nq*nvel points. */
+    int (*vscan)(void *state, size_t nq, const rvfit_point *base,
+                 size_t nvel, const double *vel, double *m2lnl,
+                 rvfit_err *err);
+    /* Best-fit models (continuum included) on the observed pixels:
+     * model[a][q*npix_a + i] for arm a of the batch.  cont, when not NULL,
+     * receives the continuum alone (sum_k a_k B_k) the same way. */
+    int (*models)(void *state, size_t n, const rvfit_point *pts,
+                  float *const *model, float *const *cont, rvfit_err *err);
+    void (*counters)(void *state, rvfit_counters *c);
+    void (*close)(void *state);
+} rvfit_backend_ops;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

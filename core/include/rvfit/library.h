@@ -1,0 +1,113 @@
+/* rvfit/library.h — template library: per-arm log-lambda grids, parameter
+ * space, regular-grid multilinear interpolation (the core's CPU reference).
+ *
+ * File format: docs/template-library.md (a FITS file `rvfit_library.fits`
+ * in the library directory).
+ *
+ * Parameters are handled in *scaled* coordinates: x = log10(value) for axes
+ * with scale RVFIT_SCALE_LOG10 (Teff), x = value otherwise.  Points sent to
+ * backends carry scaled coordinates.
+ *
+ * Flux convention: each model's flux is divided by its mean over the arm
+ * (before padding is excluded) so that templates carry no absolute scale;
+ * this keeps -2 ln L free of the ln det(S^T S) bias toward faint templates.
+ * Interpolation is linear in (normalised) flux.
+ *
+ * Ownership: rvfit_library_load allocates everything; rvfit_library_free
+ * releases it.  A loaded library is read-only and may be shared by threads.
+ */
+#ifndef RVFIT_LIBRARY_H
+#define RVFIT_LIBRARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rvfit/spectra.h"
+#include "rvfit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RVFIT_LIBRARY_FILE "rvfit_library.fits"
+#define RVFIT_LIBRARY_VERSION 1
+#define RVFIT_MAX_NODES 256
+
+enum rvfit_scale { RVFIT_SCALE_LINEAR = 0, RVFIT_SCALE_LOG10 = 1 };
+
+/* Smooth penalty added to -2 ln L per unit of squared distance outside the
+ * grid, the distance measured in units of the axis' mean node spacing.
+ * The template itself is evaluated at the clamped point. */
+#define RVFIT_PENALTY_SCALE 1.0e4
+/* Added when every corner of the enclosing cell is a hole (no model). */
+#define RVFIT_PENALTY_HOLE 1.0e6
+
+typedef struct rvfit_axis {
+    char name[16];     /* "TEFF", "LOGG", "FEH", "ALPHAFE"              */
+    char unit[16];     /* "K", "dex", ...                               */
+    int scale;         /* enum rvfit_scale                               */
+    int nnode;
+    double node[RVFIT_MAX_NODES]; /* scaled coordinates, increasing      */
+} rvfit_axis;
+
+typedef struct rvfit_lib_arm {
+    char name[16];     /* matches the instrument's arm name              */
+    double lnl0;       /* ln(lambda/Angstrom) of pixel 0 (pixel centre)  */
+    double dlnl;       /* step in ln lambda                              */
+    size_t npix;
+    float *flux;       /* [nmodel*npix], model m at m*npix               */
+} rvfit_lib_arm;
+
+typedef struct rvfit_library {
+    int nparam;
+    rvfit_axis axis[RVFIT_MAX_PARAMS];
+    size_t nmodel;          /* product of axis[i].nnode                  */
+    /* Model index of node (i0,...,i_{n-1}) is row-major, last axis
+     * fastest: ((i0*n1 + i1)*n2 + i2)... */
+    uint8_t *exists;        /* [nmodel], 0 = hole in the grid            */
+    int narm;
+    rvfit_lib_arm arm[RVFIT_MAX_ARMS];
+    double sigma0;          /* Gaussian LSF sigma of the templates, in
+                               Angstrom, pixel response included          */
+    double vmax;            /* km/s of padding on both sides of each arm */
+    char instrument[32];    /* instrument the arms were built for        */
+    char source[256];       /* grid the library was built from           */
+} rvfit_library;
+
+/* Load DIR/rvfit_library.fits (or a path to the file itself). */
+RVFIT_EXPORT int rvfit_library_load(rvfit_library *lib, const char *path,
+                                    rvfit_err *err);
+/* Write atomically (temp file + rename) to DIR/rvfit_library.fits. */
+RVFIT_EXPORT int rvfit_library_save(const rvfit_library *lib,
+                                    const char *dir, rvfit_err *err);
+RVFIT_EXPORT void rvfit_library_free(rvfit_library *lib);
+
+/* Index of an arm by name, or -1. */
+RVFIT_EXPORT int rvfit_library_arm(const rvfit_library *lib,
+                                   const char *name);
+
+/* Convert between physical and scaled coordinates for axis i. */
+RVFIT_EXPORT double rvfit_axis_scale(const rvfit_axis *a, double physical);
+RVFIT_EXPORT double rvfit_axis_unscale(const rvfit_axis *a, double scaled);
+
+/* Interpolation stencil of a point: up to 2^nparam corners.
+ * corner[k] = model index, weight[k] >= 0, sum of weights == 1 over the
+ * corners that exist (holes are dropped and the rest renormalised).
+ * *penalty receives the out-of-grid penalty (0 inside).  Returns the number
+ * of corners used (0 when every corner is a hole: *penalty then includes
+ * RVFIT_PENALTY_HOLE and the caller must use a flat template). */
+#define RVFIT_MAX_CORNERS (1 << RVFIT_MAX_PARAMS)
+RVFIT_EXPORT int rvfit_library_stencil(const rvfit_library *lib,
+                                       const double *theta, size_t *corner,
+                                       double *weight, double *penalty);
+
+/* Interpolated template of arm `arm` at scaled theta into out[npix]
+ * (double).  Returns the penalty as rvfit_library_stencil does; a cell of
+ * holes gives a flat template of 1. */
+RVFIT_EXPORT double rvfit_library_interp(const rvfit_library *lib, int arm,
+                                         const double *theta, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,75 @@
+/* rvfit/physics.h — the definitions every backend must reproduce exactly.
+ *
+ * These are the scalar double-precision reference formulas (architecture
+ * §3).  The cpu backend calls them; GPU kernels re-implement them and are
+ * tested against the cpu backend.  All functions are pure and thread-safe.
+ *
+ * Model of arm a, pixel i (observed vacuum wavelength lambda_i):
+ *   T   = interpolated library template (rvfit/library.h), arm grid
+ *   T_r = T convolved with the rotation kernel (rvfit_vsini_kernel)
+ *   t_i = T_r evaluated at ln(lambda_i) + rvfit_dlnl_doppler(v) with Keys
+ *         cubic convolution (a = -1/2) on the uniform ln-lambda grid
+ *   m_i = sum_j R[i][j] t_j   (band matrix; identity when res_kind NONE)
+ *   S_ik = B_k(x_i) m_i / sigma_i,  D_i = f_i / sigma_i, over ivar_i > 0
+ *   a = (S^T S)^-1 S^T D (Cholesky)
+ *   -2 ln L = |D - S a|^2 + ln det(S^T S) + penalty
+ * summed over arms.  x_i maps [lambda_first, lambda_last] of the arm to
+ * [-1, 1].  A continuum-only evaluation uses t_i = 1.
+ */
+#ifndef RVFIT_PHYSICS_H
+#define RVFIT_PHYSICS_H
+
+#include "rvfit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RVFIT_C_KMS 299792.458
+#define RVFIT_MAX_POLY 32
+#define RVFIT_VSINI_EPS 0.6   /* limb-darkening coefficient */
+#define RVFIT_MAX_VSINI_HALF 512 /* max kernel half width, template pixels */
+
+enum rvfit_basis_kind {
+    RVFIT_BASIS_GAUSS = 0, /* 1, x, x^2, npoly-3 Gaussians (rvspecfit)   */
+    RVFIT_BASIS_CHEB = 1   /* Chebyshev T_0 .. T_{npoly-1}                */
+};
+
+/* Shift in ln(lambda) to add to an observed ln(lambda) to get the
+ * rest-frame (template) ln(lambda) for velocity v in km/s:
+ * 0.5*ln((1-beta)/(1+beta)). */
+RVFIT_EXPORT double rvfit_dlnl_doppler(double v_kms);
+
+/* Continuum basis at x in [-1,1]: writes npoly values into b.
+ * GAUSS: b = {1, x, x^2, g_0..g_{n-4}} with g_k = exp(-0.5((x-c_k)/s)^2),
+ * c_k = -1 + 2k/(npoly-4) (c_0 = -1 when npoly-3 == 1), s = 1/(npoly-3).
+ * npoly in 1..RVFIT_MAX_POLY. */
+RVFIT_EXPORT void rvfit_basis(int kind, int npoly, double x, double *b);
+
+/* Keys cubic-convolution weights (a = -1/2) for fractional offset
+ * t in [0,1): value = w0 f[k-1] + w1 f[k] + w2 f[k+1] + w3 f[k+2]. */
+RVFIT_EXPORT void rvfit_cubic_weights(double t, double w[4]);
+
+/* Rotation kernel for half width `half` (template pixels, = vsini/c/dlnl):
+ * weights w[0..2h] for offsets -h..h, h = ceil(half), normalised to sum 1,
+ * each weight the exact integral of K(x/half) against the hat function of
+ * a piecewise-linear signal (K from architecture §3, eps = 0.6).
+ * Returns h (0 and w[0] = 1 when half < 1e-6).  Requires
+ * half <= RVFIT_MAX_VSINI_HALF; w has room for 2*RVFIT_MAX_VSINI_HALF+1. */
+RVFIT_EXPORT int rvfit_vsini_kernel(double half, double *w);
+
+/* Marginalised -2 ln L of one arm from the weighted data (reference, used by
+ * the cpu backend and the known-answer tests).  For n pixels with model
+ * m[i], data f[i], inverse variance w[i] (0 = skip) and basis values
+ * basis[i*npoly + k], fills *chisq = |D - S a|^2, *logdet = ln det(S^T S)
+ * and coef[0..npoly-1] = a (coef may be NULL).  Returns RVFIT_ERR_NUMERIC
+ * when S^T S is not positive definite (too few usable pixels). */
+RVFIT_EXPORT int rvfit_marg_chisq(int n, int npoly, const double *m,
+                                  const float *f, const float *w,
+                                  const double *basis, double *chisq,
+                                  double *logdet, double *coef);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,58 @@
+/* tests/testutil.h — tiny assertion helpers shared by the C tests.
+ * A test binary returns 0 when all checks pass, 1 on any failure and 77 to
+ * tell CTest it skipped (with the reason printed). */
+#ifndef RVFIT_TESTUTIL_H
+#define RVFIT_TESTUTIL_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "rvfit/host.h"
+
+extern int tu_failures;
+extern int tu_checks;
+
+#define CHECK(cond)                                                        \
+    do {                                                                   \
+        tu_checks++;                                                       \
+        if (!(cond)) {                                                     \
+            tu_failures++;                                                 \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,        \
+                    __LINE__, #cond);                                      \
+        }                                                                  \
+    } while (0)
+
+#define CHECK_MSG(cond, ...)                                               \
+    do {                                                                   \
+        tu_checks++;                                                       \
+        if (!(cond)) {                                                     \
+            tu_failures++;                                                 \
+            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__,        \
+                    __LINE__, #cond);                                      \
+            fprintf(stderr, __VA_ARGS__);                                  \
+            fputc('\n', stderr);                                           \
+        }                                                                  \
+    } while (0)
+
+/* |a-b| <= tol */
+#define CHECK_NEAR(a, b, tol)                                              \
+    CHECK_MSG(fabs((double)(a) - (double)(b)) <= (tol),                   \
+              "%.10g vs %.10g (tol %.3g)", (double)(a), (double)(b),       \
+              (double)(tol))
+
+/* Print "N passed, N failed" and return the exit code for main(). */
+int tu_finish(const char *name);
+/* Skip the whole test with a visible reason (exit code 77). */
+void tu_skip(const char *fmt, ...);
+/* Environment variable or abort with a message. */
+const char *tu_env(const char *name);
+/* A fresh empty directory under $RVFIT_TEST_TMP/<name>; returns a static
+ * buffer. */
+const char *tu_tmpdir(const char *name);
+/* A host that logs to stderr at the given level. */
+rvfit_host tu_host(int level);
+/* Does substring `needle` occur in `hay`? */
+int tu_contains(const char *hay, const char *needle);
+
+#endif
