@@ -38,9 +38,9 @@ const char *tu_env(const char *name)
 
 const char *tu_tmpdir(const char *name)
 {
-    static char buf[4096];
+    static char buf[2048];
     const char *base = tu_env("RVFIT_TEST_TMP");
-    char cmd[8192];
+    char cmd[16384];
     mkdir(base, 0777);
     snprintf(buf, sizeof buf, "%s/%s", base, name);
     snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", buf, buf);
