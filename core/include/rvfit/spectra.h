@@ -53,7 +53,7 @@ typedef struct rvfit_arm_batch {
     int res_kind;      /* enum rvfit_res_kind                            */
     int ndiag;         /* odd; half width ndiag/2 (BAND only)            */
     /* Band matrix, DESI convention: element k*npix + j of spectrum s's
-     * block (s*ndiag*npix) holds R[i][j] with i = j + (ndiag/2 - k), i.e.
+     * block (s*ndiag*npix) holds R[i][j] with i = j + k - ndiag/2, i.e.
      * model_obs[i] = sum_d res[(h-d)*npix + i+d] * model[i+d], h=ndiag/2. */
     float *res;        /* [nspec*ndiag*npix] (BAND) or NULL              */
     float *lsf;        /* [nspec*npix] Gaussian sigma in Angstrom (LSF) */

@@ -1,0 +1,108 @@
+/* rvfit/config.h — run configuration from an INI file (inih) and the
+ * command line.
+ *
+ * Every key has a default (docs/configuration.md, generated from the same
+ * table that parses them: rvfit_config_describe).  Unknown sections or keys
+ * are errors naming the file and line.  Sections [backend.NAME] and
+ * [instrument.NAME] are kept as key/value lists and checked against the
+ * keys the plugin declares when it is loaded.  Command-line options are
+ * applied with rvfit_config_set after the file, so they override it.
+ *
+ * Ownership: the config owns all strings; free with rvfit_config_free.
+ * Thread-safety: read-only use from several threads is safe.
+ */
+#ifndef RVFIT_CONFIG_H
+#define RVFIT_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rvfit/host.h"
+#include "rvfit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RVFIT_PATH_LEN 4096
+
+typedef struct rvfit_config {
+    /* [run] */
+    char plugin_path[RVFIT_PATH_LEN]; /* extra plugin dirs, ':'-separated */
+    long threads;                     /* 0 = all cores                    */
+    long log_level;                   /* 0 error .. 3 debug               */
+    long batch_size;                  /* spectra per batch                */
+    /* [instrument] */
+    char instrument[64];
+    /* [backend] */
+    char backend[256]; /* one name (strict) or a fallback list "a, b"   */
+    /* [templates] */
+    char templates[RVFIT_PATH_LEN]; /* library directory                  */
+    /* [fit] */
+    long npoly;
+    char basis[16];      /* "gauss" or "cheb"                            */
+    double vmin, vmax;   /* km/s, velocity range                          */
+    double ccf_vstep;    /* km/s, step of the initial velocity scan       */
+    double vsini_max;    /* km/s                                          */
+    long fit_vsini;      /* 0: vsini fixed at 0                            */
+    long max_iter;       /* optimizer iterations                          */
+    double minsn;        /* minimum S/N of the best arm (0 = all)         */
+    /* [output] */
+    char output_dir[RVFIT_PATH_LEN];
+    long overwrite;
+    long skip_existing;
+    long write_models;
+
+    /* Plugin sections, in file order then command-line order. */
+    int nplug;
+    rvfit_kv *plug;        /* key, value, origin file, line           */
+    char **plug_section;   /* "backend.cpu", ...                       */
+
+    char source[RVFIT_PATH_LEN]; /* config file read ("" = defaults)  */
+    char **strings;        /* owned storage for kv strings            */
+    int nstrings;
+} rvfit_config;
+
+/* Fill with defaults. */
+RVFIT_EXPORT void rvfit_config_defaults(rvfit_config *c);
+
+/* Read an INI file on top of the current values. */
+RVFIT_EXPORT int rvfit_config_load(rvfit_config *c, const char *path,
+                                   rvfit_err *err);
+
+/* Set section.key = value (origin e.g. "command line").  Accepts plugin
+ * sections "backend.NAME"/"instrument.NAME". */
+RVFIT_EXPORT int rvfit_config_set(rvfit_config *c, const char *section,
+                                  const char *key, const char *value,
+                                  const char *origin, int line,
+                                  rvfit_err *err);
+
+/* The key/value list of a plugin section, e.g. "backend.cpu"; *kv points
+ * into a newly allocated array the caller frees with free(). */
+RVFIT_EXPORT int rvfit_config_section(const rvfit_config *c,
+                                      const char *section, rvfit_kv **kv,
+                                      int *n);
+
+/* Check a plugin section against the keys a plugin accepts (NULL ends);
+ * error names file and line of the first unknown key. */
+RVFIT_EXPORT int rvfit_config_check_keys(const rvfit_config *c,
+                                         const char *section,
+                                         const char *const *keys,
+                                         rvfit_err *err);
+
+/* Write the effective configuration as INI text into buf (for the output
+ * headers and `rvfit config`).  Returns bytes needed (like snprintf). */
+RVFIT_EXPORT size_t rvfit_config_dump(const rvfit_config *c, char *buf,
+                                      size_t n);
+
+/* Iterate the documented keys: returns 0 past the end. */
+RVFIT_EXPORT int rvfit_config_describe(int i, const char **section,
+                                       const char **key, const char **def,
+                                       const char **help);
+
+RVFIT_EXPORT void rvfit_config_free(rvfit_config *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

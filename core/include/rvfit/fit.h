@@ -1,0 +1,100 @@
+/* rvfit/fit.h — the batched fit driver (architecture §4) and its results.
+ *
+ * rvfit_fit_batch runs the five stages in lockstep for every spectrum of a
+ * loaded batch: (1) initial scan over library nodes and velocities,
+ * (2) batched Nelder-Mead over (v, vsini, theta), (3) velocity
+ * refinement with vscan, (4) finite-difference Hessian for theta errors,
+ * (5) diagnostics and best-fit models.  Every stage is one or a few
+ * backend calls covering all still-active spectra.
+ *
+ * Units: velocities km/s; parameters physical (Teff in K, others dex).
+ * Ownership: results and models are caller-allocated.
+ * Thread-safety: one driver per backend handle.
+ */
+#ifndef RVFIT_FIT_H
+#define RVFIT_FIT_H
+
+#include <stdint.h>
+
+#include "rvfit/backend.h"
+#include "rvfit/config.h"
+#include "rvfit/library.h"
+#include "rvfit/loader.h"
+#include "rvfit/spectra.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* RVS_WARN bits (rvspecfit conventions). */
+#define RVFIT_WARN_CHISQ 1u       /* CHISQ_C_TOT - CHISQ_TOT < 50        */
+#define RVFIT_WARN_RV 2u          /* VRAD within 5 km/s of the limits    */
+#define RVFIT_WARN_RVERR 4u       /* VRAD_ERR > 100 km/s                 */
+#define RVFIT_WARN_PARAM 8u       /* at the edge of the parameter space  */
+#define RVFIT_WARN_VSINI 16u      /* VSINI > 100 km/s                    */
+#define RVFIT_WARN_BAD_SPECTRUM 32u /* no usable arm                     */
+#define RVFIT_WARN_BAD_HESSIAN 64u  /* Hessian not positive definite     */
+
+typedef struct rvfit_result {
+    double vrad, vrad_err, vrad_skew, vrad_kurt;
+    double vsini;
+    double param[RVFIT_MAX_PARAMS];     /* physical units                */
+    double param_err[RVFIT_MAX_PARAMS];
+    double chisq_tot, chisq_c_tot;
+    long npix_tot;
+    double chisq[RVFIT_MAX_ARMS], chisq_c[RVFIT_MAX_ARMS];
+    double sn[RVFIT_MAX_ARMS];
+    long npix[RVFIT_MAX_ARMS];
+    double m2lnl;                       /* at the optimum                */
+    uint32_t warn;                      /* RVFIT_WARN_*                  */
+} rvfit_result;
+
+enum rvfit_stage_id {
+    RVFIT_ST_READ = 0, RVFIT_ST_INIT, RVFIT_ST_OPTIM, RVFIT_ST_VREFINE,
+    RVFIT_ST_HESSIAN, RVFIT_ST_DIAG, RVFIT_ST_WRITE, RVFIT_NSTAGE
+};
+
+/* Per-stage profile, accumulated across batches. */
+typedef struct rvfit_profile {
+    double seconds[RVFIT_NSTAGE];
+    uint64_t points[RVFIT_NSTAGE];
+    uint64_t calls[RVFIT_NSTAGE];
+    uint64_t spectra;
+} rvfit_profile;
+
+RVFIT_EXPORT const char *rvfit_stage_label(int stage);
+
+/* Fitting options derived from the config. */
+typedef struct rvfit_fit_opts {
+    double vmin, vmax, ccf_vstep, vsini_max;
+    int fit_vsini;
+    int max_iter;
+    rvfit_model_opts model;
+} rvfit_fit_opts;
+
+RVFIT_EXPORT int rvfit_fit_opts_from_config(const rvfit_config *c,
+                                            rvfit_fit_opts *o,
+                                            rvfit_err *err);
+
+/* Fit every spectrum of batch b (already preprocessed and loaded into the
+ * backend).  res[nspec]; models, when not NULL, is [narm] arrays of
+ * nspec*npix floats receiving the best-fit models. */
+RVFIT_EXPORT int rvfit_fit_batch(rvfit_backend *be, const rvfit_library *lib,
+                                 const rvfit_batch *b,
+                                 const rvfit_fit_opts *o, rvfit_result *res,
+                                 float *const *models, rvfit_profile *prof,
+                                 const rvfit_host *host, rvfit_err *err);
+
+/* Preprocess a batch in place before load_batch (instrument-independent):
+ * clamp sigma from below at 0.3 x the arm's median sigma, drop the
+ * half-band edge pixels of band matrices, convert Gaussian LSFs to band
+ * matrices, and correct band matrices for the library's own smoothing
+ * (docs/architecture.md "no double smoothing").  May replace an arm's
+ * resolution arrays (ndiag grows by 2). */
+RVFIT_EXPORT int rvfit_prep_batch(rvfit_batch *b, const rvfit_library *lib,
+                                  rvfit_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

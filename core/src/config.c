@@ -1,0 +1,360 @@
+/* config.c — INI configuration through inih, driven by one key table that
+ * also documents the keys (rvfit_config_describe) and dumps them. */
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rvfit/config.h"
+
+enum key_type { K_STR, K_LONG, K_DOUBLE, K_BOOL };
+
+typedef struct key_desc {
+    const char *section, *key;
+    int type;
+    size_t offset, size; /* size: buffer size for strings */
+    double lo, hi;       /* numeric range */
+    const char *def, *help;
+} key_desc;
+
+#define OFF(f) offsetof(rvfit_config, f)
+#define SZ(f) sizeof(((rvfit_config *)0)->f)
+
+static const key_desc keys[] = {
+    {"run", "plugin_path", K_STR, OFF(plugin_path), SZ(plugin_path), 0, 0,
+     "", "extra plugin directories, ':'-separated, searched first"},
+    {"run", "threads", K_LONG, OFF(threads), 0, 0, 4096, "0",
+     "worker threads; 0 = all cores"},
+    {"run", "log_level", K_LONG, OFF(log_level), 0, 0, 3, "2",
+     "0 error, 1 warn, 2 info, 3 debug"},
+    {"run", "batch_size", K_LONG, OFF(batch_size), 0, 1, 1000000, "512",
+     "spectra fitted together in lockstep per batch"},
+    {"instrument", "name", K_STR, OFF(instrument), SZ(instrument), 0, 0,
+     "desi", "instrument plugin reading the input files"},
+    {"backend", "name", K_STR, OFF(backend), SZ(backend), 0, 0, "cpu",
+     "backend plugin, or a fallback list such as 'cuda, opencl, cpu'"},
+    {"templates", "path", K_STR, OFF(templates), SZ(templates), 0, 0, "",
+     "template library directory (from `rvfit templates`)"},
+    {"fit", "npoly", K_LONG, OFF(npoly), 0, 1, 32, "10",
+     "continuum terms per arm"},
+    {"fit", "basis", K_STR, OFF(basis), SZ(basis), 0, 0, "gauss",
+     "continuum basis: gauss (1, x, x^2, Gaussians) or cheb"},
+    {"fit", "vmin", K_DOUBLE, OFF(vmin), 0, -5000, 5000, "-1000",
+     "lowest radial velocity searched, km/s"},
+    {"fit", "vmax", K_DOUBLE, OFF(vmax), 0, -5000, 5000, "1000",
+     "highest radial velocity searched, km/s"},
+    {"fit", "ccf_vstep", K_DOUBLE, OFF(ccf_vstep), 0, 0.5, 200, "15",
+     "velocity step of the initial scan, km/s"},
+    {"fit", "vsini_max", K_DOUBLE, OFF(vsini_max), 0, 0, 1000, "500",
+     "largest vsini allowed, km/s"},
+    {"fit", "fit_vsini", K_BOOL, OFF(fit_vsini), 0, 0, 1, "1",
+     "fit vsini (1) or keep it at 0 (0)"},
+    {"fit", "max_iter", K_LONG, OFF(max_iter), 0, 10, 100000, "400",
+     "optimizer iterations per spectrum"},
+    {"fit", "minsn", K_DOUBLE, OFF(minsn), 0, 0, 1e6, "0",
+     "skip spectra whose best arm has median S/N below this"},
+    {"output", "dir", K_STR, OFF(output_dir), SZ(output_dir), 0, 0, ".",
+     "directory for rvtab_*.fits and rvmod_*.fits"},
+    {"output", "overwrite", K_BOOL, OFF(overwrite), 0, 0, 1, "0",
+     "replace existing outputs"},
+    {"output", "skip_existing", K_BOOL, OFF(skip_existing), 0, 0, 1, "0",
+     "skip inputs whose rvtab output exists"},
+    {"output", "models", K_BOOL, OFF(write_models), 0, 0, 1, "1",
+     "write rvmod_*.fits with best-fit models"},
+};
+#define NKEYS (sizeof keys / sizeof keys[0])
+
+static const key_desc *find_key(const char *section, const char *key)
+{
+    for (size_t i = 0; i < NKEYS; i++)
+        if (!strcmp(keys[i].section, section) && !strcmp(keys[i].key, key))
+            return &keys[i];
+    return NULL;
+}
+
+static int section_known(const char *section)
+{
+    for (size_t i = 0; i < NKEYS; i++)
+        if (!strcmp(keys[i].section, section))
+            return 1;
+    return 0;
+}
+
+static int is_plugin_section(const char *s)
+{
+    return (!strncmp(s, "backend.", 8) && s[8]) ||
+           (!strncmp(s, "instrument.", 11) && s[11]);
+}
+
+static int parse_bool(const char *v, long *out)
+{
+    static const char *yes[] = {"1", "true", "yes", "on"};
+    static const char *no[] = {"0", "false", "no", "off"};
+    for (int i = 0; i < 4; i++) {
+        if (!strcasecmp(v, yes[i])) { *out = 1; return 1; }
+        if (!strcasecmp(v, no[i])) { *out = 0; return 1; }
+    }
+    return 0;
+}
+
+static int set_value(rvfit_config *c, const key_desc *k, const char *v,
+                     const char *origin, int line, rvfit_err *err)
+{
+    char *base = (char *)c + k->offset;
+    char *end;
+    errno = 0;
+    switch (k->type) {
+    case K_STR:
+        if (strlen(v) >= k->size)
+            return rvfit_err_set(err, RVFIT_ERR_CONFIG,
+                                 "%s:%d: [%s] %s: value longer than %zu "
+                                 "characters", origin, line, k->section,
+                                 k->key, k->size - 1);
+        memcpy(base, v, strlen(v) + 1);
+        return RVFIT_OK;
+    case K_BOOL: {
+        long b;
+        if (!parse_bool(v, &b))
+            return rvfit_err_set(err, RVFIT_ERR_CONFIG,
+                                 "%s:%d: [%s] %s: '%s' is not a boolean "
+                                 "(use 0/1, true/false)", origin, line,
+                                 k->section, k->key, v);
+        *(long *)base = b;
+        return RVFIT_OK;
+    }
+    case K_LONG: {
+        long x = strtol(v, &end, 10);
+        if (errno || end == v || *end || x < k->lo || x > k->hi)
+            return rvfit_err_set(err, RVFIT_ERR_CONFIG,
+                                 "%s:%d: [%s] %s: '%s' is not an integer in "
+                                 "[%g, %g]", origin, line, k->section,
+                                 k->key, v, k->lo, k->hi);
+        *(long *)base = x;
+        return RVFIT_OK;
+    }
+    default: {
+        double x = strtod(v, &end);
+        if (errno || end == v || *end || !isfinite(x) || x < k->lo ||
+            x > k->hi)
+            return rvfit_err_set(err, RVFIT_ERR_CONFIG,
+                                 "%s:%d: [%s] %s: '%s' is not a number in "
+                                 "[%g, %g]", origin, line, k->section,
+                                 k->key, v, k->lo, k->hi);
+        *(double *)base = x;
+        return RVFIT_OK;
+    }
+    }
+}
+
+void rvfit_config_defaults(rvfit_config *c)
+{
+    memset(c, 0, sizeof *c);
+    for (size_t i = 0; i < NKEYS; i++)
+        set_value(c, &keys[i], keys[i].def, "defaults", 0, NULL);
+}
+
+static char *keep(rvfit_config *c, const char *s)
+{
+    char **grown = realloc(c->strings, (size_t)(c->nstrings + 1) *
+                                           sizeof *grown);
+    if (!grown)
+        return NULL;
+    c->strings = grown;
+    char *copy = strdup(s);
+    if (copy)
+        c->strings[c->nstrings++] = copy;
+    return copy;
+}
+
+static int add_plugin_kv(rvfit_config *c, const char *section,
+                         const char *key, const char *value,
+                         const char *origin, int line, rvfit_err *err)
+{
+    rvfit_kv *kv = realloc(c->plug, (size_t)(c->nplug + 1) * sizeof *kv);
+    if (kv)
+        c->plug = kv;
+    char **sec = realloc(c->plug_section,
+                         (size_t)(c->nplug + 1) * sizeof *sec);
+    if (sec)
+        c->plug_section = sec;
+    char *s = keep(c, section), *k = keep(c, key), *v = keep(c, value);
+    char *o = keep(c, origin);
+    if (!kv || !sec || !s || !k || !v || !o)
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "config: out of memory");
+    c->plug[c->nplug] = (rvfit_kv){k, v, o, line};
+    c->plug_section[c->nplug] = s;
+    c->nplug++;
+    return RVFIT_OK;
+}
+
+int rvfit_config_set(rvfit_config *c, const char *section, const char *key,
+                     const char *value, const char *origin, int line,
+                     rvfit_err *err)
+{
+    if (is_plugin_section(section))
+        return add_plugin_kv(c, section, key, value, origin, line, err);
+    if (!section_known(section))
+        return rvfit_err_set(err, RVFIT_ERR_CONFIG,
+                             "%s:%d: unknown section [%s] (known: run, "
+                             "instrument, backend, templates, fit, output, "
+                             "backend.NAME, instrument.NAME)",
+                             origin, line, section);
+    const key_desc *k = find_key(section, key);
+    if (!k)
+        return rvfit_err_set(err, RVFIT_ERR_CONFIG,
+                             "%s:%d: unknown key '%s' in section [%s] (see "
+                             "docs/configuration.md)",
+                             origin, line, key, section);
+    return set_value(c, k, value, origin, line, err);
+}
+
+/* inih hands us no line numbers; count them in the reader. */
+typedef struct parse_ctx {
+    rvfit_config *c;
+    FILE *f;
+    const char *path;
+    int line;
+    int status;
+    rvfit_err *err;
+} parse_ctx;
+
+static char *reader(char *str, int num, void *stream)
+{
+    parse_ctx *p = stream;
+    char *r = fgets(str, num, p->f);
+    if (r)
+        p->line++;
+    return r;
+}
+
+static int handler(void *user, const char *section, const char *name,
+                   const char *value)
+{
+    parse_ctx *p = user;
+    if (p->status != RVFIT_OK)
+        return 0;
+    if (!name) /* a bare [section] line: validate the name early */
+        return 1;
+    p->status = rvfit_config_set(p->c, section, name, value, p->path,
+                                 p->line, p->err);
+    return p->status == RVFIT_OK;
+}
+
+int rvfit_config_load(rvfit_config *c, const char *path, rvfit_err *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return rvfit_err_set(err, RVFIT_ERR_IO, "config %s: %s", path,
+                             strerror(errno));
+    parse_ctx p = {c, f, path, 0, RVFIT_OK, err};
+    int rc = ini_parse_stream(reader, &p, handler, &p);
+    fclose(f);
+    if (p.status != RVFIT_OK)
+        return p.status;
+    if (rc > 0)
+        return rvfit_err_set(err, RVFIT_ERR_CONFIG,
+                             "%s:%d: syntax error (expected [section] or "
+                             "key = value)", path, rc);
+    if (rc < 0)
+        return rvfit_err_set(err, RVFIT_ERR_IO, "config %s: read failed",
+                             path);
+    snprintf(c->source, sizeof c->source, "%s", path);
+    return RVFIT_OK;
+}
+
+int rvfit_config_section(const rvfit_config *c, const char *section,
+                         rvfit_kv **kv, int *n)
+{
+    *n = 0;
+    *kv = malloc((size_t)(c->nplug ? c->nplug : 1) * sizeof **kv);
+    if (!*kv)
+        return RVFIT_ERR_NOMEM;
+    for (int i = 0; i < c->nplug; i++)
+        if (!strcmp(c->plug_section[i], section))
+            (*kv)[(*n)++] = c->plug[i];
+    return RVFIT_OK;
+}
+
+int rvfit_config_check_keys(const rvfit_config *c, const char *section,
+                            const char *const *known, rvfit_err *err)
+{
+    for (int i = 0; i < c->nplug; i++) {
+        if (strcmp(c->plug_section[i], section))
+            continue;
+        int ok = 0;
+        for (int j = 0; known && known[j]; j++)
+            ok |= !strcmp(known[j], c->plug[i].key);
+        if (!ok) {
+            char list[512] = "";
+            for (int j = 0; known && known[j]; j++) {
+                strncat(list, j ? ", " : "", sizeof list - strlen(list) - 1);
+                strncat(list, known[j], sizeof list - strlen(list) - 1);
+            }
+            return rvfit_err_set(err, RVFIT_ERR_CONFIG,
+                                 "%s:%d: unknown key '%s' in section [%s] "
+                                 "(the plugin accepts: %s)",
+                                 c->plug[i].file, c->plug[i].line,
+                                 c->plug[i].key, section,
+                                 list[0] ? list : "no keys");
+        }
+    }
+    return RVFIT_OK;
+}
+
+size_t rvfit_config_dump(const rvfit_config *c, char *buf, size_t n)
+{
+    size_t used = 0;
+    const char *cur = "";
+#define EMIT(...)                                                          \
+    do {                                                                   \
+        int w = snprintf(buf ? buf + (used < n ? used : n) : NULL,         \
+                         used < n ? n - used : 0, __VA_ARGS__);            \
+        if (w > 0)                                                         \
+            used += (size_t)w;                                             \
+    } while (0)
+    for (size_t i = 0; i < NKEYS; i++) {
+        const key_desc *k = &keys[i];
+        const char *base = (const char *)c + k->offset;
+        if (strcmp(cur, k->section))
+            EMIT("%s[%s]\n", i ? "\n" : "", cur = k->section);
+        if (k->type == K_STR)
+            EMIT("%s = %s\n", k->key, base);
+        else if (k->type == K_DOUBLE)
+            EMIT("%s = %.10g\n", k->key, *(const double *)base);
+        else
+            EMIT("%s = %ld\n", k->key, *(const long *)base);
+    }
+    for (int i = 0; i < c->nplug; i++)
+        EMIT("\n[%s]\n%s = %s\n", c->plug_section[i], c->plug[i].key,
+             c->plug[i].value);
+#undef EMIT
+    return used;
+}
+
+int rvfit_config_describe(int i, const char **section, const char **key,
+                          const char **def, const char **help)
+{
+    if (i < 0 || (size_t)i >= NKEYS)
+        return 0;
+    *section = keys[i].section;
+    *key = keys[i].key;
+    *def = keys[i].def;
+    *help = keys[i].help;
+    return 1;
+}
+
+void rvfit_config_free(rvfit_config *c)
+{
+    for (int i = 0; i < c->nstrings; i++)
+        free(c->strings[i]);
+    free(c->strings);
+    free(c->plug);
+    free(c->plug_section);
+    c->strings = NULL;
+    c->plug = NULL;
+    c->plug_section = NULL;
+    c->nstrings = c->nplug = 0;
+}

@@ -1,0 +1,154 @@
+/* fit_hessian.c — stage 4: parameter uncertainties from a finite-
+ * difference Hessian of -ln L over the free library axes, all spectra and
+ * all stencil points in one backend call. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fit_internal.h"
+
+#define H_STEP 0.25 /* finite-difference step, in node spacings */
+
+/* Stencil of central differences: centre, +-h_i, and (+-h_i, +-h_j). */
+static int stencil_size(int d) { return 1 + 2 * d + 2 * d * (d - 1); }
+
+/* Cholesky inverse of a d x d SPD matrix in place; 0 on failure. */
+static int spd_inverse(double *a, int d)
+{
+    double l[RVFIT_MAX_PARAMS * RVFIT_MAX_PARAMS] = {0};
+    for (int i = 0; i < d; i++)
+        for (int j = 0; j <= i; j++) {
+            double s = a[i * d + j];
+            for (int k = 0; k < j; k++)
+                s -= l[i * d + k] * l[j * d + k];
+            if (i == j) {
+                if (!(s > 0))
+                    return 0;
+                l[i * d + i] = sqrt(s);
+            } else {
+                l[i * d + j] = s / l[j * d + j];
+            }
+        }
+    /* inv = L^-T L^-1, column by column */
+    for (int c = 0; c < d; c++) {
+        double y[RVFIT_MAX_PARAMS], x[RVFIT_MAX_PARAMS];
+        for (int i = 0; i < d; i++) {
+            double s = i == c;
+            for (int k = 0; k < i; k++)
+                s -= l[i * d + k] * y[k];
+            y[i] = s / l[i * d + i];
+        }
+        for (int i = d - 1; i >= 0; i--) {
+            double s = y[i];
+            for (int k = i + 1; k < d; k++)
+                s -= l[k * d + i] * x[k];
+            x[i] = s / l[i * d + i];
+        }
+        for (int i = 0; i < d; i++)
+            a[i * d + c] = x[i];
+    }
+    return 1;
+}
+
+/* Centre of the stencil: the optimum, moved inside so that every stencil
+ * point stays on the grid (the penalty outside would fake curvature). */
+static void stencil_centre(const fit_ctx *f, const rvfit_point *best,
+                           double *c, double *h)
+{
+    for (int j = 0; j < f->nfree; j++) {
+        int a = f->free_axis[j];
+        h[j] = H_STEP * f->step[a];
+        double t = best->theta[a];
+        t = t < f->lo[a] + h[j] ? f->lo[a] + h[j] : t;
+        t = t > f->hi[a] - h[j] ? f->hi[a] - h[j] : t;
+        c[j] = t;
+    }
+}
+
+static void make_points(const fit_ctx *f, size_t i, rvfit_point *p,
+                        double *h)
+{
+    int d = f->nfree;
+    const rvfit_point *best = &f->best[f->act[i]];
+    double c[RVFIT_MAX_PARAMS];
+    stencil_centre(f, best, c, h);
+    int k = 0;
+    for (int s = 0; s < stencil_size(d); s++) {
+        p[s] = *best;
+        for (int j = 0; j < d; j++)
+            p[s].theta[f->free_axis[j]] = c[j];
+    }
+    k = 1;
+    for (int j = 0; j < d; j++, k += 2) {
+        p[k].theta[f->free_axis[j]] += h[j];
+        p[k + 1].theta[f->free_axis[j]] -= h[j];
+    }
+    for (int j = 0; j < d; j++)
+        for (int l = j + 1; l < d; l++)
+            for (int sj = -1; sj <= 1; sj += 2)
+                for (int sl = -1; sl <= 1; sl += 2, k++) {
+                    p[k].theta[f->free_axis[j]] += sj * h[j];
+                    p[k].theta[f->free_axis[l]] += sl * h[l];
+                }
+}
+
+/* Hessian of -ln L = m2lnl/2 from the stencil values. */
+static void hessian(int d, const double *m, const double *h, double *H)
+{
+    for (int j = 0; j < d; j++)
+        H[j * d + j] = 0.5 * (m[1 + 2 * j] - 2 * m[0] + m[2 + 2 * j]) /
+                       (h[j] * h[j]);
+    int k = 1 + 2 * d;
+    for (int j = 0; j < d; j++)
+        for (int l = j + 1; l < d; l++, k += 4) {
+            /* order: (-,-), (-,+), (+,-), (+,+) */
+            double v = 0.5 * (m[k + 3] - m[k + 2] - m[k + 1] + m[k]) /
+                       (4 * h[j] * h[l]);
+            H[j * d + l] = H[l * d + j] = v;
+        }
+}
+
+int fit_stage_hessian(fit_ctx *f, rvfit_result *res)
+{
+    int d = f->nfree, ns = stencil_size(d);
+    size_t n = f->nact;
+    if (d == 0)
+        return RVFIT_OK;
+    rvfit_point *p = calloc(n * (size_t)ns, sizeof *p);
+    double *m = malloc(n * (size_t)ns * sizeof *m);
+    double *h = malloc(n * (size_t)d * sizeof *h);
+    if (!p || !m || !h) {
+        free(p), free(m), free(h);
+        return rvfit_err_set(f->err, RVFIT_ERR_NOMEM, "fit: out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        make_points(f, i, p + i * (size_t)ns, h + i * (size_t)d);
+    int rc = fit_chisq(f, n * (size_t)ns, p, m, NULL);
+    for (size_t i = 0; i < n && !rc; i++) {
+        rvfit_result *r = &res[f->act[i]];
+        const rvfit_point *best = &f->best[f->act[i]];
+        double H[RVFIT_MAX_PARAMS * RVFIT_MAX_PARAMS];
+        hessian(d, m + i * (size_t)ns, h + i * (size_t)d, H);
+        double diag[RVFIT_MAX_PARAMS];
+        for (int j = 0; j < d; j++)
+            diag[j] = H[j * d + j];
+        int ok = spd_inverse(H, d);
+        if (!ok)
+            r->warn |= RVFIT_WARN_BAD_HESSIAN;
+        for (int i2 = 0; i2 < f->lib->nparam; i2++)
+            r->param_err[i2] = NAN;
+        for (int j = 0; j < d; j++) {
+            int a = f->free_axis[j];
+            /* Without an inverse, fall back to the conditional error. */
+            double var = ok ? H[j * d + j] : (diag[j] > 0 ? 1 / diag[j] : NAN);
+            double sx = sqrt(var);
+            const rvfit_axis *ax = &f->lib->axis[a];
+            double val = rvfit_axis_unscale(ax, best->theta[a]);
+            r->param_err[a] = ax->scale == RVFIT_SCALE_LOG10
+                                  ? val * log(10.0) * sx
+                                  : sx;
+        }
+    }
+    free(p), free(m), free(h);
+    return rc;
+}

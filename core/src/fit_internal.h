@@ -1,0 +1,45 @@
+/* fit_internal.h — state shared by the fit stages (core-internal). */
+#ifndef RVFIT_FIT_INTERNAL_H
+#define RVFIT_FIT_INTERNAL_H
+
+#include "rvfit/fit.h"
+
+typedef struct fit_ctx {
+    rvfit_backend *be;
+    const rvfit_library *lib;
+    const rvfit_batch *b;
+    const rvfit_fit_opts *o;
+    rvfit_profile *prof;
+    const rvfit_host *host;
+    rvfit_err *err;
+    int nfree;                    /* axes with more than one node      */
+    int free_axis[RVFIT_MAX_PARAMS];
+    double step[RVFIT_MAX_PARAMS];  /* mean node spacing, scaled units */
+    double lo[RVFIT_MAX_PARAMS], hi[RVFIT_MAX_PARAMS];
+    size_t nact;                  /* spectra being fitted              */
+    size_t *act;                  /* their batch indices               */
+    rvfit_point *best;            /* [nspec] current best point        */
+    double *fbest;                /* [nspec]                           */
+    double *verr, *vskew, *vkurt; /* [nspec] from velocity refinement  */
+    int cur_stage;
+} fit_ctx;
+
+/* Backend calls with the core-side penalties (velocity range, vsini) and
+ * accounting of points into the current stage. */
+int fit_chisq(fit_ctx *f, size_t n, const rvfit_point *pts, double *m2lnl,
+              double *chisq_arm);
+int fit_vscan(fit_ctx *f, size_t nq, const rvfit_point *base, size_t nvel,
+              const double *vel, double *m2lnl);
+
+/* Stages (fit_stages.c, fit_hessian.c). */
+int fit_stage_init(fit_ctx *f);
+int fit_stage_optim(fit_ctx *f);
+int fit_stage_vrefine(fit_ctx *f);
+int fit_stage_hessian(fit_ctx *f, rvfit_result *res);
+
+/* Parabolic refinement of the minimum of y on a uniform grid x at index
+ * k (0 < k < n-1); returns the abscissa. */
+double fit_parabola_min(const double *x, const double *y, size_t n,
+                        size_t k);
+
+#endif

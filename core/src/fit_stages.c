@@ -1,0 +1,364 @@
+/* fit_stages.c — stages 1-3 of the fit, each a few batched backend calls:
+ * initial scan (templates x velocities, then a node lattice), Nelder-Mead
+ * over (v, vsini, theta), and velocity refinement with vscan. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fit_internal.h"
+#include "optim.h"
+
+#define INIT_MAX_TEMPLATES 8
+#define LATTICE_MAX 512
+#define VR_NVEL 41     /* velocities per refinement scan            */
+#define VR_MAX_IT 6
+#define VR_NSIGMA 6.0  /* half range of a scan in posterior sigmas  */
+
+static int nomem(fit_ctx *f)
+{
+    return rvfit_err_set(f->err, RVFIT_ERR_NOMEM, "fit: out of memory");
+}
+
+static int axis_named(const rvfit_library *L, const char *name, int def)
+{
+    for (int i = 0; i < L->nparam; i++)
+        if (!strcmp(L->axis[i].name, name))
+            return i;
+    return def < L->nparam ? def : -1;
+}
+
+/* Model index of node idx[], and whether it exists. */
+static size_t node_index(const rvfit_library *L, const int *idx)
+{
+    size_t m = 0;
+    for (int i = 0; i < L->nparam; i++)
+        m = m * (size_t)L->axis[i].nnode + (size_t)idx[i];
+    return m;
+}
+
+static void node_theta(const rvfit_library *L, size_t m, double *theta)
+{
+    for (int i = L->nparam - 1; i >= 0; i--) {
+        size_t n = (size_t)L->axis[i].nnode;
+        theta[i] = L->axis[i].node[m % n];
+        m /= n;
+    }
+}
+
+/* Nearest existing node (scaled distance in units of node spacing). */
+static size_t nearest_existing(const fit_ctx *f, size_t m)
+{
+    const rvfit_library *L = f->lib;
+    if (L->exists[m])
+        return m;
+    double t0[RVFIT_MAX_PARAMS], t[RVFIT_MAX_PARAMS], best = INFINITY;
+    size_t bm = m;
+    node_theta(L, m, t0);
+    for (size_t k = 0; k < L->nmodel; k++) {
+        if (!L->exists[k])
+            continue;
+        node_theta(L, k, t);
+        double d = 0;
+        for (int i = 0; i < L->nparam; i++)
+            d += pow((t[i] - t0[i]) / f->step[i], 2);
+        if (d < best)
+            best = d, bm = k;
+    }
+    return bm;
+}
+
+/* Evenly spread node indices: count values of axis a. */
+static int spread(int nnode, int count, int j)
+{
+    if (count <= 1)
+        return (nnode - 1) / 2;
+    return (int)lround((double)j * (nnode - 1) / (count - 1));
+}
+
+/* Lattice of library nodes: up to caps[] values per axis, holes replaced by
+ * their nearest existing node.  Returns the number of nodes. */
+static int lattice(const fit_ctx *f, const int *caps, size_t *out, int max)
+{
+    const rvfit_library *L = f->lib;
+    int cnt[RVFIT_MAX_PARAMS], idx[RVFIT_MAX_PARAMS], j[RVFIT_MAX_PARAMS];
+    int total = 1;
+    for (int i = 0; i < L->nparam; i++) {
+        cnt[i] = caps[i] < L->axis[i].nnode ? caps[i] : L->axis[i].nnode;
+        total *= cnt[i];
+        j[i] = 0;
+    }
+    int n = 0;
+    for (int t = 0; t < total && n < max; t++) {
+        int r = t;
+        for (int i = L->nparam - 1; i >= 0; i--) {
+            j[i] = r % cnt[i];
+            r /= cnt[i];
+            idx[i] = spread(L->axis[i].nnode, cnt[i], j[i]);
+        }
+        size_t m = nearest_existing(f, node_index(L, idx));
+        int dup = 0;
+        for (int k = 0; k < n; k++)
+            dup |= out[k] == m;
+        if (!dup)
+            out[n++] = m;
+    }
+    return n;
+}
+
+/* Stage 1a: a few templates x the full velocity grid. */
+static int init_vscan(fit_ctx *f, double *v0, size_t *tbest)
+{
+    const rvfit_library *L = f->lib;
+    int caps[RVFIT_MAX_PARAMS];
+    for (int i = 0; i < L->nparam; i++)
+        caps[i] = 1;
+    int it = axis_named(L, "TEFF", 0), ig = axis_named(L, "LOGG", 1);
+    if (it >= 0)
+        caps[it] = 3;
+    if (ig >= 0 && ig != it)
+        caps[ig] = 2;
+    size_t tm[INIT_MAX_TEMPLATES];
+    int K = lattice(f, caps, tm, INIT_MAX_TEMPLATES);
+    size_t nvel = (size_t)floor((f->o->vmax - f->o->vmin) /
+                                f->o->ccf_vstep) + 1;
+    size_t nq = f->nact * (size_t)K;
+    rvfit_point *base = calloc(nq, sizeof *base);
+    double *vel = malloc(nq * nvel * sizeof *vel);
+    double *m = malloc(nq * nvel * sizeof *m);
+    if (!base || !vel || !m) {
+        free(base), free(vel), free(m);
+        return nomem(f);
+    }
+    for (size_t q = 0; q < nq; q++) {
+        base[q].spec = (uint32_t)f->act[q / (size_t)K];
+        node_theta(L, tm[q % (size_t)K], base[q].theta);
+        for (size_t k = 0; k < nvel; k++)
+            vel[q * nvel + k] = f->o->vmin + (double)k * f->o->ccf_vstep;
+    }
+    int rc = fit_vscan(f, nq, base, nvel, vel, m);
+    for (size_t i = 0; i < f->nact && !rc; i++) {
+        size_t bq = i * (size_t)K, bk = 0;
+        for (size_t q = i * (size_t)K; q < (i + 1) * (size_t)K; q++)
+            for (size_t k = 0; k < nvel; k++)
+                if (m[q * nvel + k] < m[bq * nvel + bk])
+                    bq = q, bk = k;
+        v0[i] = fit_parabola_min(vel + bq * nvel, m + bq * nvel, nvel, bk);
+        tbest[i] = tm[bq % (size_t)K];
+    }
+    free(base), free(vel), free(m);
+    return rc;
+}
+
+/* Stage 1b: a lattice of nodes at the velocity found, then a finer scan
+ * of velocity with the best node. */
+static int init_lattice(fit_ctx *f, const double *v0)
+{
+    const rvfit_library *L = f->lib;
+    int caps[RVFIT_MAX_PARAMS] = {0};
+    static const int caps_by_rank[] = {5, 4, 3};
+    for (int i = 0, r = 0; i < L->nparam; i++)
+        caps[i] = L->axis[i].nnode > 1 && r < 3 ? caps_by_rank[r++] : 1;
+    size_t *nodes = malloc(LATTICE_MAX * sizeof *nodes);
+    if (!nodes)
+        return nomem(f);
+    int M = lattice(f, caps, nodes, LATTICE_MAX);
+    size_t np = f->nact * (size_t)M;
+    rvfit_point *p = calloc(np, sizeof *p);
+    double *m = malloc(np * sizeof *m);
+    if (!p || !m) {
+        free(nodes), free(p), free(m);
+        return nomem(f);
+    }
+    for (size_t k = 0; k < np; k++) {
+        p[k].spec = (uint32_t)f->act[k / (size_t)M];
+        p[k].v = v0[k / (size_t)M];
+        node_theta(L, nodes[k % (size_t)M], p[k].theta);
+    }
+    int rc = fit_chisq(f, np, p, m, NULL);
+    for (size_t i = 0; i < f->nact && !rc; i++) {
+        size_t b = i * (size_t)M;
+        for (size_t k = b; k < b + (size_t)M; k++)
+            if (m[k] < m[b])
+                b = k;
+        f->best[f->act[i]] = p[b];
+        f->fbest[f->act[i]] = m[b];
+    }
+    free(nodes), free(p), free(m);
+    return rc;
+}
+
+int fit_stage_init(fit_ctx *f)
+{
+    double *v0 = malloc(f->nact * sizeof *v0);
+    size_t *tb = malloc(f->nact * sizeof *tb);
+    int rc = (!v0 || !tb) ? nomem(f) : init_vscan(f, v0, tb);
+    if (!rc)
+        rc = init_lattice(f, v0);
+    free(v0);
+    free(tb);
+    return rc;
+}
+
+/* ---- stage 2: Nelder-Mead in normalised coordinates ------------------ */
+
+typedef struct optim_ctx {
+    fit_ctx *f;
+    int D;
+    double *x0, *scale; /* [nact*D] physical start and unit per coordinate */
+    rvfit_point *pts;
+    double *out;
+} optim_ctx;
+
+static void to_point(const optim_ctx *c, size_t i, const double *u,
+                     rvfit_point *p)
+{
+    const fit_ctx *f = c->f;
+    const double *x0 = c->x0 + i * (size_t)c->D;
+    const double *sc = c->scale + i * (size_t)c->D;
+    *p = f->best[f->act[i]];
+    int k = 0;
+    p->v = x0[k] + u[k] * sc[k];
+    k++;
+    if (f->o->fit_vsini) {
+        p->vsini = fabs(x0[k] + u[k] * sc[k]);
+        k++;
+    }
+    for (int j = 0; j < f->nfree; j++, k++)
+        p->theta[f->free_axis[j]] = x0[k] + u[k] * sc[k];
+}
+
+static int optim_eval(void *ctx, size_t m, const size_t *prob,
+                      const double *u, double *fv)
+{
+    optim_ctx *c = ctx;
+    for (size_t k = 0; k < m; k++)
+        to_point(c, prob[k], u + k * (size_t)c->D, &c->pts[k]);
+    return fit_chisq(c->f, m, c->pts, fv, NULL);
+}
+
+int fit_stage_optim(fit_ctx *f)
+{
+    int D = 1 + (f->o->fit_vsini ? 1 : 0) + f->nfree;
+    size_t n = f->nact, nd = n * (size_t)D;
+    optim_ctx c = {f, D, malloc(nd * sizeof(double)),
+                   malloc(nd * sizeof(double)),
+                   malloc(n * (size_t)(D + 1) * sizeof(rvfit_point)),
+                   NULL};
+    double *u = calloc(nd, sizeof *u), *step = calloc(nd, sizeof *step);
+    double *fb = malloc(n * sizeof *fb);
+    if (!c.x0 || !c.scale || !c.pts || !u || !step || !fb) {
+        free(c.x0), free(c.scale), free(c.pts), free(u), free(step), free(fb);
+        return nomem(f);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const rvfit_point *p = &f->best[f->act[i]];
+        double *x0 = c.x0 + i * (size_t)D, *sc = c.scale + i * (size_t)D;
+        int k = 0;
+        x0[k] = p->v, sc[k] = 3.0, step[i * (size_t)D + (size_t)k] = 1, k++;
+        if (f->o->fit_vsini)
+            x0[k] = 5.0, sc[k] = 10.0, step[i * (size_t)D + (size_t)k] = 1,
+            k++;
+        for (int j = 0; j < f->nfree; j++, k++) {
+            int a = f->free_axis[j];
+            x0[k] = p->theta[a];
+            sc[k] = 0.5 * f->step[a];
+            /* Start the simplex toward the inside of the grid. */
+            step[i * (size_t)D + (size_t)k] =
+                x0[k] + sc[k] > f->hi[a] ? -1.0 : 1.0;
+        }
+    }
+    nm_opts no = {f->o->max_iter, 0.02, 0.01};
+    int rc = nm_minimize(n, D, u, step, &no, optim_eval, &c, fb, NULL);
+    if (rc == -1 && !f->err->msg[0])
+        rc = nomem(f);
+    for (size_t i = 0; i < n && !rc; i++) {
+        rvfit_point p;
+        to_point(&c, i, u + i * (size_t)D, &p);
+        f->best[f->act[i]] = p;
+        f->fbest[f->act[i]] = fb[i];
+    }
+    free(c.x0), free(c.scale), free(c.pts), free(u), free(step), free(fb);
+    return rc;
+}
+
+/* ---- stage 3: velocity refinement ------------------------------------ */
+
+typedef struct vr_state {
+    double center, half, sigma;
+    int done;
+} vr_state;
+
+/* Moments of p ~ exp(-chi2/2) about vhat from one scan. */
+static void vr_moments(const double *v, const double *m, size_t n,
+                       double vhat, double *sig, double *skew, double *kurt)
+{
+    double mmin = m[0];
+    for (size_t k = 1; k < n; k++)
+        mmin = fmin(mmin, m[k]);
+    double s0 = 0, s2 = 0, s3 = 0, s4 = 0;
+    for (size_t k = 0; k < n; k++) {
+        double p = exp(-0.5 * (m[k] - mmin)), d = v[k] - vhat;
+        s0 += p, s2 += p * d * d, s3 += p * d * d * d, s4 += p * d * d * d * d;
+    }
+    double var = s2 / s0;
+    *sig = sqrt(var);
+    *skew = var > 0 ? s3 / s0 / pow(var, 1.5) : 0;
+    *kurt = var > 0 ? s4 / s0 / (var * var) - 3.0 : 0;
+}
+
+int fit_stage_vrefine(fit_ctx *f)
+{
+    size_t n = f->nact;
+    vr_state *st = calloc(n, sizeof *st);
+    rvfit_point *base = malloc(n * sizeof *base);
+    double *vel = malloc(n * VR_NVEL * sizeof *vel);
+    double *m = malloc(n * VR_NVEL * sizeof *m);
+    size_t *idx = malloc(n * sizeof *idx);
+    int rc = (!st || !base || !vel || !m || !idx) ? nomem(f) : RVFIT_OK;
+    for (size_t i = 0; i < n && !rc; i++)
+        st[i] = (vr_state){f->best[f->act[i]].v, 50.0, 0, 0};
+    for (int it = 0; it < VR_MAX_IT && !rc; it++) {
+        size_t nq = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (st[i].done)
+                continue;
+            idx[nq] = i;
+            base[nq] = f->best[f->act[i]];
+            for (int k = 0; k < VR_NVEL; k++)
+                vel[nq * VR_NVEL + (size_t)k] =
+                    st[i].center + st[i].half * (2.0 * k / (VR_NVEL - 1) - 1);
+            nq++;
+        }
+        if (nq == 0)
+            break;
+        rc = fit_vscan(f, nq, base, VR_NVEL, vel, m);
+        for (size_t q = 0; q < nq && !rc; q++) {
+            vr_state *s = &st[idx[q]];
+            const double *v = vel + q * VR_NVEL, *mq = m + q * VR_NVEL;
+            size_t kb = 0;
+            for (size_t k = 1; k < VR_NVEL; k++)
+                kb = mq[k] < mq[kb] ? k : kb;
+            double step = v[1] - v[0];
+            size_t sp = f->act[idx[q]];
+            double vhat = fit_parabola_min(v, mq, VR_NVEL, kb);
+            int at_edge = kb == 0 || kb == VR_NVEL - 1;
+            vr_moments(v, mq, VR_NVEL, vhat, &s->sigma, &f->vskew[sp],
+                       &f->vkurt[sp]);
+            f->best[sp].v = vhat;
+            f->fbest[sp] = mq[kb];
+            f->verr[sp] = s->sigma;
+            /* Done once the posterior is resolved (step < sigma/3) and
+             * well inside the scanned range. */
+            if (!at_edge && step < s->sigma / 3.0 &&
+                s->half >= 3.0 * s->sigma) {
+                s->done = 1;
+                continue;
+            }
+            s->center = vhat;
+            if (!at_edge)
+                s->half = fmax(VR_NSIGMA * s->sigma, 0.05);
+        }
+    }
+    free(st), free(base), free(vel), free(m), free(idx);
+    return rc;
+}

@@ -1,0 +1,290 @@
+/* loader.c — plugin search path, dlopen, descriptor checks and default
+ * methods (Open MPI MCA / SDL style: one entry symbol, name must match the
+ * file, ABI major equal and minor not newer than ours). */
+#define _GNU_SOURCE 1 /* RTLD_NODELETE */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rvfit/loader.h"
+
+#ifndef RVFIT_PLUGIN_INSTALL_DIR
+#define RVFIT_PLUGIN_INSTALL_DIR "/usr/local/lib/rvfit/plugins"
+#endif
+#ifndef RVFIT_PLUGIN_BUILD_DIR
+#define RVFIT_PLUGIN_BUILD_DIR "plugins"
+#endif
+
+const char *rvfit_stage_name(int stage)
+{
+    static const char *names[] = {"ok",  "not found", "dlopen", "symbol",
+                                  "ABI", "name",      "init"};
+    return stage >= 0 && stage <= RVFIT_STAGE_INIT ? names[stage] : "?";
+}
+
+const char *rvfit_kind_name(int kind)
+{
+    return kind == RVFIT_PLUGIN_BACKEND      ? "backend"
+           : kind == RVFIT_PLUGIN_INSTRUMENT ? "instrument"
+                                             : "unknown";
+}
+
+static int push_dirs(char ***v, int *n, const char *list)
+{
+    if (!list || !*list)
+        return 0;
+    char *copy = strdup(list);
+    if (!copy)
+        return -1;
+    for (char *save = NULL, *t = strtok_r(copy, ":", &save); t;
+         t = strtok_r(NULL, ":", &save)) {
+        char **grown = realloc(*v, (size_t)(*n + 2) * sizeof **v);
+        if (!grown) {
+            free(copy);
+            return -1;
+        }
+        *v = grown;
+        (*v)[(*n)++] = strdup(t);
+        (*v)[*n] = NULL;
+    }
+    free(copy);
+    return 0;
+}
+
+char **rvfit_plugin_dirs(const rvfit_config *c)
+{
+    char **v = calloc(1, sizeof *v);
+    int n = 0;
+    if (!v)
+        return NULL;
+    if ((c && push_dirs(&v, &n, c->plugin_path)) ||
+        push_dirs(&v, &n, getenv("RVFIT_PLUGIN_PATH")) ||
+        push_dirs(&v, &n, RVFIT_PLUGIN_INSTALL_DIR) ||
+        push_dirs(&v, &n, RVFIT_PLUGIN_BUILD_DIR)) {
+        rvfit_plugin_dirs_free(v);
+        return NULL;
+    }
+    return v;
+}
+
+void rvfit_plugin_dirs_free(char **dirs)
+{
+    for (int i = 0; dirs && dirs[i]; i++)
+        free(dirs[i]);
+    free(dirs);
+}
+
+/* ---- defaults for methods an older or partial plugin lacks ---------- */
+
+static int def_open(const rvfit_host *h, const rvfit_kv *o, int n, void **s,
+                    rvfit_err *err)
+{
+    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE,
+                         "plugin has no open method");
+}
+static const char *def_device(void *s) { return "unknown device"; }
+static int def_lib(void *s, const rvfit_library *l, rvfit_err *err)
+{
+    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "no load_library");
+}
+static int def_batch(void *s, const rvfit_batch *b,
+                     const rvfit_model_opts *m, rvfit_err *err)
+{
+    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "no load_batch");
+}
+static int def_chisq(void *s, size_t n, const rvfit_point *p,
+                     rvfit_chisq_out *o, rvfit_err *err)
+{
+    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "no chisq");
+}
+static int def_vscan(void *s, size_t nq, const rvfit_point *b, size_t nv,
+                     const double *v, double *o, rvfit_err *err)
+{
+    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "no vscan");
+}
+static int def_models(void *s, size_t n, const rvfit_point *p,
+                      float *const *m, float *const *c, rvfit_err *err)
+{
+    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "no models");
+}
+static void def_counters(void *s, rvfit_counters *c)
+{
+    memset(c, 0, sizeof *c);
+}
+static void def_close(void *s) {}
+static int def_iopen(const rvfit_host *h, const rvfit_kv *o, int n,
+                     const char *p, const rvfit_select *sel, void **hd,
+                     rvfit_err *err)
+{
+    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE,
+                         "plugin has no open method");
+}
+static void def_info(void *h, rvfit_file_info *i) { memset(i, 0, sizeof *i); }
+static int def_read(void *h, size_t f, size_t c, rvfit_batch *b,
+                    rvfit_err *err)
+{
+    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "no read method");
+}
+static int def_rows(void *h, int t, size_t f, size_t c, rvfit_table_rows *r,
+                    rvfit_err *err)
+{
+    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "no read_rows");
+}
+static int def_arms(const rvfit_kv *o, int n, int *na,
+                    rvfit_template_arm *a, rvfit_err *err)
+{
+    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE,
+                         "instrument cannot describe template arms");
+}
+static int def_mock(const rvfit_host *h, const rvfit_kv *o, int n,
+                    const char *p, size_t ns, const rvfit_mock_star *s,
+                    rvfit_truth_fn f, void *c, uint64_t seed, rvfit_err *err)
+{
+    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE,
+                         "instrument cannot write synthetic files");
+}
+
+/* Copy min(plugin size, host size) bytes of the table, then fill holes. */
+static void fill_ops(rvfit_plugin_handle *h)
+{
+    if (h->kind == RVFIT_PLUGIN_BACKEND) {
+        const rvfit_backend_ops *src = h->desc->ops;
+        rvfit_backend_ops *d = &h->backend;
+        size_t n = src->size < sizeof *d ? src->size : sizeof *d;
+        memset(d, 0, sizeof *d);
+        memcpy(d, src, n);
+        d->size = sizeof *d;
+#define FILL(f, def) if (!d->f) d->f = def
+        FILL(open, def_open); FILL(device, def_device);
+        FILL(load_library, def_lib); FILL(load_batch, def_batch);
+        FILL(chisq, def_chisq); FILL(vscan, def_vscan);
+        FILL(models, def_models); FILL(counters, def_counters);
+        FILL(close, def_close);
+    } else {
+        const rvfit_instrument_ops *src = h->desc->ops;
+        rvfit_instrument_ops *d = &h->instrument;
+        size_t n = src->size < sizeof *d ? src->size : sizeof *d;
+        memset(d, 0, sizeof *d);
+        memcpy(d, src, n);
+        d->size = sizeof *d;
+        FILL(open, def_iopen); FILL(info, def_info); FILL(read, def_read);
+        FILL(read_rows, def_rows); FILL(close, def_close);
+        FILL(template_arms, def_arms); FILL(write_mock, def_mock);
+#undef FILL
+    }
+}
+
+static int fail(int *stage, int s, rvfit_err *err, int status)
+{
+    if (stage)
+        *stage = s;
+    (void)err;
+    return status;
+}
+
+/* Checks after dlopen: symbol, ABI, name. */
+static int check_desc(rvfit_plugin_handle *h, int kind, const char *name,
+                      int *stage, rvfit_err *err)
+{
+    dlerror();
+    void *sym = dlsym(h->dl, RVFIT_PLUGIN_ENTRY_NAME);
+    if (!sym)
+        return fail(stage, RVFIT_STAGE_SYMBOL, err,
+                    rvfit_err_set(err, RVFIT_ERR_PLUGIN,
+                                  "symbol: %s does not export %s (not an "
+                                  "rvfit plugin, or built without "
+                                  "RVFIT_EXPORT on the entry)",
+                                  h->path, RVFIT_PLUGIN_ENTRY_NAME));
+    rvfit_plugin_entry_fn entry;
+    memcpy(&entry, &sym, sizeof entry);
+    const rvfit_plugin *d = entry();
+    if (!d || d->abi_major != RVFIT_ABI_MAJOR ||
+        d->abi_minor > RVFIT_ABI_MINOR ||
+        d->size < offsetof(rvfit_plugin, ops) + sizeof(void *) ||
+        d->kind != (uint32_t)kind || !d->ops ||
+        *(const uint32_t *)d->ops < 2 * sizeof(void *))
+        return fail(stage, RVFIT_STAGE_ABI, err,
+                    rvfit_err_set(err, RVFIT_ERR_PLUGIN,
+                                  "ABI: %s was built for rvfit plugin ABI "
+                                  "%u.%u (kind %u), this rvfit supports "
+                                  "%d.0-%d.%d (kind %d); rebuild the plugin "
+                                  "against this rvfit's headers",
+                                  h->path, d ? d->abi_major : 0,
+                                  d ? d->abi_minor : 0, d ? d->kind : 0,
+                                  RVFIT_ABI_MAJOR, RVFIT_ABI_MAJOR,
+                                  RVFIT_ABI_MINOR, kind));
+    if (!d->name || strcmp(d->name, name))
+        return fail(stage, RVFIT_STAGE_NAME, err,
+                    rvfit_err_set(err, RVFIT_ERR_PLUGIN,
+                                  "name: %s calls itself '%s' but its file "
+                                  "name says '%s'; rename the file to "
+                                  "rvfit_%s_%s.so or fix the descriptor",
+                                  h->path, d->name ? d->name : "(null)",
+                                  name, rvfit_kind_name(kind),
+                                  d->name ? d->name : "NAME"));
+    h->desc = d;
+    fill_ops(h);
+    return RVFIT_OK;
+}
+
+int rvfit_plugin_load_file(const char *path, int kind, const char *name,
+                           rvfit_plugin_handle *h, int *stage,
+                           rvfit_err *err)
+{
+    memset(h, 0, sizeof *h);
+    h->kind = kind;
+    snprintf(h->path, sizeof h->path, "%s", path);
+    if (stage)
+        *stage = RVFIT_STAGE_OK;
+    /* NODELETE: GPU runtimes loaded by a plugin do not survive unmapping. */
+    h->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (!h->dl) {
+        const char *why = dlerror();
+        return fail(stage, RVFIT_STAGE_DLOPEN, err,
+                    rvfit_err_set(err, RVFIT_ERR_PLUGIN,
+                                  "dlopen failed: %s (file %s; install the "
+                                  "library it names or pick another "
+                                  "backend)",
+                                  why ? why : "unknown error", path));
+    }
+    int rc = check_desc(h, kind, name, stage, err);
+    if (rc != RVFIT_OK) {
+        dlclose(h->dl);
+        h->dl = NULL;
+    }
+    return rc;
+}
+
+int rvfit_plugin_load(char *const *dirs, int kind, const char *name,
+                      rvfit_plugin_handle *h, int *stage, rvfit_err *err)
+{
+    char path[RVFIT_PATH_LEN + 128];
+    char tried[1024] = "";
+    for (int i = 0; dirs && dirs[i]; i++) {
+        snprintf(path, sizeof path, "%s/rvfit_%s_%s.so", dirs[i],
+                 rvfit_kind_name(kind), name);
+        if (access(path, F_OK) == 0)
+            return rvfit_plugin_load_file(path, kind, name, h, stage, err);
+        strncat(tried, i ? ", " : "", sizeof tried - strlen(tried) - 1);
+        strncat(tried, dirs[i], sizeof tried - strlen(tried) - 1);
+    }
+    memset(h, 0, sizeof *h);
+    return fail(stage, RVFIT_STAGE_NOT_FOUND, err,
+                rvfit_err_set(err, RVFIT_ERR_PLUGIN,
+                              "not found: no rvfit_%s_%s.so in %s (set "
+                              "[run] plugin_path or RVFIT_PLUGIN_PATH, or "
+                              "check the name; `rvfit plugins` lists what "
+                              "is available)",
+                              rvfit_kind_name(kind), name,
+                              tried[0] ? tried : "(no directories)"));
+}
+
+void rvfit_plugin_unload(rvfit_plugin_handle *h)
+{
+    if (h && h->dl)
+        dlclose(h->dl);
+    if (h)
+        memset(h, 0, sizeof *h);
+}

@@ -1,0 +1,197 @@
+/* prep.c — instrument-independent preparation of a batch before it goes to
+ * a backend: error floor, unusable edge pixels, LSF -> band matrix, and the
+ * correction of band matrices for the templates' own smoothing. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rvfit/fit.h"
+
+#define SIGMA_FLOOR 0.3   /* sigma >= 0.3 x median sigma (rvspecfit) */
+#define LSF_NSIGMA 4.0    /* band half width for LSF arms, in sigma   */
+#define LSF_MAX_HALF 25
+#define SQRT2 1.41421356237309504880
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Non-finite values become unusable pixels; sigma is floored. */
+static void clean_and_floor(float *flux, float *ivar, size_t n, double *tmp)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(flux[i]) || !isfinite(ivar[i]) || ivar[i] <= 0) {
+            flux[i] = isfinite(flux[i]) ? flux[i] : 0.0f;
+            ivar[i] = 0.0f;
+        } else {
+            tmp[m++] = 1.0 / sqrt((double)ivar[i]);
+        }
+    }
+    if (m == 0)
+        return;
+    qsort(tmp, m, sizeof *tmp, cmp_double);
+    double med = m % 2 ? tmp[m / 2] : 0.5 * (tmp[m / 2 - 1] + tmp[m / 2]);
+    double sfloor = SIGMA_FLOOR * med;
+    float imax = (float)(1.0 / (sfloor * sfloor));
+    for (size_t i = 0; i < n; i++)
+        if (ivar[i] > imax)
+            ivar[i] = imax;
+}
+
+static double pixel_width(const double *w, size_t n, size_t j)
+{
+    if (n < 2)
+        return 1.0;
+    if (j == 0)
+        return w[1] - w[0];
+    if (j == n - 1)
+        return w[n - 1] - w[n - 2];
+    return 0.5 * (w[j + 1] - w[j - 1]);
+}
+
+/* Gaussian LSF (sigma per pixel, Angstrom) -> band matrix of pixel-
+ * integrated Gaussians whose columns sum to one. */
+static void lsf_to_band(const double *w, size_t n, const float *lsf,
+                        int h, float *res)
+{
+    int nd = 2 * h + 1;
+    for (size_t j = 0; j < n; j++) {
+        double s = lsf[j] > 0 ? lsf[j] : 1e-3 * pixel_width(w, n, j);
+        double sum = 0;
+        for (int k = 0; k < nd; k++) {
+            long i = (long)j + k - h;
+            double v = 0;
+            if (i >= 0 && (size_t)i < n) {
+                double half = 0.5 * pixel_width(w, n, (size_t)i);
+                double a = (w[i] - half - w[j]) / (SQRT2 * s);
+                double b = (w[i] + half - w[j]) / (SQRT2 * s);
+                v = 0.5 * (erf(b) - erf(a));
+            }
+            res[(size_t)k * n + j] = (float)v;
+            sum += v;
+        }
+        for (int k = 0; k < nd && sum > 0; k++)
+            res[(size_t)k * n + j] = (float)(res[(size_t)k * n + j] / sum);
+    }
+}
+
+/* R' = R (I - C D2): undo, to second order, the part of the templates'
+ * Gaussian smoothing (variance sigma_t^2) that exceeds the box of a data
+ * pixel (variance dl^2/12), which the band matrix already includes.
+ * c_j = excess / (2 dl_j^2) in pixel units.  Output band is h+1 wide. */
+static void desmooth_band(const double *w, size_t n, const float *in, int h,
+                          double sigma_t, float *out, double *c)
+{
+    int ho = h + 1, ndo = 2 * ho + 1;
+    for (size_t j = 0; j < n; j++) {
+        double dl = pixel_width(w, n, j);
+        double excess = sigma_t * sigma_t - dl * dl / 12.0;
+        c[j] = excess > 0 ? excess / (2.0 * dl * dl) : 0.0;
+    }
+    /* R(i, j) from the input band, 0 outside. */
+#define RIN(i, j)                                                         \
+    (((long)(j) < 0 || (size_t)(j) >= n || labs((long)(i) - (long)(j)) > h) \
+         ? 0.0                                                            \
+         : (double)in[(size_t)((long)(i) - (long)(j) + h) * n + (size_t)(j)])
+    for (size_t k = 0; k < n; k++) {
+        for (int q = 0; q < ndo; q++) {
+            long i = (long)k + q - ho;
+            double v = 0;
+            if (i >= 0 && (size_t)i < n) {
+                v = RIN(i, k) * (1.0 + 2.0 * c[k]);
+                if (k + 1 < n)
+                    v -= c[k + 1] * RIN(i, k + 1);
+                if (k > 0)
+                    v -= c[k - 1] * RIN(i, (long)k - 1);
+            }
+            out[(size_t)q * n + k] = (float)v;
+        }
+    }
+#undef RIN
+}
+
+static int prep_arm(rvfit_batch *b, int a, double sigma_t, rvfit_err *err)
+{
+    rvfit_arm_batch *A = &b->arm[a];
+    size_t n = A->npix, ns = b->nspec;
+    double *tmp = malloc((n + 1) * sizeof *tmp);
+    if (!tmp)
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "prep: out of memory");
+    for (size_t s = 0; s < ns; s++)
+        clean_and_floor(A->flux + s * n, A->ivar + s * n, n, tmp);
+
+    int h_in = A->ndiag / 2;
+    if (A->res_kind == RVFIT_RES_LSF) {
+        double smax = 0, dmin = INFINITY;
+        for (size_t i = 0; i < ns * n; i++)
+            smax = A->lsf[i] > smax ? A->lsf[i] : smax;
+        for (size_t j = 0; j + 1 < n; j++) {
+            double d = A->wave[j + 1] - A->wave[j];
+            dmin = d > 0 && d < dmin ? d : dmin;
+        }
+        h_in = (int)ceil(LSF_NSIGMA * smax / dmin);
+        h_in = h_in < 1 ? 1 : h_in > LSF_MAX_HALF ? LSF_MAX_HALF : h_in;
+    }
+    if (A->res_kind == RVFIT_RES_NONE) {
+        free(tmp);
+        return RVFIT_OK;
+    }
+    int nd_in = 2 * h_in + 1, nd_out = nd_in + 2;
+    float *band = malloc(n * (size_t)nd_in * sizeof *band);
+    float *out = malloc(ns * n * (size_t)nd_out * sizeof *out);
+    if (!band || !out) {
+        free(tmp), free(band), free(out);
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "prep: out of memory");
+    }
+    for (size_t s = 0; s < ns; s++) {
+        const double *w = A->wave + (A->wave_per_spec ? s * n : 0);
+        const float *src;
+        if (A->res_kind == RVFIT_RES_LSF) {
+            lsf_to_band(w, n, A->lsf + s * n, h_in, band);
+            src = band;
+        } else {
+            src = A->res + s * n * (size_t)nd_in;
+        }
+        desmooth_band(w, n, src, h_in, sigma_t, out + s * n * nd_out, tmp);
+        /* Edge rows miss part of their kernel: do not fit them. */
+        for (int i = 0; i < h_in + 1 && (size_t)i < n; i++)
+            A->ivar[s * n + (size_t)i] = A->ivar[s * n + n - 1 - (size_t)i] = 0;
+    }
+    free(tmp);
+    free(band);
+    free(A->res);
+    free(A->lsf);
+    A->lsf = NULL;
+    A->res = out;
+    A->ndiag = nd_out;
+    A->res_kind = RVFIT_RES_BAND;
+    return RVFIT_OK;
+}
+
+int rvfit_prep_batch(rvfit_batch *b, const rvfit_library *lib,
+                     rvfit_err *err)
+{
+    for (int a = 0; a < b->narm; a++) {
+        int rc = prep_arm(b, a, lib->sigma0, err);
+        if (rc != RVFIT_OK) {
+            rvfit_err_prefix(err, "arm %s", b->arm[a].name);
+            return rc;
+        }
+    }
+    /* A spectrum with no usable pixel left is bad, whatever the reader
+     * thought. */
+    for (size_t s = 0; s < b->nspec; s++) {
+        size_t good = 0;
+        for (int a = 0; a < b->narm; a++) {
+            const rvfit_arm_batch *A = &b->arm[a];
+            for (size_t i = 0; i < A->npix; i++)
+                good += A->ivar[s * A->npix + i] > 0;
+        }
+        if (!good)
+            b->flags[s] |= RVFIT_SPEC_BAD;
+    }
+    return RVFIT_OK;
+}
