@@ -1,0 +1,483 @@
+/* library_io.c — rvfit_library_save / _load / _free: the template library
+ * file (docs/template-library.md).
+ *
+ * Layout: primary header (RVFLIBV, NPARAM, NARM, NMODEL, SIGMA0, VMAX,
+ * INSTRUM, SOURCE), then NPARAM image HDUs AXIS_<NAME> (float64 scaled
+ * nodes; SCALE, UNIT, AXINDEX), one HDU EXISTS (uint8 [nmodel]) and NARM
+ * HDUs FLUX_<ARM> (float32 [nmodel][npix]; LNL0, DLNL, NPIX), in this
+ * order.  Saving is atomic (temp file + rename); loading validates every
+ * field and names the file, HDU and reason on failure.
+ */
+#include <fitsio.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "rvfit/library.h"
+#include "synth_util.h"
+
+void rvfit_library_free(rvfit_library *lib)
+{
+    if (!lib)
+        return;
+    free(lib->exists);
+    for (int a = 0; a < RVFIT_MAX_ARMS; a++)
+        free(lib->arm[a].flux);
+    memset(lib, 0, sizeof *lib);
+}
+
+/* A name usable in an EXTNAME and as a C string: 1..15 of [A-Za-z0-9_]. */
+static int lio_name_ok(const char *s)
+{
+    size_t n = strnlen(s, 16);
+    if (n == 0 || n >= 16)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+              (c >= '0' && c <= '9') || c == '_'))
+            return 0;
+    }
+    return 1;
+}
+
+/* Structural checks shared by save (before writing) and load (after
+ * reading the headers): counts, axis names and nodes. */
+static int lio_check_axes(const rvfit_library *lib, const char *file,
+                          rvfit_err *err)
+{
+    if (lib->nparam < 1 || lib->nparam > RVFIT_MAX_PARAMS)
+        return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: NPARAM = %d not in "
+                             "1..%d", file, lib->nparam, RVFIT_MAX_PARAMS);
+    if (lib->narm < 1 || lib->narm > RVFIT_MAX_ARMS)
+        return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: NARM = %d not in "
+                             "1..%d", file, lib->narm, RVFIT_MAX_ARMS);
+    size_t prod = 1;
+    for (int i = 0; i < lib->nparam; i++) {
+        const rvfit_axis *ax = &lib->axis[i];
+        if (!lio_name_ok(ax->name))
+            return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: axis %d: bad "
+                                 "name '%.16s'", file, i, ax->name);
+        if (ax->nnode < 1 || ax->nnode > RVFIT_MAX_NODES)
+            return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: axis %s: %d "
+                                 "nodes, need 1..%d", file, ax->name,
+                                 ax->nnode, RVFIT_MAX_NODES);
+        for (int k = 0; k < ax->nnode; k++)
+            if (!isfinite(ax->node[k]) ||
+                (k > 0 && !(ax->node[k] > ax->node[k - 1])))
+                return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: axis %s: "
+                                     "nodes not finite and increasing at "
+                                     "%d", file, ax->name, k);
+        if (ax->scale != RVFIT_SCALE_LINEAR && ax->scale != RVFIT_SCALE_LOG10)
+            return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: axis %s: "
+                                 "unknown scale %d", file, ax->name,
+                                 ax->scale);
+        for (int j = 0; j < i; j++)
+            if (strcmp(lib->axis[j].name, ax->name) == 0)
+                return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: axis %s "
+                                     "appears twice", file, ax->name);
+        prod *= (size_t)ax->nnode;
+    }
+    if (prod != lib->nmodel)
+        return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: NMODEL = %zu but "
+                             "the axes give %zu", file, lib->nmodel, prod);
+    if (!(lib->sigma0 >= 0.0) || !(lib->vmax >= 0.0))
+        return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: bad SIGMA0 %g or "
+                             "VMAX %g", file, lib->sigma0, lib->vmax);
+    return RVFIT_OK;
+}
+
+/* Arm names unique and usable; grids sane. */
+static int lio_check_arms(const rvfit_library *lib, const char *file,
+                          rvfit_err *err)
+{
+    for (int a = 0; a < lib->narm; a++) {
+        const rvfit_lib_arm *ar = &lib->arm[a];
+        if (!lio_name_ok(ar->name))
+            return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: arm %d: bad "
+                                 "name '%.16s'", file, a, ar->name);
+        if (!isfinite(ar->lnl0) || !(ar->dlnl > 0.0 && ar->dlnl < 0.1) ||
+            ar->npix < 2)
+            return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: arm %s: bad "
+                                 "grid (LNL0 %g, DLNL %g, NPIX %zu)", file,
+                                 ar->name, ar->lnl0, ar->dlnl, ar->npix);
+        for (int j = 0; j < a; j++)
+            if (strcmp(lib->arm[j].name, ar->name) == 0)
+                return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: arm %s "
+                                     "appears twice", file, ar->name);
+    }
+    return RVFIT_OK;
+}
+
+/* "DIR" -> "DIR/rvfit_library.fits"; a path ending in .fits is kept. */
+static int lio_path(const char *in, int for_save, char *out, size_t size,
+                    int *file_given)
+{
+    size_t n = strlen(in);
+    struct stat sb;
+    int is_file = n > 5 && strcmp(in + n - 5, ".fits") == 0;
+    if (!for_save && stat(in, &sb) == 0)
+        is_file = !S_ISDIR(sb.st_mode);
+    int w = is_file ? snprintf(out, size, "%s", in)
+                    : snprintf(out, size, "%s/%s", in, RVFIT_LIBRARY_FILE);
+    *file_given = is_file;
+    return (w < 0 || (size_t)w >= size) ? -1 : 0;
+}
+
+static void lio_write_primary(fitsfile *f, const rvfit_library *lib, int *fs)
+{
+    int v = RVFIT_LIBRARY_VERSION, np = lib->nparam, na = lib->narm;
+    LONGLONG nm = (LONGLONG)lib->nmodel;
+    double s0 = lib->sigma0, vm = lib->vmax;
+    fits_create_img(f, BYTE_IMG, 0, NULL, fs);
+    fits_write_key(f, TINT, "RVFLIBV", &v, "rvfit template library version",
+                   fs);
+    fits_write_key(f, TINT, "NPARAM", &np, "number of parameter axes", fs);
+    fits_write_key(f, TINT, "NARM", &na, "number of arms", fs);
+    fits_write_key(f, TLONGLONG, "NMODEL", &nm, "models = product of nodes",
+                   fs);
+    fits_write_key(f, TDOUBLE, "SIGMA0", &s0, "[Angstrom] template LSF sigma"
+                   " incl. pixel", fs);
+    fits_write_key(f, TDOUBLE, "VMAX", &vm, "[km/s] padding of each arm", fs);
+    fits_write_key(f, TSTRING, "INSTRUM", (void *)lib->instrument,
+                   "instrument the arms were built for", fs);
+    fits_write_key(f, TSTRING, "INTERP", "MULTILIN", "regular grid, linear "
+                   "in flux", fs);
+    fits_write_key(f, TSTRING, "FLUXNORM", "ARMMEAN", "flux / mean over the"
+                   " unpadded arm", fs);
+    fits_write_key_longstr(f, "SOURCE", lib->source, "grid the library was "
+                           "built from", fs);
+}
+
+static void lio_write_hdus(fitsfile *f, const rvfit_library *lib, int *fs)
+{
+    char ext[32];
+    for (int i = 0; i < lib->nparam && !*fs; i++) {
+        const rvfit_axis *ax = &lib->axis[i];
+        long n = ax->nnode;
+        fits_create_img(f, DOUBLE_IMG, 1, &n, fs);
+        snprintf(ext, sizeof ext, "AXIS_%s", ax->name);
+        fits_write_key(f, TSTRING, "EXTNAME", ext, NULL, fs);
+        fits_write_key(f, TSTRING, "AXNAME", (void *)ax->name, "parameter",
+                       fs);
+        fits_write_key(f, TINT, "AXINDEX", &i, "position in theta", fs);
+        fits_write_key(f, TSTRING, "SCALE",
+                       ax->scale == RVFIT_SCALE_LOG10 ? "LOG10" : "LINEAR",
+                       "nodes are log10(value) or value", fs);
+        fits_write_key(f, TSTRING, "UNIT", (void *)ax->unit,
+                       "unit of the physical value", fs);
+        fits_write_img(f, TDOUBLE, 1, n, (void *)ax->node, fs);
+    }
+    long nm = (long)lib->nmodel;
+    fits_create_img(f, BYTE_IMG, 1, &nm, fs);
+    fits_write_key(f, TSTRING, "EXTNAME", "EXISTS", NULL, fs);
+    fits_write_img(f, TBYTE, 1, (LONGLONG)nm, lib->exists, fs);
+    for (int a = 0; a < lib->narm && !*fs; a++) {
+        const rvfit_lib_arm *ar = &lib->arm[a];
+        long naxes[2] = {(long)ar->npix, nm};
+        LONGLONG np = (LONGLONG)ar->npix;
+        double l0 = ar->lnl0, dl = ar->dlnl;
+        fits_create_img(f, FLOAT_IMG, 2, naxes, fs);
+        snprintf(ext, sizeof ext, "FLUX_%s", ar->name);
+        fits_write_key(f, TSTRING, "EXTNAME", ext, NULL, fs);
+        fits_write_key(f, TSTRING, "ARMNAME", (void *)ar->name, "arm", fs);
+        fits_write_key(f, TDOUBLE, "LNL0", &l0, "ln(lambda/A) of pixel 0 "
+                       "centre", fs);
+        fits_write_key(f, TDOUBLE, "DLNL", &dl, "step in ln(lambda)", fs);
+        fits_write_key(f, TLONGLONG, "NPIX", &np, "pixels per model", fs);
+        fits_write_img(f, TFLOAT, 1, np * nm, ar->flux, fs);
+    }
+}
+
+int rvfit_library_save(const rvfit_library *lib, const char *dir,
+                       rvfit_err *err)
+{
+    char path[4096], tmp[4200], bang[4300];
+    int file_given = 0;
+    if (lio_path(dir, 1, path, sizeof path, &file_given) != 0 ||
+        rvfit_i_tmpname(tmp, sizeof tmp, path) != 0)
+        return rvfit_err_set(err, RVFIT_ERR_IO, "%s: path too long", dir);
+    if (lio_check_axes(lib, path, err) || lio_check_arms(lib, path, err))
+        return RVFIT_ERR_INVALID;
+    if (!lib->exists)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID, "%s: no EXISTS array",
+                             path);
+    for (int a = 0; a < lib->narm; a++)
+        if (!lib->arm[a].flux)
+            return rvfit_err_set(err, RVFIT_ERR_INVALID, "%s: arm %s has no "
+                                 "flux", path, lib->arm[a].name);
+    int st = file_given ? RVFIT_OK : rvfit_i_mkdirs(dir, err);
+    if (st)
+        return st;
+    snprintf(bang, sizeof bang, "!%s", tmp);
+    fitsfile *f = NULL;
+    int fs = 0, cs = 0;
+    fits_create_file(&f, bang, &fs);
+    if (!fs)
+        lio_write_primary(f, lib, &fs);
+    if (!fs)
+        lio_write_hdus(f, lib, &fs);
+    if (f)
+        fits_close_file(f, &cs);
+    if (fs || cs) {
+        remove(tmp);
+        return rvfit_i_fits_err(err, RVFIT_ERR_IO, fs ? fs : cs, path);
+    }
+    if (rename(tmp, path) != 0) {
+        remove(tmp);
+        return rvfit_err_set(err, RVFIT_ERR_IO, "%s: rename from %s failed",
+                             path, tmp);
+    }
+    return RVFIT_OK;
+}
+
+/* ---- load ----------------------------------------------------------- */
+
+typedef struct lio_rd {
+    fitsfile *f;
+    const char *path;
+    char hdu[40]; /* "HDU 3 (AXIS_TEFF)" for messages */
+    rvfit_err *err;
+} lio_rd;
+
+static int lio_fail(lio_rd *r, int fs, const char *what)
+{
+    char ctx[4400];
+    snprintf(ctx, sizeof ctx, "%s: %s: %s", r->path, r->hdu, what);
+    return rvfit_i_fits_err(r->err, RVFIT_ERR_FORMAT, fs, ctx);
+}
+
+/* Move to HDU number `num` (1-based) and check its EXTNAME starts with
+ * `prefix`; the rest of the name goes to `suffix`. */
+static int lio_goto(lio_rd *r, int num, const char *prefix, char *suffix)
+{
+    int fs = 0, type = 0;
+    char ext[FLEN_VALUE] = "";
+    snprintf(r->hdu, sizeof r->hdu, "HDU %d", num);
+    if (fits_movabs_hdu(r->f, num, &type, &fs))
+        return lio_fail(r, fs, prefix[0] ? "missing (file truncated?)"
+                                          : "cannot read");
+    if (fits_read_key(r->f, TSTRING, "EXTNAME", ext, NULL, &fs)) {
+        fits_clear_errmsg();
+        return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: %s: no EXTNAME"
+                             " (expected %s*)", r->path, r->hdu, prefix);
+    }
+    snprintf(r->hdu, sizeof r->hdu, "HDU %d (%.24s)", num, ext);
+    size_t pl = strlen(prefix);
+    if (type != IMAGE_HDU || strncmp(ext, prefix, pl) != 0)
+        return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: %s: expected an"
+                             " image HDU named %s*", r->path, r->hdu,
+                             prefix);
+    if (suffix)
+        snprintf(suffix, 16, "%.15s", ext + pl);
+    return RVFIT_OK;
+}
+
+/* Check the image dimensions of the current HDU. */
+static int lio_dims(lio_rd *r, int naxis, long n1, long n2)
+{
+    int fs = 0, nx = 0;
+    long ax[3] = {0, 0, 0};
+    fits_get_img_dim(r->f, &nx, &fs);
+    if (!fs && nx == naxis)
+        fits_get_img_size(r->f, naxis, ax, &fs);
+    if (fs)
+        return lio_fail(r, fs, "image size");
+    if (nx != naxis || ax[0] != n1 || (naxis > 1 && ax[1] != n2))
+        return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: %s: image is "
+                             "%dD %ldx%ld, expected %dD %ldx%ld", r->path,
+                             r->hdu, nx, ax[0], ax[1], naxis, n1,
+                             naxis > 1 ? n2 : 0L);
+    return RVFIT_OK;
+}
+
+static int lio_key(lio_rd *r, int type, const char *key, void *val)
+{
+    int fs = 0;
+    if (fits_read_key(r->f, type, key, val, NULL, &fs)) {
+        char w[64];
+        snprintf(w, sizeof w, "keyword %s", key);
+        return lio_fail(r, fs, w);
+    }
+    return RVFIT_OK;
+}
+
+static int lio_primary(lio_rd *r, rvfit_library *lib)
+{
+    int v = 0, st, fs = 0;
+    LONGLONG nm = 0;
+    char *src = NULL;
+    snprintf(r->hdu, sizeof r->hdu, "primary HDU");
+    if (fits_read_key(r->f, TINT, "RVFLIBV", &v, NULL, &fs)) {
+        fits_clear_errmsg();
+        return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: primary HDU: no"
+                             " RVFLIBV keyword (not an rvfit library)",
+                             r->path);
+    }
+    if (v != RVFIT_LIBRARY_VERSION)
+        return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: RVFLIBV = %d, "
+                             "this rvfit reads version %d", r->path, v,
+                             RVFIT_LIBRARY_VERSION);
+    if ((st = lio_key(r, TINT, "NPARAM", &lib->nparam)) ||
+        (st = lio_key(r, TINT, "NARM", &lib->narm)) ||
+        (st = lio_key(r, TLONGLONG, "NMODEL", &nm)) ||
+        (st = lio_key(r, TDOUBLE, "SIGMA0", &lib->sigma0)) ||
+        (st = lio_key(r, TDOUBLE, "VMAX", &lib->vmax)))
+        return st;
+    char ins[FLEN_VALUE] = "";
+    if ((st = lio_key(r, TSTRING, "INSTRUM", ins)))
+        return st;
+    snprintf(lib->instrument, sizeof lib->instrument, "%s", ins);
+    if (fits_read_key_longstr(r->f, "SOURCE", &src, NULL, &fs))
+        return lio_fail(r, fs, "keyword SOURCE");
+    snprintf(lib->source, sizeof lib->source, "%s", src);
+    fits_free_memory(src, &fs);
+    if (nm < 1)
+        return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: NMODEL = %lld",
+                             r->path, (long long)nm);
+    lib->nmodel = (size_t)nm;
+    if (lib->nparam < 1 || lib->nparam > RVFIT_MAX_PARAMS || lib->narm < 1
+        || lib->narm > RVFIT_MAX_ARMS)
+        return lio_check_axes(lib, r->path, r->err);
+    return RVFIT_OK;
+}
+
+static int lio_axis(lio_rd *r, int i, rvfit_library *lib)
+{
+    rvfit_axis *ax = &lib->axis[i];
+    int st, fs = 0, idx = -1, nx = 0, anynul = 0;
+    long n = 0;
+    char scale[FLEN_VALUE] = "", unit[FLEN_VALUE] = "";
+    if ((st = lio_goto(r, 2 + i, "AXIS_", ax->name)))
+        return st;
+    if ((st = lio_key(r, TINT, "AXINDEX", &idx)) ||
+        (st = lio_key(r, TSTRING, "SCALE", scale)) ||
+        (st = lio_key(r, TSTRING, "UNIT", unit)))
+        return st;
+    if (idx != i)
+        return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: %s: AXINDEX = "
+                             "%d, expected %d", r->path, r->hdu, idx, i);
+    if (strcmp(scale, "LOG10") == 0)
+        ax->scale = RVFIT_SCALE_LOG10;
+    else if (strcmp(scale, "LINEAR") == 0)
+        ax->scale = RVFIT_SCALE_LINEAR;
+    else
+        return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: %s: SCALE = "
+                             "'%s' (expected LINEAR or LOG10)", r->path,
+                             r->hdu, scale);
+    snprintf(ax->unit, sizeof ax->unit, "%.15s", unit);
+    fits_get_img_dim(r->f, &nx, &fs);
+    if (!fs && nx == 1)
+        fits_get_img_size(r->f, 1, &n, &fs);
+    if (fs || nx != 1 || n < 1 || n > RVFIT_MAX_NODES)
+        return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: %s: need a 1D "
+                             "image of 1..%d nodes", r->path, r->hdu,
+                             RVFIT_MAX_NODES);
+    ax->nnode = (int)n;
+    double nul = NAN;
+    if (fits_read_img(r->f, TDOUBLE, 1, n, &nul, ax->node, &anynul, &fs))
+        return lio_fail(r, fs, "reading nodes");
+    return RVFIT_OK;
+}
+
+static int lio_exists(lio_rd *r, rvfit_library *lib)
+{
+    int st, fs = 0, anynul = 0;
+    if ((st = lio_goto(r, 2 + lib->nparam, "EXISTS", NULL)) ||
+        (st = lio_dims(r, 1, (long)lib->nmodel, 0)))
+        return st;
+    lib->exists = malloc(lib->nmodel);
+    if (!lib->exists)
+        return rvfit_err_set(r->err, RVFIT_ERR_NOMEM, "%s: no memory",
+                             r->path);
+    unsigned char nul = 0;
+    if (fits_read_img(r->f, TBYTE, 1, (LONGLONG)lib->nmodel, &nul,
+                      lib->exists, &anynul, &fs))
+        return lio_fail(r, fs, "reading data");
+    for (size_t m = 0; m < lib->nmodel; m++)
+        if (lib->exists[m] > 1)
+            return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: %s: value "
+                                 "%d at model %zu (expected 0 or 1)",
+                                 r->path, r->hdu, lib->exists[m], m);
+    return RVFIT_OK;
+}
+
+static int lio_arm(lio_rd *r, int a, rvfit_library *lib)
+{
+    rvfit_lib_arm *ar = &lib->arm[a];
+    int st, fs = 0, anynul = 0;
+    LONGLONG np = 0;
+    char nm[FLEN_VALUE] = "";
+    if ((st = lio_goto(r, 3 + lib->nparam + a, "FLUX_", ar->name)) ||
+        (st = lio_key(r, TSTRING, "ARMNAME", nm)) ||
+        (st = lio_key(r, TDOUBLE, "LNL0", &ar->lnl0)) ||
+        (st = lio_key(r, TDOUBLE, "DLNL", &ar->dlnl)) ||
+        (st = lio_key(r, TLONGLONG, "NPIX", &np)))
+        return st;
+    if (strcmp(nm, ar->name) != 0)
+        return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: %s: ARMNAME '%s'"
+                             " does not match the EXTNAME", r->path, r->hdu,
+                             nm);
+    if (np < 2 || !isfinite(ar->lnl0) || !(ar->dlnl > 0.0))
+        return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: %s: bad grid "
+                             "(LNL0 %g, DLNL %g, NPIX %lld)", r->path,
+                             r->hdu, ar->lnl0, ar->dlnl, (long long)np);
+    ar->npix = (size_t)np;
+    if ((st = lio_dims(r, 2, (long)np, (long)lib->nmodel)))
+        return st;
+    size_t tot = ar->npix * lib->nmodel;
+    ar->flux = malloc(tot * sizeof *ar->flux);
+    if (!ar->flux)
+        return rvfit_err_set(r->err, RVFIT_ERR_NOMEM, "%s: %s: no memory "
+                             "for %zu values", r->path, r->hdu, tot);
+    float nul = NAN;
+    if (fits_read_img(r->f, TFLOAT, 1, (LONGLONG)tot, &nul, ar->flux,
+                      &anynul, &fs))
+        return lio_fail(r, fs, "reading data");
+    for (size_t m = 0; m < lib->nmodel; m++) {
+        if (!lib->exists[m])
+            continue;
+        const float *row = ar->flux + m * ar->npix;
+        for (size_t p = 0; p < ar->npix; p++)
+            if (!isfinite(row[p]))
+                return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: %s: "
+                                     "non-finite flux at model %zu pixel "
+                                     "%zu", r->path, r->hdu, m, p);
+    }
+    return RVFIT_OK;
+}
+
+int rvfit_library_load(rvfit_library *lib, const char *path, rvfit_err *err)
+{
+    char file[4096];
+    memset(lib, 0, sizeof *lib);
+    int file_given = 0;
+    if (lio_path(path, 0, file, sizeof file, &file_given) != 0)
+        return rvfit_err_set(err, RVFIT_ERR_IO, "%s: path too long", path);
+    lio_rd r = {NULL, file, "", err};
+    int fs = 0, st = RVFIT_OK;
+    struct stat sb;
+    if (stat(file, &sb) != 0)
+        return rvfit_err_set(err, RVFIT_ERR_IO, "template library %s not "
+                             "found", file);
+    if (fits_open_file(&r.f, file, READONLY, &fs))
+        return rvfit_i_fits_err(err, RVFIT_ERR_FORMAT, fs, file);
+    st = lio_primary(&r, lib);
+    for (int i = 0; !st && i < lib->nparam; i++)
+        st = lio_axis(&r, i, lib);
+    if (!st)
+        st = lio_check_axes(lib, file, err);
+    if (!st)
+        st = lio_exists(&r, lib);
+    for (int a = 0; !st && a < lib->narm; a++)
+        st = lio_arm(&r, a, lib);
+    if (!st)
+        st = lio_check_arms(lib, file, err);
+    fs = 0;
+    fits_close_file(r.f, &fs);
+    if (st)
+        rvfit_library_free(lib);
+    return st;
+}
