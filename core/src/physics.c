@@ -1,0 +1,206 @@
+/* physics.c — the scalar double-precision reference formulas of
+ * rvfit/physics.h: Doppler shift, continuum basis, Keys cubic weights,
+ * rotation kernel and the marginalised continuum solve.
+ *
+ * Numerical choices (backends must follow them):
+ *  - rvfit_marg_chisq equilibrates the normal matrix (unit diagonal) before
+ *    Cholesky and declares failure when an equilibrated pivot is <= 1e-14
+ *    (rank deficient to double precision) or not finite;
+ *  - chisq is the explicit residual sum sum_i w_i (f_i - m_i sum_k a_k
+ *    B_ik)^2, not sum w f^2 - b^T a: the residual is stationary in a, so
+ *    errors in a enter only at second order, while b^T a cancels
+ *    catastrophically at high S/N and large condition numbers.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "rvfit/physics.h"
+
+/* M_PI is not ISO C. */
+#define PHYS_PI 3.14159265358979323846
+
+double rvfit_dlnl_doppler(double v_kms)
+{
+    /* 0.5 ln((1-b)/(1+b)) == -atanh(b), without the cancellation of the
+     * quotient at small b. */
+    return -atanh(v_kms / RVFIT_C_KMS);
+}
+
+void rvfit_basis(int kind, int npoly, double x, double *b)
+{
+    if (npoly < 1)
+        return;
+    if (npoly > RVFIT_MAX_POLY)
+        npoly = RVFIT_MAX_POLY;
+    b[0] = 1.0;
+    if (npoly > 1)
+        b[1] = x;
+    if (kind == RVFIT_BASIS_CHEB) {
+        for (int k = 2; k < npoly; k++)
+            b[k] = 2.0 * x * b[k - 1] - b[k - 2];
+        return;
+    }
+    if (npoly > 2)
+        b[2] = x * x;
+    int ng = npoly - 3;
+    if (ng < 1)
+        return;
+    double s = 1.0 / ng;
+    for (int k = 0; k < ng; k++) {
+        double c = ng == 1 ? -1.0 : -1.0 + 2.0 * k / (double)(ng - 1);
+        double z = (x - c) / s;
+        b[3 + k] = exp(-0.5 * z * z);
+    }
+}
+
+void rvfit_cubic_weights(double t, double w[4])
+{
+    /* Keys (1981) with a = -1/2: exact for quadratics, C1 continuous. */
+    double t2 = t * t, t3 = t2 * t;
+    w[0] = 0.5 * (-t3 + 2.0 * t2 - t);
+    w[1] = 0.5 * (3.0 * t3 - 5.0 * t2 + 2.0);
+    w[2] = 0.5 * (-3.0 * t3 + 4.0 * t2 + t);
+    w[3] = 0.5 * (t3 - t2);
+}
+
+/* Primitives in x = u/half of K(x) = 2(1-e)sqrt(1-x^2) + (pi e/2)(1-x^2)
+ * (P0) and of x K(x) (P1), valid on [-1, 1]. */
+static double kern_p0(double x)
+{
+    const double e = RVFIT_VSINI_EPS;
+    double r = sqrt(fmax(0.0, 1.0 - x * x));
+    return (1.0 - e) * (x * r + asin(x)) +
+           0.5 * PHYS_PI * e * (x - x * x * x / 3.0);
+}
+
+static double kern_p1(double x)
+{
+    const double e = RVFIT_VSINI_EPS;
+    double q = fmax(0.0, 1.0 - x * x);
+    return -2.0 * (1.0 - e) * q * sqrt(q) / 3.0 +
+           0.5 * PHYS_PI * e * (0.5 * x * x - 0.25 * x * x * x * x);
+}
+
+int rvfit_vsini_kernel(double half, double *w)
+{
+    if (!(half >= 1e-6)) {
+        w[0] = 1.0;
+        return 0;
+    }
+    if (half > RVFIT_MAX_VSINI_HALF)
+        half = RVFIT_MAX_VSINI_HALF;
+    int h = (int)ceil(half);
+    for (int j = 0; j <= 2 * h; j++)
+        w[j] = 0.0;
+    /* Segment [k, k+1] (pixels): the hat of node k weighs it by 1-s, the
+     * hat of node k+1 by s, s = u - k.  Moments are exact primitives. */
+    for (int k = -h; k < h; k++) {
+        double u0 = fmax((double)k, -half), u1 = fmin((double)k + 1, half);
+        if (!(u1 > u0))
+            continue;
+        double x0 = u0 / half, x1 = u1 / half;
+        double m0 = half * (kern_p0(x1) - kern_p0(x0));
+        double m1 = half * half * (kern_p1(x1) - kern_p1(x0)) - k * m0;
+        w[k + h] += m0 - m1;
+        w[k + 1 + h] += m1;
+    }
+    double sum = 0.0;
+    for (int j = 0; j <= 2 * h; j++)
+        sum += w[j];
+    for (int j = 0; j <= 2 * h; j++)
+        w[j] /= sum;
+    return h;
+}
+
+/* In-place Cholesky of the equilibrated n x n matrix a (row-major, lower
+ * triangle used).  Returns 0, or -1 when a pivot is tiny or not finite. */
+static int chol(int n, double *a)
+{
+    for (int j = 0; j < n; j++) {
+        double d = a[j * n + j];
+        for (int k = 0; k < j; k++)
+            d -= a[j * n + k] * a[j * n + k];
+        if (!(d > 1e-14) || !isfinite(d))
+            return -1;
+        d = sqrt(d);
+        a[j * n + j] = d;
+        for (int i = j + 1; i < n; i++) {
+            double s = a[i * n + j];
+            for (int k = 0; k < j; k++)
+                s -= a[i * n + k] * a[j * n + k];
+            a[i * n + j] = s / d;
+        }
+    }
+    return 0;
+}
+
+int rvfit_marg_chisq(int n, int npoly, const double *m, const float *f,
+                     const float *w, const double *basis, double *chisq,
+                     double *logdet, double *coef)
+{
+    enum { P = RVFIT_MAX_POLY };
+    double a[P * P], b[P], sc[P], y[P];
+    if (npoly < 1 || npoly > P)
+        return RVFIT_ERR_INVALID;
+    memset(a, 0, sizeof(double) * (size_t)(npoly * npoly));
+    memset(b, 0, sizeof(double) * (size_t)npoly);
+    for (int i = 0; i < n; i++) {
+        if (!(w[i] > 0.0f))
+            continue;
+        const double *bi = basis + (size_t)i * (size_t)npoly;
+        double g = (double)w[i] * m[i] * m[i];
+        double c = (double)w[i] * (double)f[i] * m[i];
+        for (int k = 0; k < npoly; k++) {
+            b[k] += c * bi[k];
+            for (int l = 0; l <= k; l++)
+                a[k * npoly + l] += g * bi[k] * bi[l];
+        }
+    }
+    /* Equilibrate to a unit diagonal: det(A) = det(DAD) / prod(D^2). */
+    double ld = 0.0;
+    for (int k = 0; k < npoly; k++) {
+        double d = a[k * npoly + k];
+        if (!(d > 0.0) || !isfinite(d))
+            return RVFIT_ERR_NUMERIC;
+        sc[k] = 1.0 / sqrt(d);
+        ld += log(d);
+    }
+    for (int k = 0; k < npoly; k++)
+        for (int l = 0; l <= k; l++)
+            a[k * npoly + l] *= sc[k] * sc[l];
+    if (chol(npoly, a) != 0)
+        return RVFIT_ERR_NUMERIC;
+    for (int k = 0; k < npoly; k++)
+        ld += 2.0 * log(a[k * npoly + k]);
+    /* Solve L L^T y = D b, then a = D y. */
+    for (int k = 0; k < npoly; k++) {
+        double s = b[k] * sc[k];
+        for (int l = 0; l < k; l++)
+            s -= a[k * npoly + l] * y[l];
+        y[k] = s / a[k * npoly + k];
+    }
+    for (int k = npoly - 1; k >= 0; k--) {
+        double s = y[k];
+        for (int l = k + 1; l < npoly; l++)
+            s -= a[l * npoly + k] * y[l];
+        y[k] = s / a[k * npoly + k];
+    }
+    for (int k = 0; k < npoly; k++)
+        y[k] *= sc[k];
+    double chi = 0.0;
+    for (int i = 0; i < n; i++) {
+        if (!(w[i] > 0.0f))
+            continue;
+        const double *bi = basis + (size_t)i * (size_t)npoly;
+        double cont = 0.0;
+        for (int k = 0; k < npoly; k++)
+            cont += y[k] * bi[k];
+        double r = (double)f[i] - cont * m[i];
+        chi += (double)w[i] * r * r;
+    }
+    *chisq = chi;
+    *logdet = ld;
+    if (coef)
+        memcpy(coef, y, sizeof(double) * (size_t)npoly);
+    return RVFIT_OK;
+}

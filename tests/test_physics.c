@@ -1,0 +1,252 @@
+/* test_physics.c — known answers for rvfit/physics.h: the continuum solve
+ * against an independent Householder QR in long double, basis values,
+ * Keys cubic weights, the rotation kernel (against brute-force quadrature
+ * and the analytic variance) and the Doppler shift. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "rvfit/physics.h"
+#include "testutil.h"
+
+static uint64_t rng_state = 12345;
+static double urand(void) /* xorshift64*, uniform in [0,1) */
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (double)((rng_state * 2685821657736338717ull) >> 11) * 0x1p-53;
+}
+
+/* Least squares min |D - S a| by Householder QR in long double; returns
+ * chisq, and logdet = ln det(S^T S) = 2 sum ln |R_kk|. */
+static void qr_lsq(int n, int p, long double *S, long double *D,
+                   long double *a, long double *chisq, long double *logdet)
+{
+    long double ld = 0;
+    for (int k = 0; k < p; k++) {
+        long double nrm = 0;
+        for (int i = k; i < n; i++)
+            nrm += S[i * p + k] * S[i * p + k];
+        nrm = sqrtl(nrm);
+        long double alpha = S[k * p + k] > 0 ? -nrm : nrm;
+        /* v = x - alpha e1, stored in place; H = I - 2 v v^T / v^T v */
+        S[k * p + k] -= alpha;
+        long double vtv = 0;
+        for (int i = k; i < n; i++)
+            vtv += S[i * p + k] * S[i * p + k];
+        for (int j = k + 1; j < p; j++) {
+            long double s = 0;
+            for (int i = k; i < n; i++)
+                s += S[i * p + k] * S[i * p + j];
+            s = 2 * s / vtv;
+            for (int i = k; i < n; i++)
+                S[i * p + j] -= s * S[i * p + k];
+        }
+        long double s = 0;
+        for (int i = k; i < n; i++)
+            s += S[i * p + k] * D[i];
+        s = 2 * s / vtv;
+        for (int i = k; i < n; i++)
+            D[i] -= s * S[i * p + k];
+        S[k * p + k] = alpha; /* R_kk (the rest of column k is unused) */
+        ld += 2 * logl(fabsl(alpha));
+    }
+    for (int k = p - 1; k >= 0; k--) {
+        long double s = D[k];
+        for (int j = k + 1; j < p; j++)
+            s -= S[k * p + j] * a[j];
+        a[k] = s / S[k * p + k];
+    }
+    long double c = 0;
+    for (int i = p; i < n; i++)
+        c += D[i] * D[i];
+    *chisq = c;
+    *logdet = ld;
+}
+
+static void test_marg(int kind, int npoly, int n, double snr)
+{
+    double *m = malloc(sizeof(double) * n);
+    float *f = malloc(sizeof(float) * n), *w = malloc(sizeof(float) * n);
+    double *basis = malloc(sizeof(double) * n * npoly);
+    long double *S = malloc(sizeof(long double) * n * npoly);
+    long double *D = malloc(sizeof(long double) * n);
+    int nuse = 0;
+    for (int i = 0; i < n; i++) {
+        double x = -1 + 2.0 * i / (n - 1);
+        rvfit_basis(kind, npoly, x, basis + i * npoly);
+        m[i] = 1 - 0.5 * exp(-0.5 * pow((x - 0.1) / 0.01, 2)) +
+               0.1 * sin(40 * x);
+        double sig = (0.5 + urand()) / snr;
+        f[i] = (float)((2 + x) * m[i] + sig * (urand() - 0.5) * 3.4);
+        w[i] = urand() < 0.05 ? 0.0f : (float)(1 / (sig * sig));
+        if (w[i] > 0) {
+            long double sw = sqrtl((long double)w[i]);
+            for (int k = 0; k < npoly; k++)
+                S[nuse * npoly + k] = sw * m[i] * basis[i * npoly + k];
+            D[nuse++] = sw * f[i];
+        }
+    }
+    long double a[RVFIT_MAX_POLY], chi_ref, ld_ref;
+    qr_lsq(nuse, npoly, S, D, a, &chi_ref, &ld_ref);
+    double chi, ld, coef[RVFIT_MAX_POLY];
+    int rc = rvfit_marg_chisq(n, npoly, m, f, w, basis, &chi, &ld, coef);
+    CHECK(rc == RVFIT_OK);
+    CHECK_MSG(fabs(chi - (double)chi_ref) <= 1e-9 * (double)chi_ref,
+              "kind %d npoly %d: chisq %.15g vs %.15Lg", kind, npoly, chi,
+              chi_ref);
+    CHECK_MSG(fabs(ld - (double)ld_ref) <= 1e-9 * fabsl(ld_ref),
+              "logdet %.15g vs %.15Lg", ld, ld_ref);
+    long double anorm = 0;
+    for (int k = 0; k < npoly; k++)
+        anorm = fmaxl(anorm, fabsl(a[k]));
+    for (int k = 0; k < npoly; k++)
+        CHECK_MSG(fabs(coef[k] - (double)a[k]) <= 1e-9 * (double)anorm,
+                  "coef %d: %.15g vs %.15Lg", k, coef[k], a[k]);
+    /* too few usable pixels: not positive definite */
+    for (int i = npoly - 1; i < n; i++)
+        w[i] = 0;
+    CHECK(rvfit_marg_chisq(n, npoly, m, f, w, basis, &chi, &ld, coef) ==
+          RVFIT_ERR_NUMERIC);
+    free(m), free(f), free(w), free(basis), free(S), free(D);
+}
+
+static void test_basis(void)
+{
+    double b[RVFIT_MAX_POLY];
+    rvfit_basis(RVFIT_BASIS_GAUSS, 10, 0.5, b);
+    CHECK_NEAR(b[0], 1.0, 0);
+    CHECK_NEAR(b[1], 0.5, 0);
+    CHECK_NEAR(b[2], 0.25, 0);
+    /* 7 Gaussians, centres -1 + k/3, sigma 1/7: k = 4 at 1/3 */
+    CHECK_NEAR(b[3 + 4], exp(-49.0 / 72.0), 1e-15);
+    CHECK_NEAR(b[3 + 0], exp(-0.5 * 10.5 * 10.5), 1e-15);
+    CHECK_NEAR(b[3 + 6], exp(-0.5 * 3.5 * 3.5), 1e-15);
+    rvfit_basis(RVFIT_BASIS_GAUSS, 4, 0.0, b); /* one Gaussian at -1, s 1 */
+    CHECK_NEAR(b[3], exp(-0.5), 1e-15);
+    rvfit_basis(RVFIT_BASIS_CHEB, 6, 0.3, b);
+    CHECK_NEAR(b[5], 16 * 0.00243 - 20 * 0.027 + 1.5, 1e-14);
+    rvfit_basis(RVFIT_BASIS_CHEB, 32, cos(0.7), b);
+    CHECK_NEAR(b[31], cos(31 * 0.7), 1e-12);
+}
+
+static void test_cubic(void)
+{
+    double w[4];
+    rvfit_cubic_weights(0.0, w);
+    CHECK(w[0] == 0 && w[1] == 1 && w[2] == 0 && w[3] == 0);
+    for (int r = 0; r < 100; r++) {
+        double t = urand();
+        rvfit_cubic_weights(t, w);
+        CHECK_NEAR(w[0] + w[1] + w[2] + w[3], 1.0, 1e-15);
+        /* quadratic q(k) = 3 - 2k + 0.7k^2 sampled at k = -1..2 */
+        double q[4], ex = 3 - 2 * t + 0.7 * t * t;
+        for (int k = 0; k < 4; k++)
+            q[k] = 3 - 2.0 * (k - 1) + 0.7 * (k - 1) * (k - 1);
+        CHECK_NEAR(w[0] * q[0] + w[1] * q[1] + w[2] * q[2] + w[3] * q[3], ex,
+                   1e-13);
+    }
+}
+
+/* Integral of K(u/half) g(u) du over [-half, half] for g smooth between
+ * integers: u = half sin(phi) removes the square-root edge, the range is
+ * split at the integers, composite Simpson on each piece. */
+static double kern_quad(double half, double (*g)(double u, void *ctx),
+                        void *ctx)
+{
+    const double e = RVFIT_VSINI_EPS, pi = 3.14159265358979323846;
+    double tot = 0;
+    for (double lo = floor(-half); lo < half; lo += 1) {
+        double u0 = fmax(lo, -half), u1 = fmin(lo + 1, half);
+        if (u1 <= u0)
+            continue;
+        double p0 = asin(u0 / half), p1 = asin(u1 / half);
+        int ns = 2000;
+        double hs = (p1 - p0) / ns, s = 0;
+        for (int k = 0; k <= ns; k++) {
+            double ph = p0 + k * hs, cp = cos(ph), u = half * sin(ph);
+            if (k == 0) u = u0; /* keep u inside the piece */
+            if (k == ns) u = u1;
+            double v = (2 * (1 - e) * cp + 0.5 * pi * e * cp * cp) * half *
+                       cp * g(u, ctx);
+            s += v * (k == 0 || k == ns ? 1 : (k % 2 ? 4 : 2));
+        }
+        tot += s * hs / 3;
+    }
+    return tot;
+}
+
+static double g_hat(double u, void *ctx)
+{
+    return fmax(0.0, 1 - fabs(u - *(int *)ctx));
+}
+static double g_one(double u, void *ctx) { (void)u, (void)ctx; return 1; }
+/* sum_j j^2 hat(u-j) = u^2 + s(1-s), s = frac(u); the s(1-s) part: */
+static double g_frac(double u, void *ctx)
+{
+    (void)ctx;
+    double s = u - floor(u);
+    return s * (1 - s);
+}
+
+static void test_vsini(void)
+{
+    const double e = RVFIT_VSINI_EPS, pi = 3.14159265358979323846;
+    static double w[2 * RVFIT_MAX_VSINI_HALF + 1];
+    CHECK(rvfit_vsini_kernel(0.0, w) == 0 && w[0] == 1.0);
+    double halves[] = {0.4, 3.7, 10.0, 37.5};
+    for (int t = 0; t < 4; t++) {
+        double half = halves[t];
+        int h = rvfit_vsini_kernel(half, w);
+        CHECK(h == (int)ceil(half));
+        double sum = 0, var = 0, bsum = 0, bw[2 * 64 + 1];
+        for (int j = -h; j <= h; j++) {
+            sum += w[j + h];
+            var += (double)j * j * w[j + h];
+            CHECK_NEAR(w[j + h], w[h - j], 1e-15);
+            CHECK(w[j + h] > 0);
+            bw[j + h] = kern_quad(half, g_hat, &j);
+            bsum += bw[j + h];
+        }
+        CHECK_NEAR(sum, 1.0, 1e-14);
+        for (int j = -h; j <= h; j++)
+            CHECK_MSG(fabs(w[j + h] - bw[j + h] / bsum) < 1e-11,
+                      "half %g j %d: %.15g vs %.15g", half, j, w[j + h],
+                      bw[j + h] / bsum);
+        /* Variance: analytic variance of K (pixels^2) plus the hat's
+         * share, exactly E_K[s(1-s)] (-> 1/6 for a wide kernel). */
+        double vk = half * half * (pi * (1 - e) / 4 + 2 * pi * e / 15) /
+                    (pi * (1 - e) + 2 * pi * e / 3);
+        double hat = kern_quad(half, g_frac, NULL) / kern_quad(half, g_one, NULL);
+        CHECK_MSG(fabs(var - (vk + hat)) < 1e-9 * var,
+                  "half %g: variance %.12g vs %.12g", half, var, vk + hat);
+        if (half >= 10)
+            CHECK_MSG(fabs(var - (vk + 1.0 / 6)) < 1e-5 * var,
+                      "half %g: variance %.12g vs %.12g", half, var,
+                      vk + 1.0 / 6);
+    }
+}
+
+static void test_doppler(void)
+{
+    long double b = 100.0L / 299792.458L;
+    long double ex = 0.5L * logl((1 - b) / (1 + b));
+    CHECK_NEAR(rvfit_dlnl_doppler(100.0), (double)ex, 1e-18);
+    CHECK(rvfit_dlnl_doppler(100.0) < 0);
+    CHECK_NEAR(rvfit_dlnl_doppler(-100.0), -(double)ex, 1e-18);
+    CHECK(rvfit_dlnl_doppler(0.0) == 0.0);
+}
+
+int main(void)
+{
+    test_marg(RVFIT_BASIS_GAUSS, 10, 3000, 30);
+    test_marg(RVFIT_BASIS_GAUSS, 10, 8000, 300);
+    test_marg(RVFIT_BASIS_CHEB, 20, 2000, 5);
+    test_marg(RVFIT_BASIS_GAUSS, 3, 500, 10);
+    test_basis();
+    test_cubic();
+    test_vsini();
+    test_doppler();
+    return tu_finish("test_physics");
+}
