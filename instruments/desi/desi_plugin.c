@@ -1,1 +1,40 @@
-/* replaced by the desi reader */
+/* desi_plugin.c — descriptor and operation table of the DESI instrument
+ * plugin (coadd and spectra files of the DESI spectroscopic pipeline). */
+#include "rvfit/plugin.h"
+
+#include "desi_internal.h"
+
+#define DESI_PLUGIN_VERSION "1.0.0"
+
+/* [instrument.desi] keys; see desi_parse_opts() in desi_open.c. */
+static const char *const desi_config_keys[] = {"fiberstatus_mask",
+                                               "objtypes", NULL};
+
+static const rvfit_instrument_ops desi_ops = {
+    .size = sizeof(rvfit_instrument_ops),
+    .open = desi_open,
+    .info = desi_info,
+    .read = desi_read,
+    .read_rows = desi_read_rows,
+    .close = desi_close,
+    .template_arms = desi_template_arms,
+    .write_mock = desi_write_mock,
+};
+
+static const rvfit_plugin desi_descriptor = {
+    .abi_major = RVFIT_ABI_MAJOR,
+    .abi_minor = RVFIT_ABI_MINOR,
+    .size = sizeof(rvfit_plugin),
+    .kind = RVFIT_PLUGIN_INSTRUMENT,
+    .name = "desi",
+    .version = DESI_PLUGIN_VERSION,
+    .description = "DESI coadd/spectra files (CFITSIO): B/R/Z arms with "
+                   "per-fibre resolution matrices; synthetic coadds",
+    .config_keys = desi_config_keys,
+    .ops = &desi_ops,
+};
+
+RVFIT_EXPORT const rvfit_plugin *rvfit_plugin_entry(void)
+{
+    return &desi_descriptor;
+}

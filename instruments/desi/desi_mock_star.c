@@ -1,0 +1,247 @@
+/* desi_mock_star.c — one synthetic DESI spectrum: truth on a fine log grid
+ * -> LSF convolution and pixel integration -> flux scale -> noise with a
+ * sqrt(flux + sky) shape normalised to the requested median S/N -> a few
+ * cosmic-ray hits (masked).  Each star draws from its own PRNG stream, so
+ * the output depends on (seed, star) only, never on the thread layout. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "desi_mock.h"
+
+static uint64_t desi_splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void desi_rng_seed(desi_rng *r, uint64_t seed, uint64_t stream)
+{
+    uint64_t x = seed ^ (stream * 0xD1B54A32D192ED03ull);
+    desi_splitmix(&x);
+    for (int i = 0; i < 4; i++)
+        r->s[i] = desi_splitmix(&x);
+}
+
+static uint64_t desi_rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+static uint64_t desi_rng_next(desi_rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t out = desi_rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = desi_rotl(s[3], 45);
+    return out;
+}
+
+double desi_rng_uniform(desi_rng *r)
+{
+    return (double)(desi_rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+double desi_rng_normal(desi_rng *r)
+{
+    /* Box-Muller, one value per call keeps the stream simple */
+    double u = 1.0 - desi_rng_uniform(r), v = desi_rng_uniform(r);
+    return sqrt(-2.0 * log(u)) * cos(6.283185307179586477 * v);
+}
+
+/* Per-thread scratch. */
+typedef struct desi_scratch {
+    double *fine;                  /* truth on the fine grid             */
+    double *pix[DESI_MOCK_NARM];   /* noiseless pixel fluxes             */
+    double *tmp;                   /* median work space                  */
+} desi_scratch;
+
+static size_t desi_fine_n(const desi_mock_arm *A, double *lnl0)
+{
+    double last = A->lam0 + A->dlam * (double)(A->npix - 1);
+    *lnl0 = log(A->lam0 - DESI_MOCK_PAD);
+    return (size_t)ceil((log(last + DESI_MOCK_PAD) - *lnl0) /
+                        DESI_MOCK_DLNL) + 1;
+}
+
+/* Noiseless pixel fluxes of star s in every camera, scaled so that their
+ * median is DESI_MOCK_FLUX_LEVEL. */
+static int desi_star_signal(desi_mock_block *b, size_t s, double fibre,
+                            desi_scratch *w, rvfit_err *err)
+{
+    const desi_mock_arm *arms = desi_mock_arms();
+    size_t ntot = 0;
+    for (int a = 0; a < DESI_MOCK_NARM; a++) {
+        double lnl0;
+        size_t n = desi_fine_n(&arms[a], &lnl0);
+        int rc = b->truth(b->ctx, s, lnl0, DESI_MOCK_DLNL, n, w->fine, err);
+        if (rc)
+            return rc;
+        for (size_t k = 0; k < n; k++)
+            if (!isfinite(w->fine[k]))
+                return rvfit_err_set(err, RVFIT_ERR_NUMERIC,
+                                     "truth of star %zu, camera %s: "
+                                     "non-finite flux at %.3f A", s,
+                                     arms[a].name,
+                                     exp(lnl0 + DESI_MOCK_DLNL * (double)k));
+        desi_pixelize(b->phi, &arms[a], fibre, lnl0, DESI_MOCK_DLNL, n,
+                      w->fine, w->pix[a]);
+        memcpy(w->tmp + ntot, w->pix[a], arms[a].npix * sizeof(double));
+        ntot += arms[a].npix;
+    }
+    double med = desi_median(w->tmp, ntot);
+    double scale = med > 0.0 && isfinite(med) ? DESI_MOCK_FLUX_LEVEL / med
+                                              : 1.0;
+    for (int a = 0; a < DESI_MOCK_NARM; a++)
+        for (size_t i = 0; i < arms[a].npix; i++)
+            w->pix[a][i] *= scale;
+    return RVFIT_OK;
+}
+
+/* Throughput falls off over the last ~20 pixels of a camera, as on the
+ * real CCDs: the noise rises there. */
+static double desi_edge_taper(size_t i, size_t npix)
+{
+    double d = (double)(i < npix - 1 - i ? i : npix - 1 - i);
+    return 1.0 - 0.6 * exp(-d / 8.0);
+}
+
+/* Noise, ivar, cosmics and the S/N summary of camera a of star s. */
+static void desi_star_noise(desi_mock_block *b, size_t s, int a,
+                            desi_rng *rng, desi_scratch *w)
+{
+    const desi_mock_arm *A = &desi_mock_arms()[a];
+    const double *F = w->pix[a];
+    size_t np = A->npix, bs = s - b->s0;
+    float *fl = b->flux[a] + bs * np, *iv = b->ivar[a] + bs * np;
+    int32_t *mk = b->mask[a] + bs * np;
+    double *shape = w->tmp, *ratio = w->tmp + np;
+    double sky = A->sky * DESI_MOCK_FLUX_LEVEL;
+    for (size_t i = 0; i < np; i++) {
+        shape[i] = sqrt(fmax(F[i], 0.0) + sky) / desi_edge_taper(i, np);
+        ratio[i] = F[i] / shape[i];
+    }
+    double c = desi_median(ratio, np) / b->stars[s].snr;
+    for (size_t i = 0; i < np; i++) {
+        double sig = c * shape[i];
+        fl[i] = (float)(F[i] + sig * desi_rng_normal(rng));
+        iv[i] = (float)(1.0 / (sig * sig));
+        mk[i] = 0;
+    }
+    int nhit = (int)(desi_rng_uniform(rng) * 4.0); /* 0..3 cosmics */
+    for (int k = 0; k < nhit; k++) {
+        size_t p = (size_t)(desi_rng_uniform(rng) * (double)np);
+        size_t len = 1 + (size_t)(desi_rng_uniform(rng) * 3.0);
+        double amp = (5.0 + 20.0 * desi_rng_uniform(rng)) * c * shape[p];
+        for (size_t i = p; i < p + len && i < np; i++) {
+            fl[i] += (float)amp;
+            iv[i] = 0.0f;
+            mk[i] |= DESI_MASK_COSMIC;
+        }
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < np; i++)
+        if (iv[i] > 0.0f)
+            ratio[n++] = fl[i] * sqrt((double)iv[i]);
+    b->snr_med[s * DESI_MOCK_NARM + (size_t)a] = (float)desi_median(ratio, n);
+    n = 0;
+    for (size_t i = 0; i < np; i++)
+        if (iv[i] > 0.0f)
+            ratio[n++] = fl[i];
+    b->flux_med[s * DESI_MOCK_NARM + (size_t)a] = (float)desi_median(ratio, n);
+}
+
+static int desi_mock_star(desi_mock_block *b, size_t s, desi_scratch *w,
+                          rvfit_err *err)
+{
+    if (!(b->stars[s].snr > 0.0) || !isfinite(b->stars[s].snr))
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "mock star %zu: S/N %g must be > 0", s,
+                             b->stars[s].snr);
+    desi_rng rng;
+    desi_rng_seed(&rng, b->seed, (uint64_t)s + 1);
+    /* per-fibre LSF width: a few per cent either way */
+    double fibre = 1.0 + 0.03 * (2.0 * desi_rng_uniform(&rng) - 1.0);
+    int rc = desi_star_signal(b, s, fibre, w, err);
+    if (rc)
+        return rc;
+    for (int a = 0; a < DESI_MOCK_NARM; a++) {
+        const desi_mock_arm *A = &desi_mock_arms()[a];
+        desi_star_noise(b, s, a, &rng, w);
+        desi_res_matrix(b->phi, A, fibre,
+                        b->res[a] + (s - b->s0) * DESI_MOCK_NDIAG * A->npix);
+    }
+    return RVFIT_OK;
+}
+
+static void *desi_mock_worker(void *arg)
+{
+    desi_mock_block *b = arg;
+    desi_scratch w = {0};
+    const desi_mock_arm *arms = desi_mock_arms();
+    size_t nfine = 0, ntot = 0;
+    int ok = 1;
+    for (int a = 0; a < DESI_MOCK_NARM; a++) {
+        double l0;
+        size_t n = desi_fine_n(&arms[a], &l0);
+        nfine = n > nfine ? n : nfine;
+        ntot += arms[a].npix;
+        ok &= (w.pix[a] = malloc(arms[a].npix * sizeof(double))) != NULL;
+    }
+    w.fine = malloc(nfine * sizeof(double));
+    w.tmp = malloc(2 * ntot * sizeof(double));
+    ok &= w.fine && w.tmp;
+    for (;;) {
+        rvfit_err e;
+        e.msg[0] = '\0';
+        pthread_mutex_lock(&b->lock);
+        size_t s = b->next++;
+        int stop = b->rc != RVFIT_OK || s >= b->s0 + b->ns;
+        pthread_mutex_unlock(&b->lock);
+        if (stop)
+            break;
+        int rc = ok ? desi_mock_star(b, s, &w, &e)
+                    : rvfit_err_set(&e, RVFIT_ERR_NOMEM, "mock scratch");
+        if (rc) {
+            pthread_mutex_lock(&b->lock);
+            if (b->rc == RVFIT_OK) {
+                b->rc = rc;
+                b->err = e;
+            }
+            pthread_mutex_unlock(&b->lock);
+        }
+    }
+    for (int a = 0; a < DESI_MOCK_NARM; a++)
+        free(w.pix[a]);
+    free(w.fine);
+    free(w.tmp);
+    return NULL;
+}
+
+int desi_mock_run_block(desi_mock_block *b, int nthreads, rvfit_err *err)
+{
+    pthread_t tid[64];
+    int nt = nthreads < 1 ? 1 : nthreads > 64 ? 64 : nthreads;
+    if ((size_t)nt > b->ns)
+        nt = (int)b->ns;
+    b->next = b->s0;
+    b->rc = RVFIT_OK;
+    int started = 0;
+    for (int t = 1; t < nt; t++) {
+        if (pthread_create(&tid[t], NULL, desi_mock_worker, b) != 0)
+            break;
+        started = t;
+    }
+    desi_mock_worker(b); /* the calling thread works too */
+    for (int t = 1; t <= started; t++)
+        pthread_join(tid[t], NULL);
+    if (b->rc)
+        return rvfit_err_set(err, b->rc, "%s", b->err.msg);
+    return RVFIT_OK;
+}
