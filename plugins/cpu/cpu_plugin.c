@@ -1,1 +1,90 @@
-/* replaced by the cpu backend */
+/* cpu_plugin.c — descriptor and lifecycle of the cpu backend, the
+ * double-precision reference evaluator ("cpu", rvfit_backend_cpu.so).
+ * Option [backend.cpu] threads = N (default: the host's nthreads). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_internal.h"
+#include "rvfit/plugin.h"
+
+_Static_assert(CPU_LANES == 8, "cpu_lanes_sum assumes 8 lanes");
+
+static int cpu_open(const rvfit_host *host, const rvfit_kv *opts, int nopt,
+                    void **state, rvfit_err *err)
+{
+    long nth = host && host->nthreads >= 1 ? host->nthreads : 1;
+    int rc = rvfit_kv_int(opts, nopt, "threads", 1, 1024, &nth, err);
+    if (rc != RVFIT_OK)
+        return rc;
+    cpu_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "cpu: out of memory");
+    st->host = host;
+    st->nthreads = (int)nth;
+    if (cpu_pool_create(st->nthreads, &st->pool) != 0) {
+        free(st);
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM,
+                             "cpu: cannot start %ld threads", nth);
+    }
+    snprintf(st->device, sizeof st->device, "cpu (%d thread%s)", st->nthreads,
+             st->nthreads == 1 ? "" : "s");
+    rvfit_log(host, RVFIT_LOG_DEBUG, "cpu", "opened with %d threads",
+              st->nthreads);
+    *state = st;
+    return RVFIT_OK;
+}
+
+static const char *cpu_device(void *state)
+{
+    return ((cpu_state *)state)->device;
+}
+
+static void cpu_counters(void *state, rvfit_counters *c)
+{
+    *c = ((cpu_state *)state)->cnt;
+}
+
+static void cpu_close(void *state)
+{
+    cpu_state *st = state;
+    if (!st)
+        return;
+    cpu_pool_destroy(st->pool);
+    cpu_free_batch(st);
+    cpu_free_library(st);
+    free(st);
+}
+
+static const rvfit_backend_ops cpu_ops = {
+    .size = sizeof(rvfit_backend_ops),
+    .open = cpu_open,
+    .device = cpu_device,
+    .load_library = cpu_load_library,
+    .load_batch = cpu_load_batch,
+    .chisq = cpu_chisq,
+    .vscan = cpu_vscan,
+    .models = cpu_models,
+    .counters = cpu_counters,
+    .close = cpu_close,
+};
+
+static const char *const cpu_keys[] = {"threads", NULL};
+
+static const rvfit_plugin cpu_descriptor = {
+    .abi_major = RVFIT_ABI_MAJOR,
+    .abi_minor = RVFIT_ABI_MINOR,
+    .size = sizeof(rvfit_plugin),
+    .kind = RVFIT_PLUGIN_BACKEND,
+    .name = "cpu",
+    .version = "1.0",
+    .description = "double-precision reference evaluator on CPU threads",
+    .config_keys = cpu_keys,
+    .ops = &cpu_ops,
+};
+
+RVFIT_EXPORT const rvfit_plugin *RVFIT_PLUGIN_ENTRY(void);
+const rvfit_plugin *RVFIT_PLUGIN_ENTRY(void)
+{
+    return &cpu_descriptor;
+}

@@ -1,0 +1,267 @@
+/* cpu_batch.c — resident copies of the library and of the spectra batch,
+ * with what every evaluation reuses precomputed: template pixel
+ * coordinates of the data pixels, basis tables, sanitised data in double,
+ * usable pixel ranges, and per-thread scratch buffers. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_internal.h"
+
+void cpu_free_library(cpu_state *st)
+{
+    for (int a = 0; a < st->lib.narm; a++)
+        free(st->lib.arm[a].flux);
+    free(st->lib.exists);
+    memset(&st->lib, 0, sizeof st->lib);
+    st->have_lib = 0;
+}
+
+static void cpu_free_scratch(cpu_state *st)
+{
+    if (!st->scr)
+        return;
+    for (int t = 0; t < st->nthreads; t++) {
+        cpu_scratch *w = &st->scr[t];
+        free(w->text);
+        free(w->trx);
+        free(w->t);
+        free(w->m);
+        free(w->g);
+        free(w->c);
+        free(w->gb);
+        free(w->cont);
+        free(w->acc);
+        free(w->wrot);
+    }
+    free(st->scr);
+    st->scr = NULL;
+}
+
+void cpu_free_batch(cpu_state *st)
+{
+    for (int a = 0; a < st->narm; a++) {
+        cpu_arm *ca = &st->arm[a];
+        free(ca->u);
+        free(ca->basis);
+        free(ca->flux);
+        free(ca->ivar);
+        free(ca->res);
+        free(ca->first);
+        free(ca->last);
+        free(ca->nuse);
+    }
+    memset(st->arm, 0, sizeof st->arm);
+    cpu_free_scratch(st);
+    st->narm = 0;
+    st->nspec = 0;
+    st->have_batch = 0;
+}
+
+int cpu_load_library(void *state, const rvfit_library *lib, rvfit_err *err)
+{
+    cpu_state *st = state;
+    /* Data pixel coordinates depend on the library: a batch must be
+     * reloaded after a new library. */
+    cpu_free_batch(st);
+    cpu_free_library(st);
+    if (lib->nparam < 0 || lib->nparam > RVFIT_MAX_PARAMS || lib->narm < 1 ||
+        lib->narm > RVFIT_MAX_ARMS || lib->nmodel < 1)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "library: nparam %d, narm %d, nmodel %zu out of "
+                             "range", lib->nparam, lib->narm, lib->nmodel);
+    size_t nm = 1;
+    for (int p = 0; p < lib->nparam; p++) {
+        if (lib->axis[p].nnode < 1 || lib->axis[p].nnode > RVFIT_MAX_NODES)
+            return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                                 "library: axis %s has %d nodes",
+                                 lib->axis[p].name, lib->axis[p].nnode);
+        nm *= (size_t)lib->axis[p].nnode;
+    }
+    if (nm != lib->nmodel)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "library: nmodel %zu != product of axis nodes %zu",
+                             lib->nmodel, nm);
+    st->lib = *lib;
+    st->lib.exists = NULL;
+    for (int a = 0; a < lib->narm; a++)
+        st->lib.arm[a].flux = NULL;
+    if (lib->exists) {
+        st->lib.exists = malloc(nm);
+        if (!st->lib.exists)
+            goto nomem;
+        memcpy(st->lib.exists, lib->exists, nm);
+    }
+    for (int a = 0; a < lib->narm; a++) {
+        const rvfit_lib_arm *la = &lib->arm[a];
+        if (la->npix < 4 || !(la->dlnl > 0.0) || !la->flux) {
+            cpu_free_library(st);
+            return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                                 "library arm %s: npix %zu, dlnl %g",
+                                 la->name, la->npix, la->dlnl);
+        }
+        size_t nb = nm * la->npix * sizeof(float);
+        st->lib.arm[a].flux = malloc(nb);
+        if (!st->lib.arm[a].flux)
+            goto nomem;
+        memcpy(st->lib.arm[a].flux, la->flux, nb);
+    }
+    st->have_lib = 1;
+    return RVFIT_OK;
+nomem:
+    cpu_free_library(st);
+    return rvfit_err_set(err, RVFIT_ERR_NOMEM, "library: out of memory");
+}
+
+/* Basis table and template coordinates of one wavelength row. */
+static void cpu_wave_row(const cpu_state *st, const cpu_arm *ca,
+                         const double *wave, double *u, double *basis)
+{
+    const rvfit_lib_arm *la = &st->lib.arm[ca->lib_arm];
+    int np = st->mo.npoly;
+    double lf = wave[0], ll = wave[ca->npix - 1];
+    double b[RVFIT_MAX_POLY];
+    for (size_t i = 0; i < ca->npix; i++) {
+        u[i] = (log(wave[i]) - la->lnl0) / la->dlnl;
+        double x = ll > lf ? (2.0 * wave[i] - (lf + ll)) / (ll - lf) : 0.0;
+        rvfit_basis(st->mo.basis, np, x, b);
+        for (int k = 0; k < np; k++)
+            basis[(size_t)k * ca->npad + i] = b[k];
+    }
+}
+
+/* Copy one batch arm; returns a status. */
+static int cpu_copy_arm(cpu_state *st, const rvfit_arm_batch *ba, cpu_arm *ca,
+                        rvfit_err *err)
+{
+    size_t ns = st->nspec, n = ba->npix;
+    memcpy(ca->name, ba->name, sizeof ca->name);
+    ca->lib_arm = rvfit_library_arm(&st->lib, ba->name);
+    if (ca->lib_arm < 0)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "batch arm '%.16s' is not in the library",
+                             ba->name);
+    if (ba->res_kind == RVFIT_RES_LSF)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "arm %.16s: LSF resolution must be converted to a "
+                             "band matrix by the core", ba->name);
+    if (ba->res_kind == RVFIT_RES_BAND &&
+        (ba->ndiag < 1 || ba->ndiag % 2 == 0 || !ba->res))
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "arm %.16s: band matrix with ndiag %d", ba->name,
+                             ba->ndiag);
+    if (n < 2 || !ba->wave || !ba->flux || !ba->ivar)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "arm %.16s: npix %zu or missing arrays", ba->name,
+                             n);
+    ca->npix = n;
+    ca->npad = (n + CPU_LANES - 1) / CPU_LANES * CPU_LANES;
+    ca->wave_per_spec = ba->wave_per_spec;
+    ca->res_kind = ba->res_kind == RVFIT_RES_BAND ? RVFIT_RES_BAND
+                                                   : RVFIT_RES_NONE;
+    ca->ndiag = ca->res_kind == RVFIT_RES_BAND ? ba->ndiag : 1;
+    size_t nw = ba->wave_per_spec ? ns : 1, np = (size_t)st->mo.npoly;
+    ca->u = calloc(nw * ca->npad, sizeof(double));
+    ca->basis = calloc(nw * np * ca->npad, sizeof(double));
+    ca->flux = calloc(ns * ca->npad, sizeof(double));
+    ca->ivar = calloc(ns * ca->npad, sizeof(double));
+    ca->first = calloc(ns, sizeof(long));
+    ca->last = calloc(ns, sizeof(long));
+    ca->nuse = calloc(ns, sizeof(long));
+    if (ca->res_kind == RVFIT_RES_BAND)
+        ca->res = malloc(ns * (size_t)ca->ndiag * n * sizeof(float) + 1);
+    if (!ca->u || !ca->basis || !ca->flux || !ca->ivar || !ca->first ||
+        !ca->last || !ca->nuse || (ca->res_kind == RVFIT_RES_BAND && !ca->res))
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "arm %.16s: out of memory",
+                             ba->name);
+    if (ca->res)
+        memcpy(ca->res, ba->res, ns * (size_t)ca->ndiag * n * sizeof(float));
+    for (size_t w = 0; w < nw; w++)
+        cpu_wave_row(st, ca, ba->wave + w * n, ca->u + w * ca->npad,
+                     ca->basis + w * np * ca->npad);
+    for (size_t s = 0; s < ns; s++) {
+        long first = -1, last = -2, nuse = 0;
+        for (size_t i = 0; i < n; i++) {
+            double f = ba->flux[s * n + i], iv = ba->ivar[s * n + i];
+            if (!(iv > 0.0) || !isfinite(iv) || !isfinite(f))
+                continue; /* stays 0: unusable */
+            ca->flux[s * ca->npad + i] = f;
+            ca->ivar[s * ca->npad + i] = iv;
+            if (first < 0)
+                first = (long)i;
+            last = (long)i;
+            nuse++;
+        }
+        ca->first[s] = first < 0 ? 0 : first;
+        ca->last[s] = last;
+        ca->nuse[s] = nuse;
+    }
+    return RVFIT_OK;
+}
+
+static int cpu_alloc_scratch(cpu_state *st)
+{
+    size_t nt = 0, nd = 0, np = (size_t)st->mo.npoly;
+    for (int a = 0; a < st->lib.narm; a++)
+        if (st->lib.arm[a].npix > nt)
+            nt = st->lib.arm[a].npix;
+    for (int a = 0; a < st->narm; a++)
+        if (st->arm[a].npad > nd)
+            nd = st->arm[a].npad;
+    st->scr = calloc((size_t)st->nthreads, sizeof *st->scr);
+    if (!st->scr)
+        return -1;
+    for (int t = 0; t < st->nthreads; t++) {
+        cpu_scratch *w = &st->scr[t];
+        w->text = calloc(nt + 2 * RVFIT_MAX_VSINI_HALF + 16, sizeof(double));
+        w->trx = calloc(nt + 16, sizeof(double));
+        w->t = calloc(nd, sizeof(double));
+        w->m = calloc(nd, sizeof(double));
+        w->g = calloc(nd, sizeof(double));
+        w->c = calloc(nd, sizeof(double));
+        w->gb = calloc(np * CPU_BLOCK, sizeof(double));
+        w->cont = calloc(nd, sizeof(double));
+        w->acc = calloc((CPU_NPAIR + RVFIT_MAX_POLY) * CPU_LANES,
+                        sizeof(double));
+        w->wrot = calloc(2 * RVFIT_MAX_VSINI_HALF + 1, sizeof(double));
+        if (!w->text || !w->trx || !w->t || !w->m || !w->g || !w->c ||
+            !w->gb || !w->cont || !w->acc || !w->wrot)
+            return -1;
+    }
+    return 0;
+}
+
+int cpu_load_batch(void *state, const rvfit_batch *batch,
+                   const rvfit_model_opts *mo, rvfit_err *err)
+{
+    cpu_state *st = state;
+    cpu_free_batch(st);
+    if (!st->have_lib)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "load_batch: no library loaded");
+    if (mo->npoly < 1 || mo->npoly > RVFIT_MAX_POLY ||
+        (mo->basis != RVFIT_BASIS_GAUSS && mo->basis != RVFIT_BASIS_CHEB))
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "load_batch: npoly %d or basis %d invalid",
+                             mo->npoly, mo->basis);
+    if (batch->narm < 1 || batch->narm > RVFIT_MAX_ARMS)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "load_batch: narm %d", batch->narm);
+    st->mo = *mo;
+    st->nspec = batch->nspec;
+    st->narm = batch->narm;
+    for (int a = 0; a < batch->narm; a++) {
+        int rc = cpu_copy_arm(st, &batch->arm[a], &st->arm[a], err);
+        if (rc != RVFIT_OK) {
+            cpu_free_batch(st);
+            return rc;
+        }
+    }
+    if (cpu_alloc_scratch(st) != 0) {
+        cpu_free_batch(st);
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM,
+                             "load_batch: out of memory for scratch");
+    }
+    st->have_batch = 1;
+    return RVFIT_OK;
+}

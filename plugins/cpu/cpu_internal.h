@@ -1,0 +1,138 @@
+/* cpu_internal.h — shared state of the cpu backend plugin (not installed).
+ *
+ * Layout: per batch arm, pixel rows are padded to npad (a multiple of
+ * CPU_LANES) with ivar = 0 and basis = 0, so accumulation loops run over
+ * whole lane groups without tails and without branches.
+ */
+#ifndef CPU_INTERNAL_H
+#define CPU_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rvfit/backend.h"
+#include "rvfit/library.h"
+#include "rvfit/physics.h"
+
+#define CPU_LANES 8    /* independent accumulators per sum (vectorizable) */
+#define CPU_BLOCK 256  /* pixels per cache block of the normal equations  */
+#define CPU_VCHUNK 32  /* velocities per vscan work item                   */
+#define CPU_FAIL 1e30  /* -2 ln L of a point whose Cholesky failed         */
+#define CPU_NPAIR (RVFIT_MAX_POLY * (RVFIT_MAX_POLY + 1) / 2)
+
+/* ---- thread pool (cpu_pool.c) ---------------------------------------- */
+typedef struct cpu_pool cpu_pool;
+/* Work item `item` on thread `tid` (0 = the calling thread). */
+typedef void (*cpu_task_fn)(void *ctx, int tid, size_t item);
+int cpu_pool_create(int nthreads, cpu_pool **out);
+/* Run fn on items 0..nitems-1 with every thread; returns when all done. */
+void cpu_pool_run(cpu_pool *p, size_t nitems, cpu_task_fn fn, void *ctx);
+void cpu_pool_destroy(cpu_pool *p);
+
+/* ---- resident data (cpu_batch.c) ------------------------------------- */
+typedef struct cpu_arm {
+    char name[16];
+    int lib_arm;        /* index into the library copy                    */
+    size_t npix, npad;
+    int wave_per_spec;
+    double *u;          /* [(nspec|1)*npad] (ln lambda - lnl0)/dlnl       */
+    double *basis;      /* [(nspec|1)*npoly*npad] B_k(x_i) at k*npad + i  */
+    double *flux;       /* [nspec*npad] 0 where unusable                  */
+    double *ivar;       /* [nspec*npad] 0 = unusable                      */
+    int res_kind;       /* RVFIT_RES_NONE or RVFIT_RES_BAND               */
+    int ndiag;
+    float *res;         /* [nspec*ndiag*npix] (BAND)                      */
+    long *first, *last; /* [nspec] usable pixel range                     */
+    long *nuse;         /* [nspec] usable pixels                          */
+} cpu_arm;
+
+/* Per-thread buffers, allocated once per (library, batch). */
+typedef struct cpu_scratch {
+    double *text;    /* interpolated template with rotation margins      */
+    double *trx;     /* rotated template with cubic margins              */
+    double *t;       /* [npad] shifted template on data pixels           */
+    double *m;       /* [npad] after the band matrix                     */
+    double *g, *c;   /* [npad] w m^2, w f m                              */
+    double *gb;      /* [npoly*CPU_BLOCK]                                */
+    double *cont;    /* [npad] continuum sum_k a_k B_k                   */
+    double *acc;     /* [(CPU_NPAIR+RVFIT_MAX_POLY)*CPU_LANES]           */
+    double *wrot;    /* [2*RVFIT_MAX_VSINI_HALF+1]                       */
+    double vacc[CPU_VCHUNK];
+    int vfail[CPU_VCHUNK];
+} cpu_scratch;
+
+typedef struct cpu_state {
+    const rvfit_host *host;
+    int nthreads;
+    char device[64];
+    cpu_pool *pool;
+    int have_lib;
+    rvfit_library lib;  /* deep copy, owned                               */
+    int have_batch;
+    rvfit_model_opts mo;
+    size_t nspec;
+    int narm;
+    cpu_arm arm[RVFIT_MAX_ARMS];
+    cpu_scratch *scr;   /* [nthreads]                                     */
+    rvfit_counters cnt;
+} cpu_state;
+
+int cpu_load_library(void *state, const rvfit_library *lib, rvfit_err *err);
+int cpu_load_batch(void *state, const rvfit_batch *batch,
+                   const rvfit_model_opts *mo, rvfit_err *err);
+void cpu_free_library(cpu_state *st);
+void cpu_free_batch(cpu_state *st);
+
+/* ---- evaluation entry points (cpu_eval.c) ---------------------------- */
+int cpu_chisq(void *state, size_t n, const rvfit_point *pts,
+              rvfit_chisq_out *out, rvfit_err *err);
+int cpu_vscan(void *state, size_t nq, const rvfit_point *base, size_t nvel,
+              const double *vel, double *m2lnl, rvfit_err *err);
+int cpu_models(void *state, size_t n, const rvfit_point *pts,
+               float *const *model, float *const *cont, rvfit_err *err);
+
+/* ---- physics of one point (cpu_model.c, cpu_normal.c) ---------------- */
+typedef struct cpu_stencil {
+    int flat;        /* template == 1 (continuum-only or all holes)       */
+    int nc;
+    size_t corner[RVFIT_MAX_CORNERS];
+    double weight[RVFIT_MAX_CORNERS];
+    double penalty;
+} cpu_stencil;
+
+/* Pixel ranges of one arm evaluation: i0..i1 pixels whose model is
+ * needed (usable ones, or all for models()), j0..j1 the shifted template
+ * range the band matrix reads. */
+typedef struct cpu_range {
+    long i0, i1, j0, j1;
+} cpu_range;
+
+/* Prepared (interpolated + rotated) template of one arm covering the
+ * shifts dmin..dmax; trx[k - base] holds logical template pixel k for
+ * k in [kmin, kmax], edge values replicated. */
+typedef struct cpu_tmpl {
+    int flat;
+    long base, kmin, kmax;
+    double inv_dlnl;
+} cpu_tmpl;
+
+void cpu_stencil_of(const cpu_state *st, const rvfit_point *p,
+                    cpu_stencil *sc);
+void cpu_range_of(const cpu_state *st, int a, size_t s, int all,
+                  cpu_range *r);
+void cpu_template(const cpu_state *st, int a, size_t s, const cpu_stencil *sc,
+                  double vsini, double dmin, double dmax, const cpu_range *r,
+                  cpu_scratch *w, cpu_tmpl *tp);
+/* Shift + band: fills w->m over the aligned range, zero outside i0..i1. */
+void cpu_model_pixels(const cpu_state *st, int a, size_t s,
+                      const cpu_tmpl *tp, double delta, const cpu_range *r,
+                      cpu_scratch *w);
+/* Continuum solve on w->m: chisq, logdet, coef (npoly).  Returns 0, or -1
+ * when the Cholesky fails. */
+int cpu_solve(const cpu_state *st, int a, size_t s, const cpu_range *r,
+              cpu_scratch *w, double *chisq, double *logdet, double *coef);
+/* Continuum sum_k coef_k B_k(x_i) into w->cont over 0..npix-1. */
+void cpu_continuum(const cpu_state *st, int a, size_t s, const double *coef,
+                   cpu_scratch *w);
+
+#endif

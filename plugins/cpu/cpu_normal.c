@@ -1,0 +1,171 @@
+/* cpu_normal.c — the continuum solve of one arm (physics.h step e), the
+ * hot loop of the backend: normal equations sum_i w m^2 B_k B_l
+ * accumulated pixel-major over cache blocks with CPU_LANES independent
+ * partial sums (vectorizable without reassociating), then the same
+ * equilibrated Cholesky and explicit residual as rvfit_marg_chisq. */
+#include <math.h>
+#include <string.h>
+
+#include "cpu_internal.h"
+
+/* acc[j] += sum over lane j of x[i] y[i], len a multiple of CPU_LANES. */
+static inline void cpu_dot_acc(const double *restrict x,
+                               const double *restrict y, long len,
+                               double *restrict acc)
+{
+    double s[CPU_LANES];
+    for (int j = 0; j < CPU_LANES; j++)
+        s[j] = acc[j];
+    for (long i = 0; i < len; i += CPU_LANES)
+        for (int j = 0; j < CPU_LANES; j++)
+            s[j] += x[i + j] * y[i + j];
+    for (int j = 0; j < CPU_LANES; j++)
+        acc[j] = s[j];
+}
+
+/* Fixed-order reduction of the lanes. */
+static inline double cpu_lanes_sum(const double *a)
+{
+    return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+}
+
+/* Normal matrix (lower triangle, row-major np x np) and right-hand side
+ * over pixels [a0, a1). */
+static void cpu_normal(int np, long a0, long a1, const double *g,
+                       const double *c, const double *B, size_t npad,
+                       double *gb, double *acc, double *A, double *b)
+{
+    int npair = np * (np + 1) / 2;
+    memset(acc, 0, sizeof(double) * (size_t)((npair + np) * CPU_LANES));
+    for (long b0 = a0; b0 < a1; b0 += CPU_BLOCK) {
+        long len = a1 - b0 < CPU_BLOCK ? a1 - b0 : CPU_BLOCK;
+        for (int k = 0; k < np; k++) {
+            double *gk = gb + k * CPU_BLOCK;
+            const double *bk = B + k * npad + b0, *gg = g + b0;
+            for (long i = 0; i < len; i++)
+                gk[i] = gg[i] * bk[i];
+        }
+        int pr = 0;
+        for (int k = 0; k < np; k++)
+            for (int l = 0; l <= k; l++, pr++)
+                cpu_dot_acc(gb + k * CPU_BLOCK, B + l * npad + b0, len,
+                            acc + pr * CPU_LANES);
+        for (int k = 0; k < np; k++)
+            cpu_dot_acc(c + b0, B + k * npad + b0, len,
+                        acc + (npair + k) * CPU_LANES);
+    }
+    int pr = 0;
+    for (int k = 0; k < np; k++)
+        for (int l = 0; l <= k; l++, pr++)
+            A[k * np + l] = cpu_lanes_sum(acc + pr * CPU_LANES);
+    for (int k = 0; k < np; k++)
+        b[k] = cpu_lanes_sum(acc + (npair + k) * CPU_LANES);
+}
+
+/* Equilibrated Cholesky solve of A a = b (A lower, destroyed), as in
+ * rvfit_marg_chisq.  Returns 0 or -1 (not positive definite). */
+static int cpu_chol_solve(int np, double *A, const double *b, double *coef,
+                          double *logdet)
+{
+    double sc[RVFIT_MAX_POLY], y[RVFIT_MAX_POLY];
+    double ld = 0.0;
+    for (int k = 0; k < np; k++) {
+        double d = A[k * np + k];
+        if (!(d > 0.0) || !isfinite(d))
+            return -1;
+        sc[k] = 1.0 / sqrt(d);
+        ld += log(d);
+    }
+    for (int k = 0; k < np; k++)
+        for (int l = 0; l <= k; l++)
+            A[k * np + l] *= sc[k] * sc[l];
+    for (int j = 0; j < np; j++) {
+        double d = A[j * np + j];
+        for (int k = 0; k < j; k++)
+            d -= A[j * np + k] * A[j * np + k];
+        if (!(d > 1e-14) || !isfinite(d))
+            return -1;
+        d = sqrt(d);
+        A[j * np + j] = d;
+        ld += 2.0 * log(d);
+        for (int i = j + 1; i < np; i++) {
+            double s = A[i * np + j];
+            for (int k = 0; k < j; k++)
+                s -= A[i * np + k] * A[j * np + k];
+            A[i * np + j] = s / d;
+        }
+    }
+    for (int k = 0; k < np; k++) {
+        double s = b[k] * sc[k];
+        for (int l = 0; l < k; l++)
+            s -= A[k * np + l] * y[l];
+        y[k] = s / A[k * np + k];
+    }
+    for (int k = np - 1; k >= 0; k--) {
+        double s = y[k];
+        for (int l = k + 1; l < np; l++)
+            s -= A[l * np + k] * y[l];
+        y[k] = s / A[k * np + k];
+    }
+    for (int k = 0; k < np; k++)
+        coef[k] = y[k] * sc[k];
+    *logdet = ld;
+    return 0;
+}
+
+/* cont[i] = sum_k coef_k B_k[i] over [a0, a1). */
+static void cpu_cont(int np, long a0, long a1, const double *coef,
+                     const double *B, size_t npad, double *cont)
+{
+    for (long i = a0; i < a1; i++)
+        cont[i] = coef[0] * B[i];
+    for (int k = 1; k < np; k++) {
+        const double *bk = B + k * npad;
+        double ak = coef[k];
+        for (long i = a0; i < a1; i++)
+            cont[i] += ak * bk[i];
+    }
+}
+
+int cpu_solve(const cpu_state *st, int a, size_t s, const cpu_range *r,
+              cpu_scratch *w, double *chisq, double *logdet, double *coef)
+{
+    const cpu_arm *ca = &st->arm[a];
+    int np = st->mo.npoly;
+    size_t npad = ca->npad;
+    const double *B =
+        ca->basis + (ca->wave_per_spec ? s * (size_t)np * npad : 0);
+    const double *f = ca->flux + s * npad, *iv = ca->ivar + s * npad;
+    long a0 = r->i0 / CPU_LANES * CPU_LANES;
+    long a1 = (r->i1 / CPU_LANES + 1) * CPU_LANES;
+    const double *m = w->m;
+    double *g = w->g, *c = w->c;
+    for (long i = a0; i < a1; i++) {
+        double wm = iv[i] * m[i];
+        g[i] = wm * m[i];
+        c[i] = wm * f[i];
+    }
+    double A[RVFIT_MAX_POLY * RVFIT_MAX_POLY], b[RVFIT_MAX_POLY];
+    cpu_normal(np, a0, a1, g, c, B, npad, w->gb, w->acc, A, b);
+    if (cpu_chol_solve(np, A, b, coef, logdet) != 0)
+        return -1;
+    cpu_cont(np, a0, a1, coef, B, npad, w->cont);
+    double acc[CPU_LANES] = {0};
+    for (long i = a0; i < a1; i += CPU_LANES)
+        for (int j = 0; j < CPU_LANES; j++) {
+            double res = f[i + j] - w->cont[i + j] * m[i + j];
+            acc[j] += iv[i + j] * res * res;
+        }
+    *chisq = cpu_lanes_sum(acc);
+    return 0;
+}
+
+void cpu_continuum(const cpu_state *st, int a, size_t s, const double *coef,
+                   cpu_scratch *w)
+{
+    const cpu_arm *ca = &st->arm[a];
+    int np = st->mo.npoly;
+    const double *B =
+        ca->basis + (ca->wave_per_spec ? s * (size_t)np * ca->npad : 0);
+    cpu_cont(np, 0, (long)ca->npad, coef, B, ca->npad, w->cont);
+}
