@@ -1,7 +1,7 @@
 /* rvfit/templates.h — template preparation from a grid in PHOENIX layout.
  *
  * Reads WAVE_PHOENIX-ACES-AGSS-COND-2011.fits and the model files under
- * PHOENIX-ACES-AGSS-COND-2011/Z*/ (directory given is the top "HiResFITS"
+ * PHOENIX-ACES-AGSS-COND-2011/Z* (directory given is the top "HiResFITS"
  * directory), discovers the parameter axes from the PHX* keywords (holes
  * allowed), and for each arm: converts to photon units (f*lambda),
  * convolves with a Gaussian of sigma0 Angstrom, integrates exactly over
