@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "desi_internal.h"
 
@@ -255,7 +256,10 @@ static int desi_open_file(desi_handle *h, const char *path, rvfit_err *err)
     int st = 0;
     if (fits_open_diskfile(&h->fp, path, READONLY, &st)) {
         h->fp = NULL;
-        return desi_fits_err(err, st, path, NULL, "not a readable FITS file");
+        int unreadable = access(path, R_OK) != 0;
+        desi_fits_err(err, st, path, NULL,
+                      unreadable ? "cannot read" : "not a FITS file");
+        return unreadable ? RVFIT_ERR_IO : RVFIT_ERR_FORMAT;
     }
     return RVFIT_OK;
 }

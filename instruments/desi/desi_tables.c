@@ -68,6 +68,25 @@ static int desi_add_col(desi_handle *h, desi_table *t, int *ncol, int cn,
     return RVFIT_OK;
 }
 
+/* RVTAB identifiers get fixed types whatever the production used, and
+ * coordinates a unit even where the file has none. */
+static void desi_rvtab_fix(rvfit_column *c, int *readtype)
+{
+    if (strcmp(c->name, "TARGET_RA") == 0 ||
+        strcmp(c->name, "TARGET_DEC") == 0) {
+        c->type = RVFIT_COL_F64;
+        *readtype = TDOUBLE;
+        if (!c->unit[0])
+            snprintf(c->unit, sizeof c->unit, "deg");
+    } else if (strcmp(c->name, "FIBER") == 0) {
+        c->type = RVFIT_COL_I32;
+        *readtype = TINT;
+    } else if (c->type != RVFIT_COL_STR) { /* TARGETID, REF_ID */
+        c->type = RVFIT_COL_I64;
+        *readtype = TLONGLONG;
+    }
+}
+
 static int desi_table_alloc(desi_table *t, int n)
 {
     int m = n > 0 ? n : 1;
@@ -97,8 +116,11 @@ static int desi_table_build(desi_handle *h, int ti, int hdu,
     if (ti == DESI_T_RVTAB) {
         for (size_t k = 0; k < sizeof ids / sizeof ids[0] && !rc; k++) {
             int cn = desi_colnum(h->fp, ids[k]);
+            int before = ncol;
             if (cn)
                 rc = desi_add_col(h, t, &ncol, cn, src, err);
+            if (ncol > before)
+                desi_rvtab_fix(&t->cols[before], &t->fits_type[before]);
         }
     } else {
         for (int cn = 1; cn <= nc && !rc; cn++)

@@ -1,0 +1,272 @@
+/* test_desi_bad.c — the DESI plugin on broken and degraded inputs, made
+ * from the real tiles coadd with CFITSIO: missing path, non-FITS,
+ * truncated, missing HDUs, mismatched shapes, NaN/inf/masked pixels,
+ * dead arms, and the S/N fallback when SCORES is absent. */
+#include <dlfcn.h>
+#include <fitsio.h>
+#include <limits.h>
+#include <string.h>
+
+#include "rvfit/plugin.h"
+#include "testutil.h"
+
+static const rvfit_instrument_ops *ops;
+static char src[4096];
+static const char *tmp;
+
+static void load(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/rvfit_instrument_desi.so",
+             tu_env("RVFIT_PLUGIN_PATH"));
+    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    rvfit_plugin_entry_fn entry =
+        dl ? (rvfit_plugin_entry_fn)dlsym(dl, RVFIT_PLUGIN_ENTRY_NAME) : NULL;
+    if (!entry) {
+        fprintf(stderr, "cannot load %s: %s\n", path, dlerror());
+        exit(1);
+    }
+    ops = entry()->ops;
+}
+
+/* Copy src to dst leaving out HDU `skip` (may be NULL). */
+static void copy_except(const char *dst, const char *skip)
+{
+    fitsfile *in, *out;
+    int st = 0, n = 0, type;
+    remove(dst);
+    fits_open_file(&in, src, READONLY, &st);
+    fits_create_file(&out, dst, &st);
+    fits_get_num_hdus(in, &n, &st);
+    for (int k = 1; k <= n && !st; k++) {
+        char name[FLEN_VALUE] = "";
+        int s2 = 0;
+        fits_movabs_hdu(in, k, &type, &st);
+        fits_read_key(in, TSTRING, "EXTNAME", name, NULL, &s2);
+        if (!skip || strcmp(name, skip) != 0)
+            fits_copy_hdu(in, out, 0, &st);
+    }
+    fits_close_file(out, &st);
+    fits_close_file(in, &st);
+    if (st) {
+        fits_report_error(stderr, st);
+        exit(1);
+    }
+}
+
+static void set_pix(const char *file, const char *hdu, int datatype,
+                    long first, long n, void *v)
+{
+    fitsfile *f;
+    int st = 0;
+    fits_open_file(&f, file, READWRITE, &st);
+    fits_movnam_hdu(f, IMAGE_HDU, (char *)hdu, 0, &st);
+    fits_write_img(f, datatype, first + 1, n, v, &st);
+    fits_close_file(f, &st);
+    if (st) {
+        fits_report_error(stderr, st);
+        exit(1);
+    }
+}
+
+/* open must fail with status `want` and a message naming file and what. */
+static void expect_fail(const char *path, int want, const char *what)
+{
+    rvfit_host host = tu_host(RVFIT_LOG_ERROR);
+    rvfit_err err = {{0}};
+    rvfit_select sel = {0};
+    void *h = (void *)&err;
+    int rc = ops->open(&host, NULL, 0, path, &sel, &h, &err);
+    CHECK_MSG(rc == want, "%s: status %d, want %d (%s)", path, rc, want,
+              err.msg);
+    CHECK(h == NULL);
+    CHECK_MSG(tu_contains(err.msg, path), "'%s' lacks the path", err.msg);
+    CHECK_MSG(tu_contains(err.msg, what), "'%s' lacks '%s'", err.msg, what);
+    printf("  %s -> %s\n", what, err.msg);
+}
+
+static void test_broken_files(void)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/no-such-file.fits", tmp);
+    expect_fail(p, RVFIT_ERR_IO, "No such file");
+
+    snprintf(p, sizeof p, "%s/not-fits.fits", tmp);
+    FILE *f = fopen(p, "w");
+    fputs("SIMPLE? no, this is a text file and not FITS at all\n", f);
+    fclose(f);
+    expect_fail(p, RVFIT_ERR_FORMAT, "not a FITS file");
+
+    /* cut inside the B_RESOLUTION data (HDU 8) */
+    snprintf(p, sizeof p, "%s/truncated.fits", tmp);
+    FILE *in = fopen(src, "rb"), *out = fopen(p, "wb");
+    static char buf[300000];
+    size_t n = fread(buf, 1, sizeof buf, in);
+    fwrite(buf, 1, n, out);
+    fclose(in);
+    fclose(out);
+    expect_fail(p, RVFIT_ERR_FORMAT, "truncated");
+
+    snprintf(p, sizeof p, "%s/no-bres.fits", tmp);
+    copy_except(p, "B_RESOLUTION");
+    expect_fail(p, RVFIT_ERR_FORMAT, "HDU B_RESOLUTION missing");
+
+    snprintf(p, sizeof p, "%s/no-fibermap.fits", tmp);
+    copy_except(p, "FIBERMAP");
+    expect_fail(p, RVFIT_ERR_FORMAT, "HDU FIBERMAP missing");
+
+    /* an R_IVAR of the wrong width */
+    snprintf(p, sizeof p, "%s/bad-shape.fits", tmp);
+    copy_except(p, "R_IVAR");
+    fitsfile *fp;
+    int st = 0;
+    long ax[2] = {2000, 1};
+    fits_open_file(&fp, p, READWRITE, &st);
+    fits_create_img(fp, FLOAT_IMG, 2, ax, &st);
+    fits_write_key(fp, TSTRING, "EXTNAME", "R_IVAR", NULL, &st);
+    fits_close_file(fp, &st);
+    CHECK(st == 0);
+    expect_fail(p, RVFIT_ERR_FORMAT, "HDU R_IVAR: shape [1][2000]");
+}
+
+/* Open p, read its one spectrum into *b. */
+static void *open_read(const char *p, rvfit_batch *b, double minsn,
+                       size_t *nsel)
+{
+    rvfit_host host = tu_host(RVFIT_LOG_WARN);
+    rvfit_err err = {{0}};
+    rvfit_select sel = {0};
+    sel.minsn = minsn;
+    void *h = NULL;
+    int rc = ops->open(&host, NULL, 0, p, &sel, &h, &err);
+    CHECK_MSG(rc == RVFIT_OK, "%s", err.msg);
+    if (rc)
+        exit(1);
+    rvfit_file_info I;
+    ops->info(h, &I);
+    *nsel = I.nselect;
+    CHECK(rvfit_batch_alloc(b, I.narm, I.arm, 1, &err) == RVFIT_OK);
+    if (I.nselect)
+        CHECK(ops->read(h, 0, 1, b, &err) == RVFIT_OK);
+    return h;
+}
+
+static size_t ngood(const rvfit_arm_batch *A)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < A->npix; i++)
+        n += A->ivar[i] > 0.0f;
+    return n;
+}
+
+static void test_bad_pixels(void)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/badpix.fits", tmp);
+    copy_except(p, NULL);
+    float nan = NAN, inf = INFINITY, neg = -1.0f;
+    unsigned int cosmic = 4;
+    int high = INT_MIN;
+    set_pix(p, "B_FLUX", TFLOAT, 10, 1, &nan);
+    set_pix(p, "B_FLUX", TFLOAT, 11, 1, &inf);
+    set_pix(p, "R_IVAR", TFLOAT, 20, 1, &nan);
+    set_pix(p, "R_IVAR", TFLOAT, 21, 1, &neg);
+    set_pix(p, "Z_MASK", TUINT, 30, 1, &cosmic);
+    set_pix(p, "Z_MASK", TINT, 31, 1, &high); /* sign bit of int32 */
+    rvfit_batch b;
+    size_t ns;
+    void *h = open_read(p, &b, 0, &ns);
+    const rvfit_arm_batch *B = &b.arm[0], *R = &b.arm[1], *Z = &b.arm[2];
+    CHECK(B->flux[10] == 0.0f && B->ivar[10] == 0.0f);
+    CHECK(B->flux[11] == 0.0f && B->ivar[11] == 0.0f);
+    CHECK(R->ivar[20] == 0.0f && R->ivar[21] == 0.0f && R->flux[20] != 0.0f);
+    CHECK(Z->ivar[30] == 0.0f && Z->ivar[31] == 0.0f);
+    CHECK(ngood(B) == B->npix - 2 && ngood(R) == R->npix - 2 &&
+          ngood(Z) == Z->npix - 2);
+    for (int a = 0; a < 3; a++)
+        for (size_t i = 0; i < b.arm[a].npix; i++)
+            CHECK(isfinite(b.arm[a].flux[i]) && isfinite(b.arm[a].ivar[i]));
+    CHECK(b.flags[0] == 0);
+    rvfit_batch_free(&b);
+    ops->close(h);
+}
+
+static void fill_file(const char *p, const char *hdu, int datatype,
+                      long n, void *v)
+{
+    set_pix(p, hdu, datatype, 0, n, v);
+}
+
+static void test_dead_arms(void)
+{
+    static float zeros[3000], nans[3000];
+    static unsigned int masks[3000];
+    for (int i = 0; i < 3000; i++) {
+        nans[i] = NAN;
+        masks[i] = 1u << 8; /* NODATA */
+    }
+    char p[4096];
+    snprintf(p, sizeof p, "%s/dead-r.fits", tmp);
+    copy_except(p, NULL);
+    fill_file(p, "R_IVAR", TFLOAT, 2326, zeros);
+    rvfit_batch b;
+    size_t ns;
+    void *h = open_read(p, &b, 0, &ns);
+    CHECK(ngood(&b.arm[1]) == 0 && ngood(&b.arm[0]) == 2751 &&
+          ngood(&b.arm[2]) == 2881);
+    CHECK(b.flags[0] == 0);
+    rvfit_batch_free(&b);
+    ops->close(h);
+
+    /* every arm dead, each for a different reason */
+    fill_file(p, "B_MASK", TUINT, 2751, masks);
+    fill_file(p, "Z_FLUX", TFLOAT, 2881, nans);
+    h = open_read(p, &b, 0, &ns);
+    CHECK(ngood(&b.arm[0]) == 0 && ngood(&b.arm[1]) == 0 &&
+          ngood(&b.arm[2]) == 0);
+    CHECK(b.flags[0] == RVFIT_SPEC_BAD);
+    CHECK(b.arm[2].flux[100] == 0.0f);
+    rvfit_batch_free(&b);
+    ops->close(h);
+}
+
+/* Without SCORES the S/N is the median of flux*sqrt(ivar) over good
+ * pixels (values computed independently from the file). */
+static void test_snr_fallback(void)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/no-scores.fits", tmp);
+    copy_except(p, "SCORES");
+    rvfit_batch b;
+    size_t ns;
+    void *h = open_read(p, &b, 0, &ns);
+    CHECK_NEAR(b.snr[0], 3.200162, 2e-6);
+    CHECK_NEAR(b.snr[1], 6.196829, 2e-6);
+    CHECK_NEAR(b.snr[2], 6.036578, 2e-6);
+    rvfit_file_info I;
+    ops->info(h, &I);
+    CHECK(I.ntable == 2);
+    rvfit_batch_free(&b);
+    ops->close(h);
+    h = open_read(p, &b, 6.1, &ns);
+    CHECK(ns == 1);
+    rvfit_batch_free(&b);
+    ops->close(h);
+    h = open_read(p, &b, 6.3, &ns);
+    CHECK(ns == 0);
+    rvfit_batch_free(&b);
+    ops->close(h);
+}
+
+int main(void)
+{
+    load();
+    snprintf(src, sizeof src, "%s/desi/coadd-4-80613-thru20210324.fits",
+             tu_env("RVFIT_SHARED_DATA"));
+    tmp = tu_tmpdir("desi_bad");
+    test_broken_files();
+    test_bad_pixels();
+    test_dead_arms();
+    test_snr_fallback();
+    return tu_finish("test_desi_bad");
+}
