@@ -57,12 +57,12 @@ typedef struct syn_line {
  * ~10 A wings, Ca K wings of ~5 A, CaT and Mg b with visible wings). */
 static const syn_line syn_strong[] = {
     /* lam      tau     chi   ipot  mass  gam   taper group     ion */
-    {6564.61, 600.0, 10.20, 13.60, 1.0, 0.50, 50.0, GRP_H, 0},
-    {4862.68, 280.0, 10.20, 13.60, 1.0, 0.55, 40.0, GRP_H, 0},
-    {4341.68, 150.0, 10.20, 13.60, 1.0, 0.60, 35.0, GRP_H, 0},
-    {4102.89, 90.0, 10.20, 13.60, 1.0, 0.65, 30.0, GRP_H, 0},
-    {3971.20, 60.0, 10.20, 13.60, 1.0, 0.70, 25.0, GRP_H, 0},
-    {3890.16, 40.0, 10.20, 13.60, 1.0, 0.75, 20.0, GRP_H, 0},
+    {6564.61, 120.0, 10.20, 13.60, 1.0, 0.50, 50.0, GRP_H, 0},
+    {4862.68, 60.0, 10.20, 13.60, 1.0, 0.55, 40.0, GRP_H, 0},
+    {4341.68, 35.0, 10.20, 13.60, 1.0, 0.60, 35.0, GRP_H, 0},
+    {4102.89, 22.0, 10.20, 13.60, 1.0, 0.65, 30.0, GRP_H, 0},
+    {3971.20, 15.0, 10.20, 13.60, 1.0, 0.70, 25.0, GRP_H, 0},
+    {3890.16, 10.0, 10.20, 13.60, 1.0, 0.75, 20.0, GRP_H, 0},
     {3934.78, 6000.0, 0.0, 6.11, 40.0, 0.10, 30.0, GRP_ALPHA, 1},
     {3969.59, 3000.0, 0.0, 6.11, 40.0, 0.10, 30.0, GRP_ALPHA, 1},
     {8500.36, 40.0, 1.70, 6.11, 40.0, 0.15, 12.0, GRP_ALPHA, 1},
@@ -269,7 +269,7 @@ int rvfit_synth_flux(double teff, double logg, double feh, double alphafe,
         const syn_line *l = &ln[k];
         double rel = syn_strength(l, &at) / syn_strength(l, &ref);
         if (l->group == GRP_H)
-            rel = pow(rel, 0.6); /* tame the Balmer Teff sensitivity */
+            rel = pow(rel, 0.5); /* tame the Balmer Teff sensitivity */
         if (l->group == GRP_H && k == SYN_NWEAK)
             hrel = rel; /* Halpha: drives the Balmer jump */
         double sigv = sqrt(at.sigv / l->mass + at.turb2);
