@@ -138,9 +138,9 @@ static void lio_write_primary(fitsfile *f, const rvfit_library *lib, int *fs)
     fits_write_key(f, TINT, "NARM", &na, "number of arms", fs);
     fits_write_key(f, TLONGLONG, "NMODEL", &nm, "models = product of nodes",
                    fs);
-    fits_write_key(f, TDOUBLE, "SIGMA0", &s0, "[Angstrom] template LSF sigma"
-                   " incl. pixel", fs);
-    fits_write_key(f, TDOUBLE, "VMAX", &vm, "[km/s] padding of each arm", fs);
+    fits_write_key_dbl(f, "SIGMA0", s0, -17, "[Angstrom] template LSF sigma"
+                       " incl. pixel", fs);
+    fits_write_key_dbl(f, "VMAX", vm, -17, "[km/s] padding of each arm", fs);
     fits_write_key(f, TSTRING, "INSTRUM", (void *)lib->instrument,
                    "instrument the arms were built for", fs);
     fits_write_key(f, TSTRING, "INTERP", "MULTILIN", "regular grid, linear "
@@ -183,9 +183,10 @@ static void lio_write_hdus(fitsfile *f, const rvfit_library *lib, int *fs)
         snprintf(ext, sizeof ext, "FLUX_%s", ar->name);
         fits_write_key(f, TSTRING, "EXTNAME", ext, NULL, fs);
         fits_write_key(f, TSTRING, "ARMNAME", (void *)ar->name, "arm", fs);
-        fits_write_key(f, TDOUBLE, "LNL0", &l0, "ln(lambda/A) of pixel 0 "
-                       "centre", fs);
-        fits_write_key(f, TDOUBLE, "DLNL", &dl, "step in ln(lambda)", fs);
+        /* 17 significant digits: doubles survive the round trip. */
+        fits_write_key_dbl(f, "LNL0", l0, -17, "ln(lambda/A) of pixel 0 "
+                           "centre", fs);
+        fits_write_key_dbl(f, "DLNL", dl, -17, "step in ln(lambda)", fs);
         fits_write_key(f, TLONGLONG, "NPIX", &np, "pixels per model", fs);
         fits_write_img(f, TFLOAT, 1, np * nm, ar->flux, fs);
     }

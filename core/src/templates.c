@@ -1,0 +1,419 @@
+/* templates.c — rvfit_templates_build: PHOENIX-layout grid -> template
+ * library (docs/template-library.md).
+ *
+ * Per arm and model: photon flux g = f*lambda on the input samples, taken
+ * as piecewise linear in lambda; convolved with a Gaussian of sigma0 A and
+ * averaged over each output pixel [a, b] EXACTLY:
+ *     pixel = (S(b) - S(a)) / (b - a),
+ *     S(e)  = integral g(mu) Phi((e - mu)/sigma0) dmu,
+ * where S(e) is the exact cumulative integral of g below e - 8 sigma0 plus
+ * closed forms of linear x Phi over the input segments within +-8 sigma0
+ * (Phi(-8) ~ 6e-16).  Each model is then divided by its mean over the
+ * unpadded arm pixels.  Workers take models from a shared counter; CFITSIO
+ * reads are serialised by a mutex.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "phoenix_read.h"
+#include "rvfit/physics.h"
+#include "rvfit/templates.h"
+
+#define TPL_NSIG 8.0          /* half width of the Gaussian window        */
+#define TPL_MAX_THREADS 64
+
+/* Output grid of one arm and its input window. */
+typedef struct tpl_arm {
+    double *edge;     /* [npix+1] pixel edges, Angstrom                     */
+    size_t npix, p_lo, p_hi; /* unpadded pixels p_lo..p_hi                  */
+    size_t i0, i1;    /* input samples used                                 */
+} tpl_arm;
+
+typedef struct tpl_job {
+    const rvfit_i_phx_grid *g;
+    rvfit_library *lib;
+    tpl_arm arm[RVFIT_MAX_ARMS];
+    const size_t *model_of; /* [nfile] library model index of each file     */
+    double sigma;
+    size_t next;
+    pthread_mutex_t lock;    /* next, status, err, CFITSIO                 */
+    int status;
+    rvfit_err *err;
+} tpl_job;
+
+/* Antiderivatives of Phi(u) and u*Phi(u). */
+static void tpl_f12(double u, double *f1, double *f2)
+{
+    double cdf = 0.5 * erfc(-u * 0.7071067811865476);
+    double pdf = 0.3989422804014327 * exp(-0.5 * u * u);
+    *f1 = u * cdf + pdf;
+    *f2 = 0.5 * ((u * u - 1.0) * cdf + u * pdf);
+}
+
+/* Exact integral of the piecewise-linear g from w[i0] to x (x inside the
+ * input window).  cum[k] = integral from w[i0] to w[i0+k]. */
+static double tpl_cum(const double *w, const double *g, const double *cum,
+                      size_t i0, size_t i1, double x, size_t *hint)
+{
+    size_t j = *hint; /* w[j] <= x < w[j+1]; edges increase: move forward */
+    if (j < i0)
+        j = i0;
+    while (j + 1 < i1 && w[j + 1] <= x)
+        j++;
+    *hint = j;
+    double t = x - w[j];
+    double slope = (g[j + 1] - g[j]) / (w[j + 1] - w[j]);
+    return cum[j - i0] + t * (g[j] + 0.5 * slope * t);
+}
+
+/* S(e) of the file comment. */
+static double tpl_S(const double *w, const double *g, const double *cum,
+                    size_t i0, size_t i1, double e, double sig,
+                    size_t *hint)
+{
+    if (sig <= 0.0)
+        return tpl_cum(w, g, cum, i0, i1, e, hint);
+    double lo = e - TPL_NSIG * sig, hi = e + TPL_NSIG * sig;
+    double s = tpl_cum(w, g, cum, i0, i1, lo, hint);
+    size_t j = *hint; /* w[j] <= lo < w[j+1] */
+    double gp = g[j] + (g[j + 1] - g[j]) * (lo - w[j]) / (w[j + 1] - w[j]);
+    double up = TPL_NSIG, f1p, f2p, acc = 0.0;
+    tpl_f12(up, &f1p, &f2p);
+    for (size_t k = j + 1;; k++) {
+        double mu = k <= i1 && w[k] < hi ? w[k] : hi;
+        double gq = mu == hi ? g[k - 1] + (g[k] - g[k - 1]) * (hi - w[k - 1])
+                                              / (w[k] - w[k - 1])
+                             : g[k];
+        double uq = (e - mu) / sig, f1q, f2q;
+        tpl_f12(uq, &f1q, &f2q);
+        if (up > uq) {
+            double b = (gq - gp) / (uq - up), a = gp - b * up;
+            acc += a * (f1p - f1q) + b * (f2p - f2q);
+        }
+        if (mu == hi)
+            break;
+        up = uq, gp = gq, f1p = f1q, f2p = f2q;
+    }
+    return s + sig * acc;
+}
+
+/* Rebin one model into arm a; out[npix] normalised to unit mean over the
+ * unpadded pixels.  gbuf/cum are scratch of the input length. */
+static int tpl_rebin(const tpl_job *j, const tpl_arm *ar, const double *f,
+                     double *gbuf, double *cum, float *out)
+{
+    const double *w = j->g->wave;
+    size_t i0 = ar->i0, i1 = ar->i1;
+    for (size_t i = i0; i <= i1; i++)
+        gbuf[i] = f[i] * w[i]; /* photon units */
+    cum[0] = 0.0;
+    for (size_t i = i0 + 1; i <= i1; i++)
+        cum[i - i0] = cum[i - 1 - i0] +
+                      0.5 * (gbuf[i] + gbuf[i - 1]) * (w[i] - w[i - 1]);
+    size_t hint = i0;
+    double sprev = tpl_S(w, gbuf, cum, i0, i1, ar->edge[0], j->sigma, &hint);
+    double sum = 0.0;
+    double *val = malloc(ar->npix * sizeof *val);
+    if (!val)
+        return RVFIT_ERR_NOMEM;
+    for (size_t p = 0; p < ar->npix; p++) {
+        double s = tpl_S(w, gbuf, cum, i0, i1, ar->edge[p + 1], j->sigma,
+                         &hint);
+        val[p] = (s - sprev) / (ar->edge[p + 1] - ar->edge[p]);
+        sprev = s;
+        if (p >= ar->p_lo && p <= ar->p_hi)
+            sum += val[p];
+    }
+    double mean = sum / (double)(ar->p_hi - ar->p_lo + 1);
+    int st = (mean > 0.0 && isfinite(mean)) ? RVFIT_OK : RVFIT_ERR_NUMERIC;
+    for (size_t p = 0; p < ar->npix && !st; p++)
+        out[p] = (float)(val[p] / mean);
+    free(val);
+    return st;
+}
+
+static int tpl_model(tpl_job *j, size_t fi, double *f, double *gbuf,
+                     double *cum, rvfit_err *e)
+{
+    const char *path = j->g->file[fi].path;
+    pthread_mutex_lock(&j->lock);
+    int st = rvfit_i_phx_flux(path, j->g->nwave, f, e);
+    pthread_mutex_unlock(&j->lock);
+    size_t m = j->model_of[fi];
+    for (int a = 0; !st && a < j->lib->narm; a++) {
+        rvfit_lib_arm *la = &j->lib->arm[a];
+        st = tpl_rebin(j, &j->arm[a], f, gbuf, cum, la->flux + m * la->npix);
+        if (st)
+            rvfit_err_set(e, st, "%s: arm %s: %s", path, la->name,
+                          st == RVFIT_ERR_NOMEM ? "no memory"
+                                                : "mean flux not positive");
+    }
+    return st;
+}
+
+static void *tpl_worker(void *arg)
+{
+    tpl_job *j = arg;
+    size_t n = j->g->nwave;
+    double *f = malloc(n * sizeof *f), *gb = malloc(n * sizeof *gb);
+    double *cum = malloc(n * sizeof *cum);
+    rvfit_err e;
+    rvfit_err_clear(&e);
+    int st = (f && gb && cum) ? RVFIT_OK
+                              : rvfit_err_set(&e, RVFIT_ERR_NOMEM,
+                                              "templates: no memory");
+    for (;;) {
+        pthread_mutex_lock(&j->lock);
+        if (st && !j->status) {
+            j->status = st;
+            *j->err = e;
+        }
+        size_t fi = j->next;
+        int stop = j->status != 0 || fi >= j->g->nfile;
+        if (!stop)
+            j->next++;
+        pthread_mutex_unlock(&j->lock);
+        if (stop)
+            break;
+        st = tpl_model(j, fi, f, gb, cum, &e);
+    }
+    free(cum);
+    free(gb);
+    free(f);
+    return NULL;
+}
+
+/* ---- axes from the file keywords ---------------------------------- */
+
+static int tpl_dcmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sorted unique values (tolerance 1e-6 * max(1,|x|)) into ax->node. */
+static int tpl_axis(rvfit_axis *ax, const char *name, const char *unit,
+                    int scale, const double *v, size_t n, double *tmp,
+                    rvfit_err *err)
+{
+    memcpy(tmp, v, n * sizeof *tmp);
+    qsort(tmp, n, sizeof *tmp, tpl_dcmp);
+    snprintf(ax->name, sizeof ax->name, "%s", name);
+    snprintf(ax->unit, sizeof ax->unit, "%s", unit);
+    ax->scale = scale;
+    ax->nnode = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ax->nnode > 0 && fabs(tmp[i] - tmp[i - 1]) <=
+                                 1e-6 * fmax(1.0, fabs(tmp[i])))
+            continue;
+        if (ax->nnode == RVFIT_MAX_NODES)
+            return rvfit_err_set(err, RVFIT_ERR_INVALID, "axis %s has more "
+                                 "than %d distinct values", name,
+                                 RVFIT_MAX_NODES);
+        ax->node[ax->nnode++] = scale == RVFIT_SCALE_LOG10 ? log10(tmp[i])
+                                                           : tmp[i];
+    }
+    return RVFIT_OK;
+}
+
+static int tpl_find(const rvfit_axis *ax, double x)
+{
+    if (ax->scale == RVFIT_SCALE_LOG10)
+        x = log10(x);
+    for (int k = 0; k < ax->nnode; k++)
+        if (fabs(ax->node[k] - x) <= 1e-6 * fmax(1.0, fabs(x)))
+            return k;
+    return -1;
+}
+
+/* Axes, EXISTS and the file -> model map. */
+static int tpl_space(const rvfit_i_phx_grid *g, rvfit_library *lib,
+                     size_t *model_of, rvfit_err *err)
+{
+    static const char *const nm[4] = {"TEFF", "LOGG", "FEH", "ALPHAFE"};
+    static const char *const un[4] = {"K", "dex", "dex", "dex"};
+    size_t n = g->nfile;
+    double *v = malloc(2 * n * sizeof *v);
+    if (!v)
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "templates: no memory");
+    int st = RVFIT_OK;
+    lib->nparam = 4;
+    for (int p = 0; p < 4 && !st; p++) {
+        for (size_t i = 0; i < n; i++) {
+            const rvfit_i_phx_file *fl = &g->file[i];
+            v[i] = p == 0 ? fl->teff : p == 1 ? fl->logg
+                                     : p == 2 ? fl->feh : fl->alpha;
+        }
+        st = tpl_axis(&lib->axis[p], nm[p], un[p],
+                      p == 0 ? RVFIT_SCALE_LOG10 : RVFIT_SCALE_LINEAR, v, n,
+                      v + n, err);
+    }
+    free(v);
+    if (st)
+        return st;
+    lib->nmodel = 1;
+    for (int p = 0; p < 4; p++)
+        lib->nmodel *= (size_t)lib->axis[p].nnode;
+    lib->exists = calloc(lib->nmodel, 1);
+    if (!lib->exists)
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "templates: no memory");
+    for (size_t i = 0; i < n; i++) {
+        const rvfit_i_phx_file *fl = &g->file[i];
+        double x[4] = {fl->teff, fl->logg, fl->feh, fl->alpha};
+        size_t m = 0;
+        for (int p = 0; p < 4; p++)
+            m = m * (size_t)lib->axis[p].nnode +
+                (size_t)tpl_find(&lib->axis[p], x[p]);
+        if (lib->exists[m])
+            return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: same parameters"
+                                 " (%g, %g, %g, %g) as another file",
+                                 fl->path, x[0], x[1], x[2], x[3]);
+        lib->exists[m] = 1;
+        model_of[i] = m;
+    }
+    return RVFIT_OK;
+}
+
+/* ---- arms ---------------------------------------------------------- */
+
+/* Output grid of arm `t` (library arm la, scratch ar) and the input
+ * window it needs: input must reach 8 sigma beyond the outer edges. */
+static int tpl_arm_grid(const rvfit_template_arm *t, double vmax,
+                        double sig, const rvfit_i_phx_grid *g,
+                        rvfit_lib_arm *la, tpl_arm *ar, rvfit_err *err)
+{
+    if (!(t->lam_min > 0.0 && t->lam_max > t->lam_min && t->step > 0.0))
+        return rvfit_err_set(err, RVFIT_ERR_INVALID, "arm %.16s: bad range "
+                             "%g-%g A or step %g", t->name, t->lam_min,
+                             t->lam_max, t->step);
+    snprintf(la->name, sizeof la->name, "%.15s", t->name);
+    double mid = 0.5 * (t->lam_min + t->lam_max);
+    double pad = vmax / RVFIT_C_KMS;
+    la->dlnl = log1p(t->step / mid);
+    la->lnl0 = log(t->lam_min) - pad;
+    double last = log(t->lam_max) + pad;
+    la->npix = (size_t)ceil((last - la->lnl0) / la->dlnl - 1e-9) + 1;
+    ar->npix = la->npix;
+    ar->p_lo = (size_t)ceil(pad / la->dlnl - 1e-9);
+    ar->p_hi = (size_t)floor((log(t->lam_max) - la->lnl0) / la->dlnl + 1e-9);
+    ar->edge = malloc((ar->npix + 1) * sizeof *ar->edge);
+    if (!ar->edge)
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "templates: no memory");
+    for (size_t p = 0; p <= ar->npix; p++)
+        ar->edge[p] = exp(la->lnl0 + ((double)p - 0.5) * la->dlnl);
+    double need_lo = ar->edge[0] - (TPL_NSIG + 1.0) * sig;
+    double need_hi = ar->edge[ar->npix] + (TPL_NSIG + 1.0) * sig;
+    const double *w = g->wave;
+    if (w[0] > need_lo || w[g->nwave - 1] < need_hi)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID, "arm %s needs %.2f-%.2f"
+                             " A (with %g km/s padding and the Gaussian), the"
+                             " grid covers %.2f-%.2f A", la->name, need_lo,
+                             need_hi, vmax, w[0], w[g->nwave - 1]);
+    size_t i0 = 0, i1 = g->nwave - 1;
+    while (i0 + 1 < g->nwave && w[i0 + 1] <= need_lo)
+        i0++;
+    while (i1 > 0 && w[i1 - 1] >= need_hi)
+        i1--;
+    ar->i0 = i0;
+    ar->i1 = i1;
+    return RVFIT_OK;
+}
+
+static int tpl_run(tpl_job *j, int nthreads)
+{
+    pthread_mutex_init(&j->lock, NULL);
+    int nth = nthreads < 1 ? 1 : (nthreads > TPL_MAX_THREADS
+                                      ? TPL_MAX_THREADS : nthreads);
+    pthread_t tid[TPL_MAX_THREADS];
+    int started = 0;
+    while (started < nth &&
+           pthread_create(&tid[started], NULL, tpl_worker, j) == 0)
+        started++;
+    if (started == 0)
+        tpl_worker(j);
+    for (int t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    pthread_mutex_destroy(&j->lock);
+    return j->status;
+}
+
+/* Allocate the flux arrays, fill holes with a flat 1 (never used by the
+ * interpolator, but harmless if a backend reads them). */
+static int tpl_alloc_flux(rvfit_library *lib, rvfit_err *err)
+{
+    for (int a = 0; a < lib->narm; a++) {
+        rvfit_lib_arm *la = &lib->arm[a];
+        la->flux = malloc(lib->nmodel * la->npix * sizeof *la->flux);
+        if (!la->flux)
+            return rvfit_err_set(err, RVFIT_ERR_NOMEM, "templates: no memory"
+                                 " for %zu x %zu pixels of arm %s",
+                                 lib->nmodel, la->npix, la->name);
+        for (size_t m = 0; m < lib->nmodel; m++)
+            if (!lib->exists[m])
+                for (size_t p = 0; p < la->npix; p++)
+                    la->flux[m * la->npix + p] = 1.0f;
+    }
+    return RVFIT_OK;
+}
+
+int rvfit_templates_build(const char *griddir, int narm,
+                          const rvfit_template_arm *arms,
+                          const char *instrument,
+                          const rvfit_templates_opts *o, const char *outdir,
+                          rvfit_err *err)
+{
+    if (narm < 1 || narm > RVFIT_MAX_ARMS || !arms || !o || !griddir ||
+        !outdir)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID, "templates: need 1..%d"
+                             " arms, options, grid and output directories",
+                             RVFIT_MAX_ARMS);
+    if (!(o->sigma0 >= 0.0) || !(o->vmax >= 0.0))
+        return rvfit_err_set(err, RVFIT_ERR_INVALID, "templates: bad sigma0 "
+                             "%g or vmax %g", o->sigma0, o->vmax);
+    rvfit_i_phx_grid g;
+    rvfit_library lib;
+    tpl_job j;
+    memset(&lib, 0, sizeof lib);
+    memset(&j, 0, sizeof j);
+    int st = rvfit_i_phx_scan(griddir, o->teff_min, o->teff_max, &g, err);
+    if (st)
+        return st;
+    size_t *model_of = malloc(g.nfile * sizeof *model_of);
+    st = model_of ? tpl_space(&g, &lib, model_of, err)
+                  : rvfit_err_set(err, RVFIT_ERR_NOMEM, "no memory");
+    lib.narm = narm;
+    double maxstep = 0.0;
+    for (int a = 0; !st && a < narm; a++) {
+        st = tpl_arm_grid(&arms[a], o->vmax, o->sigma0, &g, &lib.arm[a],
+                          &j.arm[a], err);
+        maxstep = fmax(maxstep, arms[a].step);
+    }
+    if (!st)
+        st = tpl_alloc_flux(&lib, err);
+    if (!st) {
+        lib.sigma0 = sqrt(o->sigma0 * o->sigma0 + maxstep * maxstep / 12.0);
+        lib.vmax = o->vmax;
+        snprintf(lib.instrument, sizeof lib.instrument, "%s",
+                 instrument ? instrument : "");
+        snprintf(lib.source, sizeof lib.source, "%s", griddir);
+        j.g = &g;
+        j.lib = &lib;
+        j.model_of = model_of;
+        j.sigma = o->sigma0;
+        j.err = err;
+        st = tpl_run(&j, o->nthreads);
+    }
+    if (!st)
+        st = rvfit_library_save(&lib, outdir, err);
+    for (int a = 0; a < narm; a++)
+        free(j.arm[a].edge);
+    free(model_of);
+    rvfit_library_free(&lib);
+    rvfit_i_phx_free(&g);
+    if (st)
+        rvfit_err_prefix(err, "templates from %s", griddir);
+    return st;
+}
