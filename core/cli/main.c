@@ -1,2 +1,52 @@
-/* placeholder until the CLI lands */
-int main(void) { return 0; }
+/* main.c — `rvfit COMMAND ...` dispatch. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "rvfit %s — radial velocities and stellar parameters of survey "
+            "spectra\n\n"
+            "usage: rvfit COMMAND [options]\n\n"
+            "commands:\n"
+            "  fit        fit input files: rvfit fit [-c CONFIG] --templates "
+            "DIR --output-dir DIR FILE...\n"
+            "  templates  build a template library from a PHOENIX-layout "
+            "grid\n"
+            "  mock       write a synthetic grid (PHOENIX layout) or "
+            "synthetic spectra\n"
+            "  plugins    list plugins found, their versions, and load "
+            "failures\n"
+            "  config     print the configuration keys with defaults\n\n"
+            "`rvfit COMMAND --help` describes a command's options.\n",
+            RVFIT_VERSION);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+        printf("rvfit %s\n", RVFIT_VERSION);
+        return 0;
+    }
+    static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
+        {"fit", cmd_fit},         {"templates", cmd_templates},
+        {"mock", cmd_mock},       {"plugins", cmd_plugins},
+        {"config", cmd_config}};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (!strcmp(cmd, cmds[i].name))
+            return cmds[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "rvfit: unknown command '%s'\n\n", cmd);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,50 @@
+/* cli.h — shared pieces of the rvfit command-line tool. */
+#ifndef RVFIT_CLI_H
+#define RVFIT_CLI_H
+
+#include <pthread.h>
+#include <stdio.h>
+
+#include "rvfit/config.h"
+#include "rvfit/host.h"
+
+/* Logging context behind the host: one mutex so that plugin threads do
+ * not interleave lines, and the progress line is cleared first. */
+typedef struct cli_log {
+    pthread_mutex_t lock;
+    double t0;
+    int progress_shown;
+} cli_log;
+
+void cli_host_init(rvfit_host *h, cli_log *lg, int level, int nthreads);
+void cli_progress(void *ctx, const char *file, size_t done, size_t total,
+                  double seconds);
+
+/* Parse "error|warn|info|debug|0..3". Returns -1 if invalid. */
+int cli_log_level(const char *s);
+
+/* Command-line overrides collected during option parsing, applied after
+ * the config file so they win. */
+typedef struct cli_overrides {
+    int n;
+    struct { char section[96], key[64], value[4096]; } kv[64];
+} cli_overrides;
+
+int cli_override(cli_overrides *o, const char *section, const char *key,
+                 const char *value);
+/* "--set section.key=value" (section may contain a dot: backend.opencl). */
+int cli_override_set(cli_overrides *o, const char *spec);
+/* Defaults, then the file (if any), then the overrides. Prints errors. */
+int cli_config(rvfit_config *c, const char *file, const cli_overrides *o);
+int cli_threads(const rvfit_config *c);
+
+/* The whole command line as one string (for output headers). */
+void cli_cmdline(int argc, char **argv, char *buf, size_t n);
+
+int cmd_fit(int argc, char **argv);
+int cmd_templates(int argc, char **argv);
+int cmd_mock(int argc, char **argv);
+int cmd_plugins(int argc, char **argv);
+int cmd_config(int argc, char **argv);
+
+#endif

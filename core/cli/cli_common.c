@@ -1,0 +1,135 @@
+/* cli_common.c — logging, configuration overrides and small helpers of the
+ * command-line tool. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void log_fn(void *ctx, int level, const char *who, const char *msg)
+{
+    static const char *names[] = {"error", "warn", "info", "debug"};
+    cli_log *lg = ctx;
+    pthread_mutex_lock(&lg->lock);
+    if (lg->progress_shown) {
+        fputs("\r\033[K", stderr);
+        lg->progress_shown = 0;
+    }
+    fprintf(stderr, "[%8.3f] %-5s %s: %s\n", now() - lg->t0,
+            names[level & 3], who, msg);
+    pthread_mutex_unlock(&lg->lock);
+}
+
+void cli_host_init(rvfit_host *h, cli_log *lg, int level, int nthreads)
+{
+    pthread_mutex_init(&lg->lock, NULL);
+    lg->t0 = now();
+    lg->progress_shown = 0;
+    memset(h, 0, sizeof *h);
+    h->size = sizeof *h;
+    h->log_level = level;
+    h->log = log_fn;
+    h->log_ctx = lg;
+    h->nthreads = nthreads;
+}
+
+void cli_progress(void *ctx, const char *file, size_t done, size_t total,
+                  double seconds)
+{
+    cli_log *lg = ctx;
+    if (!isatty(2))
+        return;
+    const char *base = strrchr(file, '/');
+    pthread_mutex_lock(&lg->lock);
+    fprintf(stderr, "\r\033[K%s: %zu/%zu spectra, %.1f spectra/s",
+            base ? base + 1 : file, done, total,
+            seconds > 0 ? (double)done / seconds : 0.0);
+    lg->progress_shown = 1;
+    pthread_mutex_unlock(&lg->lock);
+}
+
+int cli_log_level(const char *s)
+{
+    static const char *names[] = {"error", "warn", "info", "debug"};
+    for (int i = 0; i < 4; i++)
+        if (!strcasecmp(s, names[i]))
+            return i;
+    if (s[0] >= '0' && s[0] <= '3' && s[1] == '\0')
+        return s[0] - '0';
+    return -1;
+}
+
+int cli_override(cli_overrides *o, const char *section, const char *key,
+                 const char *value)
+{
+    if (o->n >= 64)
+        return -1;
+    snprintf(o->kv[o->n].section, sizeof o->kv[o->n].section, "%s", section);
+    snprintf(o->kv[o->n].key, sizeof o->kv[o->n].key, "%s", key);
+    snprintf(o->kv[o->n].value, sizeof o->kv[o->n].value, "%s", value);
+    o->n++;
+    return 0;
+}
+
+int cli_override_set(cli_overrides *o, const char *spec)
+{
+    const char *eq = strchr(spec, '=');
+    if (!eq)
+        return -1;
+    char lhs[256];
+    snprintf(lhs, sizeof lhs, "%.*s", (int)(eq - spec), spec);
+    char *dot = strrchr(lhs, '.');
+    if (!dot || dot == lhs)
+        return -1;
+    *dot = '\0';
+    return cli_override(o, lhs, dot + 1, eq + 1);
+}
+
+int cli_config(rvfit_config *c, const char *file, const cli_overrides *o)
+{
+    rvfit_err err;
+    rvfit_err_clear(&err);
+    rvfit_config_defaults(c);
+    if (file && rvfit_config_load(c, file, &err) != RVFIT_OK) {
+        fprintf(stderr, "rvfit: error: %s\n", err.msg);
+        return 1;
+    }
+    for (int i = 0; o && i < o->n; i++)
+        if (rvfit_config_set(c, o->kv[i].section, o->kv[i].key,
+                             o->kv[i].value, "command line", 0,
+                             &err) != RVFIT_OK) {
+            fprintf(stderr, "rvfit: error: %s\n", err.msg);
+            return 1;
+        }
+    return 0;
+}
+
+int cli_threads(const rvfit_config *c)
+{
+    if (c->threads > 0)
+        return (int)c->threads;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+void cli_cmdline(int argc, char **argv, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < argc && used + 1 < n; i++) {
+        int w = snprintf(buf + used, n - used, "%s%s", i ? " " : "", argv[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}

@@ -1,0 +1,131 @@
+/* cmd_plugins.c — `rvfit plugins`: what is on the search path, what loads,
+ * which backends have a device, and why the others fail. */
+#include <dirent.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "rvfit/loader.h"
+
+/* rvfit_<kind>_<name>.so -> kind, name */
+static int split_name(const char *file, int *kind, char *name, size_t n)
+{
+    size_t len = strlen(file);
+    if (len < 10 || strncmp(file, "rvfit_", 6) || strcmp(file + len - 3, ".so"))
+        return 0;
+    const char *k = file + 6;
+    if (!strncmp(k, "backend_", 8)) {
+        *kind = RVFIT_PLUGIN_BACKEND;
+        k += 8;
+    } else if (!strncmp(k, "instrument_", 11)) {
+        *kind = RVFIT_PLUGIN_INSTRUMENT;
+        k += 11;
+    } else {
+        return 0;
+    }
+    snprintf(name, n, "%.*s", (int)(file + len - 3 - k), k);
+    return name[0] != '\0';
+}
+
+static void probe_backend(const rvfit_config *cfg, const rvfit_host *host,
+                          const char *name)
+{
+    rvfit_backend be;
+    rvfit_err err;
+    rvfit_err_clear(&err);
+    int stage = 0;
+    int rc = rvfit_backend_open_name(cfg, host, name, &be, &stage, &err);
+    if (rc == RVFIT_OK) {
+        printf("    status: available, device %s\n", be.ops->device(be.state));
+        rvfit_backend_close(&be);
+    } else if (rc == RVFIT_ERR_UNAVAILABLE) {
+        printf("    status: unavailable: %s\n", err.msg);
+    } else {
+        printf("    status: broken (%s stage): %s\n", rvfit_stage_name(stage),
+               err.msg);
+    }
+}
+
+static int list_dir(const char *dir, const rvfit_config *cfg,
+                    const rvfit_host *host, int *seen)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        printf("  %s: (not present)\n", dir);
+        return 0;
+    }
+    printf("  %s:\n", dir);
+    struct dirent *e;
+    int failures = 0;
+    while ((e = readdir(d))) {
+        int kind;
+        char name[256], path[RVFIT_PATH_LEN + 512];
+        if (!split_name(e->d_name, &kind, name, sizeof name))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        rvfit_plugin_handle h;
+        rvfit_err err;
+        rvfit_err_clear(&err);
+        int stage = 0;
+        (*seen)++;
+        if (rvfit_plugin_load_file(path, kind, name, &h, &stage, &err)) {
+            printf("    %-10s %-12s FAILED at %s: %s\n", rvfit_kind_name(kind),
+                   name, rvfit_stage_name(stage), err.msg);
+            failures++;
+            continue;
+        }
+        printf("    %-10s %-12s %-8s %s\n", rvfit_kind_name(kind), name,
+               h.desc->version, h.desc->description);
+        rvfit_plugin_unload(&h);
+        if (kind == RVFIT_PLUGIN_BACKEND)
+            probe_backend(cfg, host, name);
+    }
+    closedir(d);
+    return failures;
+}
+
+int cmd_plugins(int argc, char **argv)
+{
+    const char *config = NULL;
+    static const struct option opts[] = {
+        {"config", 1, 0, 'c'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+        if (c == 'c') {
+            config = optarg;
+        } else {
+            printf("usage: rvfit plugins [-c CONFIG]\n"
+                   "Lists plugins on the search path ([run] plugin_path, "
+                   "RVFIT_PLUGIN_PATH, install and build directories),\n"
+                   "their versions, whether each backend has a device, and "
+                   "why any plugin fails to load.\n");
+            return c == 'h' ? 0 : 2;
+        }
+    }
+    rvfit_config cfg;
+    if (cli_config(&cfg, config, NULL))
+        return 2;
+    cli_log lg;
+    rvfit_host host;
+    /* Plugin chatter (e.g. device lists) at info level is wanted here. */
+    cli_host_init(&host, &lg, (int)cfg.log_level, cli_threads(&cfg));
+    char **dirs = rvfit_plugin_dirs(&cfg);
+    printf("rvfit %s plugin ABI %d.%d\nsearch path:\n", RVFIT_VERSION,
+           RVFIT_ABI_MAJOR, RVFIT_ABI_MINOR);
+    int seen = 0, failures = 0;
+    for (int i = 0; dirs && dirs[i]; i++) {
+        int dup = 0;
+        for (int j = 0; j < i; j++)
+            dup |= !strcmp(dirs[i], dirs[j]);
+        if (!dup)
+            failures += list_dir(dirs[i], &cfg, &host, &seen);
+    }
+    if (!seen)
+        printf("no plugins found; set [run] plugin_path or "
+               "RVFIT_PLUGIN_PATH\n");
+    rvfit_plugin_dirs_free(dirs);
+    rvfit_config_free(&cfg);
+    return failures ? 1 : 0;
+}

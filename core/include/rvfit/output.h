@@ -1,0 +1,61 @@
+/* rvfit/output.h — rvtab_*.fits and rvmod_*.fits writers.
+ *
+ * Both files are created as hidden temporaries in the output directory
+ * with every HDU sized for nrow rows up front, filled batch by batch (so
+ * memory stays flat), and renamed into place only by rvfit_output_commit:
+ * a failed or interrupted run never leaves a half-written output.
+ * Layout and columns: docs/output-format.md.
+ *
+ * Ownership: the writer copies what it needs from its arguments.
+ * Thread-safety: CFITSIO; use from one thread.
+ */
+#ifndef RVFIT_OUTPUT_H
+#define RVFIT_OUTPUT_H
+
+#include "rvfit/fit.h"
+#include "rvfit/instrument.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rvfit_output rvfit_output;
+
+/* Provenance recorded in both primary headers. */
+typedef struct rvfit_output_meta {
+    const char *input;
+    const char *backend, *backend_version, *device;
+    const char *instrument, *instrument_version;
+    const char *library;
+    const char *config_text; /* effective INI text                     */
+    const char *cmdline;
+} rvfit_output_meta;
+
+/* mod_path may be NULL (no model file).  wave[a] is the shared grid of arm
+ * a, or NULL when the arm has one grid per spectrum. */
+RVFIT_EXPORT int rvfit_output_open(rvfit_output **out, const char *tab_path,
+                                   const char *mod_path,
+                                   const rvfit_library *lib,
+                                   const rvfit_file_info *info, size_t nrow,
+                                   const double *const *wave,
+                                   const rvfit_output_meta *meta,
+                                   rvfit_err *err);
+
+/* Rows [first, first+b->nspec): results, pass-through rows (one per
+ * info->table entry) and models ([narm], may be NULL). */
+RVFIT_EXPORT int rvfit_output_write(rvfit_output *out, size_t first,
+                                    const rvfit_batch *b,
+                                    const rvfit_result *res,
+                                    const rvfit_table_rows *rows,
+                                    float *const *models, rvfit_err *err);
+
+/* Close and rename into place; frees out. */
+RVFIT_EXPORT int rvfit_output_commit(rvfit_output *out, rvfit_err *err);
+
+/* Close and delete the temporaries; frees out.  Safe with NULL. */
+RVFIT_EXPORT void rvfit_output_abort(rvfit_output *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,90 @@
+/* output_cols.c — the RVTAB column set and pass-through table columns:
+ * names, TFORMs, units and descriptions in one place. */
+#include <fitsio.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "output_internal.h"
+
+static void add(out_cols *c, const char *name, const char *form,
+                const char *unit, const char *comment, int kind, int index)
+{
+    if (c->n >= OUT_MAX_COLS)
+        return;
+    out_col *k = &c->col[c->n++];
+    snprintf(k->name, sizeof k->name, "%s", name);
+    snprintf(k->form, sizeof k->form, "%s", form);
+    snprintf(k->unit, sizeof k->unit, "%s", unit);
+    snprintf(k->comment, sizeof k->comment, "%s", comment);
+    k->kind = kind;
+    k->index = index;
+}
+
+void out_rvtab_columns(out_cols *c, const rvfit_library *lib,
+                       const rvfit_file_info *info)
+{
+    char name[80], com[80];
+    c->n = 0;
+    add(c, "VRAD", "D", "km/s", "radial velocity (barycentric)", OC_VRAD, 0);
+    add(c, "VRAD_ERR", "D", "km/s", "radial velocity uncertainty",
+        OC_VRAD_ERR, 0);
+    add(c, "VRAD_SKEW", "D", "", "skewness of the velocity posterior",
+        OC_VRAD_SKEW, 0);
+    add(c, "VRAD_KURT", "D", "", "excess kurtosis of the velocity posterior",
+        OC_VRAD_KURT, 0);
+    add(c, "VSINI", "D", "km/s", "projected rotation velocity", OC_VSINI, 0);
+    for (int i = 0; i < lib->nparam; i++) {
+        const rvfit_axis *a = &lib->axis[i];
+        snprintf(com, sizeof com, "best-fit %s", a->name);
+        add(c, a->name, "D", a->unit, com, OC_PARAM, i);
+        snprintf(name, sizeof name, "%s_ERR", a->name);
+        snprintf(com, sizeof com, "uncertainty of %s (Hessian)", a->name);
+        add(c, name, "D", a->unit, com, OC_PARAM_ERR, i);
+    }
+    add(c, "CHISQ_TOT", "D", "", "chi-square of the best fit, all arms",
+        OC_CHISQ_TOT, 0);
+    add(c, "CHISQ_C_TOT", "D", "", "chi-square of a continuum-only model",
+        OC_CHISQ_C_TOT, 0);
+    add(c, "NPIX_TOT", "J", "", "pixels used in the fit", OC_NPIX_TOT, 0);
+    for (int a = 0; a < info->narm; a++) {
+        snprintf(name, sizeof name, "CHISQ_%s", info->arm[a].name);
+        snprintf(com, sizeof com, "chi-square of arm %s", info->arm[a].name);
+        add(c, name, "D", "", com, OC_CHISQ, a);
+    }
+    for (int a = 0; a < info->narm; a++) {
+        snprintf(name, sizeof name, "CHISQ_C_%s", info->arm[a].name);
+        snprintf(com, sizeof com, "continuum-only chi-square of arm %s",
+                 info->arm[a].name);
+        add(c, name, "D", "", com, OC_CHISQ_C, a);
+    }
+    for (int a = 0; a < info->narm; a++) {
+        snprintf(name, sizeof name, "SN_%s", info->arm[a].name);
+        snprintf(com, sizeof com, "median S/N per pixel of arm %s",
+                 info->arm[a].name);
+        add(c, name, "D", "", com, OC_SN, a);
+    }
+    add(c, "RVS_WARN", "J", "", "warning bits (docs/output-format.md)",
+        OC_WARN, 0);
+    add(c, "SUCCESS", "L", "", "RVS_WARN == 0", OC_SUCCESS, 0);
+}
+
+const char *out_tform(const rvfit_column *col, char *buf, size_t n)
+{
+    static const char letters[] = {0, 'B', 'I', 'J', 'K', 'E', 'D', 'A'};
+    int t = col->type >= 1 && col->type <= 7 ? col->type : 7;
+    snprintf(buf, n, "%ld%c", col->repeat > 0 ? col->repeat : 1, letters[t]);
+    return buf;
+}
+
+int out_fits_type(int type)
+{
+    switch (type) {
+    case RVFIT_COL_U8: return TBYTE;
+    case RVFIT_COL_I16: return TSHORT;
+    case RVFIT_COL_I32: return TINT;
+    case RVFIT_COL_I64: return TLONGLONG;
+    case RVFIT_COL_F32: return TFLOAT;
+    case RVFIT_COL_F64: return TDOUBLE;
+    default: return TSTRING;
+    }
+}

@@ -1,0 +1,50 @@
+/* output_internal.h — column descriptions shared by the output writer
+ * files (core-internal). */
+#ifndef RVFIT_OUTPUT_INTERNAL_H
+#define RVFIT_OUTPUT_INTERNAL_H
+
+#include "rvfit/config.h"
+
+#include <fitsio.h>
+#include <stddef.h>
+
+#include "rvfit/output.h"
+
+#define OUT_MAX_COLS 128
+
+enum out_col_kind {
+    OC_VRAD, OC_VRAD_ERR, OC_VRAD_SKEW, OC_VRAD_KURT, OC_VSINI, OC_PARAM,
+    OC_PARAM_ERR, OC_CHISQ_TOT, OC_CHISQ_C_TOT, OC_NPIX_TOT, OC_CHISQ,
+    OC_CHISQ_C, OC_SN, OC_WARN, OC_SUCCESS
+};
+
+typedef struct out_col {
+    char name[72], form[16], unit[72], comment[72];
+    int kind, index;
+} out_col;
+
+typedef struct out_cols {
+    int n;
+    out_col col[OUT_MAX_COLS];
+} out_cols;
+
+struct rvfit_output {
+    fitsfile *tab, *mod;
+    char tab_tmp[RVFIT_PATH_LEN + 64], tab_final[RVFIT_PATH_LEN];
+    char mod_tmp[RVFIT_PATH_LEN + 64], mod_final[RVFIT_PATH_LEN];
+    out_cols cols;
+    int id_table;       /* schema index whose columns go into RVTAB, -1 */
+    int ntable;
+    const rvfit_table_schema *table; /* owned by the instrument handle */
+    int narm;
+    rvfit_arm_info arm[RVFIT_MAX_ARMS];
+    int wave_per_spec[RVFIT_MAX_ARMS];
+    size_t nrow;
+};
+
+void out_rvtab_columns(out_cols *c, const rvfit_library *lib,
+                       const rvfit_file_info *info);
+const char *out_tform(const rvfit_column *col, char *buf, size_t n);
+int out_fits_type(int type);
+
+#endif

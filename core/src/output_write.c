@@ -1,0 +1,207 @@
+/* output_write.c — filling rows of the output HDUs batch by batch, and the
+ * commit (rename) / abort (unlink) at the end. */
+#include <fitsio.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "output_internal.h"
+
+static double value_of(const out_col *c, const rvfit_result *r)
+{
+    switch (c->kind) {
+    case OC_VRAD: return r->vrad;
+    case OC_VRAD_ERR: return r->vrad_err;
+    case OC_VRAD_SKEW: return r->vrad_skew;
+    case OC_VRAD_KURT: return r->vrad_kurt;
+    case OC_VSINI: return r->vsini;
+    case OC_PARAM: return r->param[c->index];
+    case OC_PARAM_ERR: return r->param_err[c->index];
+    case OC_CHISQ_TOT: return r->chisq_tot;
+    case OC_CHISQ_C_TOT: return r->chisq_c_tot;
+    case OC_CHISQ: return r->chisq[c->index];
+    case OC_CHISQ_C: return r->chisq_c[c->index];
+    case OC_SN: return r->sn[c->index];
+    default: return NAN;
+    }
+}
+
+/* Write one pass-through column of n rows starting at row first (0-based)
+ * into column number colnum of the current HDU. */
+static void write_col(fitsfile *f, int colnum, const rvfit_column *col,
+                      const void *data, size_t first, size_t n, int *st)
+{
+    LONGLONG nel = (LONGLONG)n * col->repeat;
+    if (col->type != RVFIT_COL_STR) {
+        fits_write_col(f, out_fits_type(col->type), colnum,
+                       (LONGLONG)first + 1, 1, nel, (void *)data, st);
+        return;
+    }
+    /* Fixed-width, not terminated -> array of C strings. */
+    size_t w = (size_t)col->repeat;
+    char *buf = calloc(n ? n : 1, w + 1);
+    char **ptr = malloc((n ? n : 1) * sizeof *ptr);
+    if (!buf || !ptr) {
+        *st = MEMORY_ALLOCATION;
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            memcpy(buf + i * (w + 1), (const char *)data + i * w, w);
+            ptr[i] = buf + i * (w + 1);
+        }
+        fits_write_col(f, TSTRING, colnum, (LONGLONG)first + 1, 1,
+                       (LONGLONG)n, ptr, st);
+    }
+    free(buf);
+    free(ptr);
+}
+
+static void write_rvtab(rvfit_output *o, size_t first, size_t n,
+                        const rvfit_result *res,
+                        const rvfit_table_rows *rows, int *st)
+{
+    fits_movnam_hdu(o->tab, BINARY_TBL, "RVTAB", 0, st);
+    double *d = malloc((n ? n : 1) * sizeof *d);
+    int *iv = malloc((n ? n : 1) * sizeof *iv);
+    char *lv = malloc(n ? n : 1);
+    if (!d || !iv || !lv)
+        *st = MEMORY_ALLOCATION;
+    for (int c = 0; c < o->cols.n && *st == 0; c++) {
+        const out_col *col = &o->cols.col[c];
+        LONGLONG r0 = (LONGLONG)first + 1;
+        if (col->kind == OC_NPIX_TOT || col->kind == OC_WARN) {
+            for (size_t i = 0; i < n; i++)
+                iv[i] = col->kind == OC_WARN ? (int)res[i].warn
+                                             : (int)res[i].npix_tot;
+            fits_write_col(o->tab, TINT, c + 1, r0, 1, (LONGLONG)n, iv, st);
+        } else if (col->kind == OC_SUCCESS) {
+            for (size_t i = 0; i < n; i++)
+                lv[i] = res[i].warn == 0;
+            fits_write_col(o->tab, TLOGICAL, c + 1, r0, 1, (LONGLONG)n, lv,
+                           st);
+        } else {
+            for (size_t i = 0; i < n; i++)
+                d[i] = value_of(col, &res[i]);
+            /* NaN becomes the FITS null for floating columns. */
+            fits_write_col(o->tab, TDOUBLE, c + 1, r0, 1, (LONGLONG)n, d, st);
+        }
+    }
+    if (o->id_table >= 0 && *st == 0) {
+        const rvfit_table_schema *s = &o->table[o->id_table];
+        for (int c = 0; c < s->ncol && *st == 0; c++)
+            write_col(o->tab, o->cols.n + c + 1, &s->cols[c],
+                      rows[o->id_table].data[c], first, n, st);
+    }
+    free(d), free(iv), free(lv);
+}
+
+static void write_passthrough(fitsfile *f, const rvfit_table_schema *s,
+                              const rvfit_table_rows *r, size_t first,
+                              size_t n, int *st)
+{
+    fits_movnam_hdu(f, BINARY_TBL, (char *)s->extname, 0, st);
+    for (int c = 0; c < s->ncol && *st == 0; c++)
+        write_col(f, c + 1, &s->cols[c], r->data[c], first, n, st);
+}
+
+static void write_models(rvfit_output *o, size_t first, const rvfit_batch *b,
+                         float *const *models, int *st)
+{
+    size_t n = b->nspec;
+    for (int a = 0; a < o->narm && *st == 0; a++) {
+        char ext[80];
+        long npix = (long)o->arm[a].npix;
+        long fp[2] = {1, (long)first + 1};
+        if (o->wave_per_spec[a]) {
+            snprintf(ext, sizeof ext, "%s_WAVELENGTH", o->arm[a].name);
+            fits_movnam_hdu(o->mod, IMAGE_HDU, ext, 0, st);
+            fits_write_pix(o->mod, TDOUBLE, fp, (LONGLONG)n * npix,
+                           b->arm[a].wave, st);
+        }
+        snprintf(ext, sizeof ext, "%s_MODEL", o->arm[a].name);
+        fits_movnam_hdu(o->mod, IMAGE_HDU, ext, 0, st);
+        fits_write_pixnull(o->mod, TFLOAT, fp, (LONGLONG)n * npix,
+                           models[a], NULL, st);
+    }
+}
+
+int rvfit_output_write(rvfit_output *o, size_t first, const rvfit_batch *b,
+                       const rvfit_result *res, const rvfit_table_rows *rows,
+                       float *const *models, rvfit_err *err)
+{
+    int st = 0;
+    size_t n = b->nspec;
+    if (first + n > o->nrow)
+        return rvfit_err_set(err, RVFIT_ERR_INTERNAL,
+                             "%s: rows %zu..%zu beyond the %zu announced",
+                             o->tab_final, first, first + n, o->nrow);
+    write_rvtab(o, first, n, res, rows, &st);
+    for (int t = 0; t < o->ntable && !st; t++)
+        if (t != o->id_table)
+            write_passthrough(o->tab, &o->table[t], &rows[t], first, n, &st);
+    if (st) {
+        char text[FLEN_STATUS];
+        fits_get_errstatus(st, text);
+        return rvfit_err_set(err, RVFIT_ERR_IO, "%s: writing rows: %s",
+                             o->tab_final, text);
+    }
+    if (o->mod && models) {
+        write_models(o, first, b, models, &st);
+        for (int t = 0; t < o->ntable && !st; t++)
+            if (!strcmp(o->table[t].extname, "FIBERMAP"))
+                write_passthrough(o->mod, &o->table[t], &rows[t], first, n,
+                                  &st);
+        if (st) {
+            char text[FLEN_STATUS];
+            fits_get_errstatus(st, text);
+            return rvfit_err_set(err, RVFIT_ERR_IO, "%s: writing models: %s",
+                                 o->mod_final, text);
+        }
+    }
+    return RVFIT_OK;
+}
+
+int rvfit_output_commit(rvfit_output *o, rvfit_err *err)
+{
+    int st = 0, st2 = 0;
+    fits_close_file(o->tab, &st);
+    o->tab = NULL;
+    if (o->mod)
+        fits_close_file(o->mod, &st2);
+    o->mod = NULL;
+    int rc = RVFIT_OK;
+    if (st || st2) {
+        rc = rvfit_err_set(err, RVFIT_ERR_IO, "%s: closing failed (status "
+                           "%d/%d)", o->tab_final, st, st2);
+    } else if (o->mod_tmp[0] && rename(o->mod_tmp, o->mod_final) != 0) {
+        rc = rvfit_err_set(err, RVFIT_ERR_IO, "%s: rename failed",
+                           o->mod_final);
+    } else if (rename(o->tab_tmp, o->tab_final) != 0) {
+        rc = rvfit_err_set(err, RVFIT_ERR_IO, "%s: rename failed",
+                           o->tab_final);
+        if (o->mod_tmp[0])
+            unlink(o->mod_final);
+    } else {
+        o->tab_tmp[0] = o->mod_tmp[0] = '\0';
+    }
+    rvfit_output_abort(o);
+    return rc;
+}
+
+void rvfit_output_abort(rvfit_output *o)
+{
+    if (!o)
+        return;
+    int st = 0;
+    if (o->tab)
+        fits_close_file(o->tab, &st);
+    st = 0;
+    if (o->mod)
+        fits_close_file(o->mod, &st);
+    if (o->tab_tmp[0])
+        unlink(o->tab_tmp);
+    if (o->mod_tmp[0])
+        unlink(o->mod_tmp);
+    free(o);
+}
