@@ -379,8 +379,10 @@ int rvfit_templates_build(const char *griddir, int narm,
     memset(&lib, 0, sizeof lib);
     memset(&j, 0, sizeof j);
     int st = rvfit_i_phx_scan(griddir, o->teff_min, o->teff_max, &g, err);
-    if (st)
+    if (st) {
+        rvfit_err_prefix(err, "templates");
         return st;
+    }
     size_t *model_of = malloc(g.nfile * sizeof *model_of);
     st = model_of ? tpl_space(&g, &lib, model_of, err)
                   : rvfit_err_set(err, RVFIT_ERR_NOMEM, "no memory");
