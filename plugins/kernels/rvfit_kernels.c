@@ -1,0 +1,523 @@
+/* rvfit_kernels.c — the device code of the GPU backends, one source for
+ * OpenCL C (embedded into rvfit_backend_opencl.so) and CUDA (compiled with
+ * nvcc -x cu).  Vendor differences live in rvfit_vendor.h only.
+ *
+ * It reproduces the cpu reference (core/src/library_interp.c,
+ * core/src/physics.c, plugins/cpu) step by step:
+ *   rvk_template  one work-group per template slot (a point of chisq or
+ *                 models, a base point of vscan): stencil of theta (same
+ *                 rules as rvfit_library_stencil), interpolated template of
+ *                 every arm, rotation (weights as rvfit_vsini_kernel; the
+ *                 template is extended by its edge values) into the slot,
+ *                 which holds the rotated template on the arm's pixels.
+ *   rvk_like      one work-group per point: Doppler shift + Keys cubic,
+ *                 band matrix, normal equations (work-group reduction),
+ *                 equilibrated Cholesky, explicit residual; writes -2 ln L,
+ *                 chisq per arm and, in models mode, model and continuum.
+ * Both kernels loop over their items with a stride of the number of
+ * groups, so global scratch is sized by the launch, not by the points.
+ * Work-group size: any power of two <= RVK_WG_MAX.
+ */
+#include "rvfit_vendor.h"
+#include "rvfit_klayout.h"
+
+#define RVK_PI 3.14159265358979323846
+
+#ifdef RVK_FP64
+/* Plain sums: double accumulators over <= 10^4 terms are far inside the
+ * 1e-6 budget. */
+#define KADD(s, c, x) ((s) += (x))
+#else
+/* Compensated sum for float-only devices. */
+#define KADD(s, c, x)                                                    \
+    do {                                                                 \
+        real ky_ = (x) - (c);                                            \
+        real kt_ = (s) + ky_;                                            \
+        (c) = (kt_ - (s)) - ky_;                                         \
+        (s) = kt_;                                                       \
+    } while (0)
+#endif
+
+DEVFN int rvk_clampi(int x, int lo, int hi)
+{
+    return x < lo ? lo : (x > hi ? hi : x);
+}
+
+/* ---- stencil (rvfit_library_stencil) --------------------------------- */
+
+/* Lower node and fraction on one axis after clamping; returns (d/h)^2. */
+DEVFN real rvk_axis_locate(int n, GLOBAL const real *node, real x, int *i0,
+                           real *fr)
+{
+    *i0 = 0;
+    *fr = 0;
+    if (n <= 1) {
+        real d = n == 1 ? x - node[0] : (real)0;
+        return d * d;
+    }
+    real lo = node[0], hi = node[n - 1];
+    real h = (hi - lo) / (n - 1);
+    real d = 0;
+    if (x < lo) {
+        d = (lo - x) / h;
+        x = lo;
+    } else if (x > hi) {
+        d = (x - hi) / h;
+        x = hi;
+    } else if (!(x == x)) {
+        x = lo;
+        d = 1e3f;
+    }
+    int l = 0, r = n - 2;
+    while (l < r) {
+        int mid = (l + r + 1) / 2;
+        if (node[mid] <= x)
+            l = mid;
+        else
+            r = mid - 1;
+    }
+    *i0 = l;
+    real f = (x - node[l]) / (node[l + 1] - node[l]);
+    *fr = f < 0 ? (real)0 : (f > 1 ? (real)1 : f);
+    return d * d;
+}
+
+/* Corners (model indices) and normalised weights into corner/cw; returns
+ * their number, 0 when every weighted corner is a hole.  *pen receives the
+ * penalty including RVK_PENALTY_HOLE in that case. */
+DEVFN int rvk_stencil(int nparam, GLOBAL const int *ax_n,
+                      GLOBAL const real *ax_node,
+                      GLOBAL const rvk_uchar *exists,
+                      GLOBAL const real *theta, LOCAL_PTR int *corner,
+                      LOCAL_PTR real *cw, real *pen)
+{
+    int i0[RVK_MAX_PARAMS];
+    real fr[RVK_MAX_PARAMS];
+    real p = 0;
+    for (int a = 0; a < nparam; a++)
+        p += rvk_axis_locate(ax_n[a], ax_node + a * RVK_MAX_NODES, theta[a],
+                             &i0[a], &fr[a]);
+    p *= (real)RVK_PENALTY_SCALE;
+    int nc = 0;
+    real sum = 0;
+    for (int c = 0; c < (1 << nparam); c++) {
+        real wt = 1;
+        int idx = 0;
+        for (int a = 0; a < nparam; a++) {
+            int up = (c >> a) & 1;
+            if (up && fr[a] == 0) {
+                wt = 0;
+                break;
+            }
+            wt *= up ? fr[a] : 1 - fr[a];
+            idx = idx * ax_n[a] + i0[a] + up;
+        }
+        if (wt == 0 || !exists[idx])
+            continue;
+        corner[nc] = idx;
+        cw[nc] = wt;
+        sum += wt;
+        nc++;
+    }
+    if (nc == 0 || !(sum > 0)) {
+        *pen = p + (real)RVK_PENALTY_HOLE;
+        return 0;
+    }
+    for (int k = 0; k < nc; k++)
+        cw[k] /= sum;
+    *pen = p;
+    return nc;
+}
+
+/* ---- rotation kernel (rvfit_vsini_kernel) ----------------------------- */
+
+DEVFN real rvk_kern_p0(real x)
+{
+    const real e = (real)RVK_EPS;
+    real q = 1 - x * x;
+    real r = sqrt(q > 0 ? q : (real)0);
+    return (1 - e) * (x * r + asin(x)) +
+           (real)0.5 * (real)RVK_PI * e * (x - x * x * x / 3);
+}
+
+DEVFN real rvk_kern_p1(real x)
+{
+    const real e = (real)RVK_EPS;
+    real q = 1 - x * x;
+    q = q > 0 ? q : (real)0;
+    return -2 * (1 - e) * q * sqrt(q) / 3 +
+           (real)0.5 * (real)RVK_PI * e *
+               ((real)0.5 * x * x - (real)0.25 * x * x * x * x);
+}
+
+/* Unnormalised weight of offset j in [-h, h]: the contributions of
+ * segments [j-1, j] (hat rising) and [j, j+1] (hat falling), exactly as
+ * the reference accumulates them. */
+DEVFN real rvk_vsini_weight(real hw, int j, int h)
+{
+    real w = 0;
+    for (int k = j - 1; k <= j; k++) {
+        if (k < -h || k >= h)
+            continue;
+        real u0 = fmax((real)k, -hw), u1 = fmin((real)(k + 1), hw);
+        if (!(u1 > u0))
+            continue;
+        real x0 = u0 / hw, x1 = u1 / hw;
+        real m0 = hw * (rvk_kern_p0(x1) - rvk_kern_p0(x0));
+        real m1 = hw * hw * (rvk_kern_p1(x1) - rvk_kern_p1(x0)) - k * m0;
+        w += k == j ? m0 - m1 : m1;
+    }
+    return w;
+}
+
+/* Interpolated (unrotated) template pixel j of one arm. */
+DEVFN real rvk_interp(GLOBAL const float *flux, rvk_long npixl, int nc,
+                      LOCAL_PTR const int *corner, LOCAL_PTR const real *cw,
+                      int j)
+{
+    real s = cw[0] * (real)flux[(rvk_long)corner[0] * npixl + j];
+    for (int k = 1; k < nc; k++)
+        s += cw[k] * (real)flux[(rvk_long)corner[k] * npixl + j];
+    return s;
+}
+
+/* ---- kernel 1: templates ---------------------------------------------- */
+
+KERNEL void rvk_template(
+    int ntpl, int nparam, int narm, rvk_long slot_len,
+    GLOBAL const int *ax_n, GLOBAL const real *ax_node,
+    GLOBAL const rvk_uchar *exists, GLOBAL const float *lib_flux,
+    GLOBAL const rvk_long *ai, GLOBAL const real *ad,
+    GLOBAL const rvk_uint *tflags, GLOBAL const real *tvsini,
+    GLOBAL const real *ttheta, GLOBAL real *tr, GLOBAL real *tint,
+    rvk_long tint_len, GLOBAL real *tpen)
+{
+    LOCAL_DECL int corner[RVK_MAX_CORNERS];
+    LOCAL_DECL real cw[RVK_MAX_CORNERS];
+    LOCAL_DECL real kw[2 * RVK_MAX_HALF + 1];
+    LOCAL_DECL int ncorner;
+    LOCAL_DECL real ksum;
+    int lid = LOCAL_ID(), wg = LOCAL_SIZE();
+    GLOBAL real *ti = tint + (rvk_long)GROUP_ID() * tint_len;
+    for (int t = GROUP_ID(); t < ntpl; t += NUM_GROUPS()) {
+        if (lid == 0) {
+            real pen = 0;
+            ncorner = rvk_stencil(nparam, ax_n, ax_node, exists,
+                                  ttheta + (rvk_long)t * nparam, corner, cw,
+                                  &pen);
+            if (tflags[t] & RVK_PT_CONTINUUM) {
+                ncorner = 0; /* flat template, no penalty (as cpu) */
+                pen = 0;
+            }
+            tpen[t] = pen;
+        }
+        BARRIER();
+        for (int a = 0; a < narm; a++) {
+            GLOBAL const rvk_long *m = ai + a * RVK_AI_N;
+            int npl = (int)m[RVK_AI_LNPIX];
+            GLOBAL const float *fl = lib_flux + m[RVK_AI_LFOFF];
+            GLOBAL real *out = tr + (rvk_long)t * slot_len + m[RVK_AI_TROFF];
+            real hw = fabs(tvsini[t]) / (real)RVK_C_KMS *
+                        ad[a * RVK_AD_N + RVK_AD_INVDLNL];
+            if (hw > RVK_MAX_HALF)
+                hw = RVK_MAX_HALF;
+            int h = hw >= (real)1e-6 ? (int)ceil(hw) : 0;
+            if (ncorner == 0) {
+                /* Flat template (holes or continuum-only). */
+                for (int j = lid; j < npl; j += wg)
+                    out[j] = 1;
+            } else if (h == 0) {
+                for (int j = lid; j < npl; j += wg)
+                    out[j] = rvk_interp(fl, npl, ncorner, corner, cw, j);
+            } else {
+                for (int j = lid; j <= 2 * h; j += wg)
+                    kw[j] = rvk_vsini_weight(hw, j - h, h);
+                for (int j = lid; j < npl; j += wg)
+                    ti[j] = rvk_interp(fl, npl, ncorner, corner, cw, j);
+                BARRIER();
+                if (lid == 0) {
+                    real s = 0;
+                    for (int j = 0; j <= 2 * h; j++)
+                        s += kw[j];
+                    ksum = s;
+                }
+                BARRIER();
+                for (int j = lid; j < npl; j += wg) {
+                    real s = 0;
+                    int c = j - h;
+                    for (int k = 0; k <= 2 * h; k++)
+                        s += (kw[k] / ksum) * ti[rvk_clampi(c + k, 0, npl - 1)];
+                    out[j] = s;
+                }
+            }
+            BARRIER();
+        }
+    }
+}
+
+/* ---- kernel 2: likelihood ---------------------------------------------- */
+
+/* Equilibrated Cholesky solve of the normal equations in sums[] (pairs
+ * k >= l packed row by row, then b).  Writes coef[], returns ln det or
+ * sets *fail.  Mirrors rvfit_marg_chisq. */
+DEVFN real rvk_solve(int np, LOCAL_PTR const real *sums, LOCAL_PTR real *A,
+                     LOCAL_PTR real *coef, int *fail)
+{
+    real sc[RVK_MAX_POLY];
+    int npair = np * (np + 1) / 2;
+    real ld = 0;
+    for (int k = 0; k < np; k++) {
+        real d = sums[k * (k + 1) / 2 + k];
+        if (!(d > 0) || !RVK_ISFINITE(d)) {
+            *fail = 1;
+            return 0;
+        }
+        sc[k] = 1 / sqrt(d);
+        ld += log(d);
+    }
+    for (int k = 0; k < np; k++)
+        for (int l = 0; l <= k; l++)
+            A[k * np + l] = sums[k * (k + 1) / 2 + l] * (sc[k] * sc[l]);
+    for (int j = 0; j < np; j++) {
+        real d = A[j * np + j];
+        for (int k = 0; k < j; k++)
+            d -= A[j * np + k] * A[j * np + k];
+        if (!(d > (real)1e-14) || !RVK_ISFINITE(d)) {
+            *fail = 1;
+            return 0;
+        }
+        d = sqrt(d);
+        A[j * np + j] = d;
+        for (int i = j + 1; i < np; i++) {
+            real s = A[i * np + j];
+            for (int k = 0; k < j; k++)
+                s -= A[i * np + k] * A[j * np + k];
+            A[i * np + j] = s / d;
+        }
+    }
+    for (int k = 0; k < np; k++)
+        ld += 2 * log(A[k * np + k]);
+    for (int k = 0; k < np; k++) {
+        real s = sums[npair + k] * sc[k];
+        for (int l = 0; l < k; l++)
+            s -= A[k * np + l] * coef[l];
+        coef[k] = s / A[k * np + k];
+    }
+    for (int k = np - 1; k >= 0; k--) {
+        real s = coef[k];
+        for (int l = k + 1; l < np; l++)
+            s -= A[l * np + k] * coef[l];
+        coef[k] = s / A[k * np + k];
+    }
+    for (int k = 0; k < np; k++)
+        coef[k] *= sc[k];
+    *fail = 0;
+    return ld;
+}
+
+/* Shifted template t (Keys cubic on the slot) and, through the band
+ * matrix, the model m of every pixel of one arm. */
+DEVFN void rvk_model_arm(int npix, int npl, int ndiag, real dp,
+                         GLOBAL const real *pos,
+                         GLOBAL const real *slot, GLOBAL const float *res,
+                         GLOBAL real *tb, GLOBAL real *mb)
+{
+    int lid = LOCAL_ID(), wg = LOCAL_SIZE();
+    GLOBAL real *dst = ndiag > 0 ? tb : mb;
+    for (int i = lid; i < npix; i += wg) {
+        real u = pos[i] + dp;
+        real fk = floor(u);
+        real t = u - fk;
+        /* Taps read the rotated template clamped to the arm (edge values
+         * beyond it), as the cpu backend; fk is bounded first so that the
+         * int conversion cannot overflow. */
+        fk = fk < -4 ? (real)-4 : (fk > npl + 4 ? (real)(npl + 4) : fk);
+        int k = (int)fk;
+        int hi = npl - 1;
+        real t2 = t * t, t3 = t2 * t;
+        real w0 = (real)0.5 * (-t3 + 2 * t2 - t);
+        real w1 = (real)0.5 * (3 * t3 - 5 * t2 + 2);
+        real w2 = (real)0.5 * (-3 * t3 + 4 * t2 + t);
+        real w3 = (real)0.5 * (t3 - t2);
+        dst[i] = w0 * slot[rvk_clampi(k - 1, 0, hi)] +
+                 w1 * slot[rvk_clampi(k, 0, hi)] +
+                 w2 * slot[rvk_clampi(k + 1, 0, hi)] +
+                 w3 * slot[rvk_clampi(k + 2, 0, hi)];
+    }
+    if (ndiag == 0)
+        return;
+    BARRIER();
+    int h = ndiag / 2;
+    for (int i = lid; i < npix; i += wg) {
+        real s = 0;
+        for (int d = -h; d <= h; d++) {
+            int j = i + d;
+            if (j < 0 || j >= npix)
+                continue;
+            s += (real)res[(rvk_long)(h - d) * npix + j] * tb[j];
+        }
+        mb[i] = s;
+    }
+}
+
+/* Normal-equation sums of one arm into sums[] (RVK_PC at a time). */
+DEVFN void rvk_normal_sums(int npix, int np, GLOBAL const real *mb,
+                           GLOBAL const float *fx, GLOBAL const float *iv,
+                           GLOBAL const real *B, LOCAL_PTR const rvk_uchar *pk,
+                           LOCAL_PTR const rvk_uchar *pl, LOCAL_PTR real *red,
+                           LOCAL_PTR real *sums)
+{
+    int lid = LOCAL_ID(), wg = LOCAL_SIZE();
+    int npair = np * (np + 1) / 2, nsum = npair + np;
+    for (int c0 = 0; c0 < nsum; c0 += RVK_PC) {
+        real acc[RVK_PC], cmp[RVK_PC];
+        for (int r = 0; r < RVK_PC; r++)
+            acc[r] = cmp[r] = 0;
+        (void)cmp;
+        int nc = nsum - c0 < RVK_PC ? nsum - c0 : RVK_PC;
+        for (int i = lid; i < npix; i += wg) {
+            real w = (real)iv[i];
+            if (!(w > 0))
+                continue;
+            real m = mb[i];
+            real g = w * m * m, q = w * (real)fx[i] * m;
+            for (int r = 0; r < nc; r++) {
+                int s = c0 + r;
+                real bk = B[(rvk_long)pk[s] * npix + i];
+                real x = s < npair ? g * bk * B[(rvk_long)pl[s] * npix + i]
+                                   : q * bk;
+                KADD(acc[r], cmp[r], x);
+            }
+        }
+        for (int r = 0; r < nc; r++)
+            red[r * wg + lid] = acc[r];
+        BARRIER();
+        if (lid < nc) {
+            real s = 0, c = 0;
+            (void)c;
+            for (int j = 0; j < wg; j++)
+                KADD(s, c, red[lid * wg + j]);
+            sums[c0 + lid] = s;
+        }
+        BARRIER();
+    }
+}
+
+KERNEL void rvk_like(
+    int np_, int nrep, int narm, int npoly, int mode,
+    rvk_long slot_len, GLOBAL const rvk_uint *tspec,
+    GLOBAL const real *tpen, GLOBAL const real *pv, GLOBAL const real *tr,
+    GLOBAL const rvk_long *ai, GLOBAL const real *ad, GLOBAL const real *pos,
+    GLOBAL const float *flux, GLOBAL const float *ivar,
+    GLOBAL const float *res, GLOBAL const real *basis,
+    GLOBAL const int *nuse, GLOBAL real *scratch, rvk_long scr_len,
+    GLOBAL real *m2lnl, GLOBAL real *achi, GLOBAL float *mout,
+    GLOBAL float *cout)
+{
+    LOCAL_DECL real red[RVK_PC * RVK_WG_MAX];
+    LOCAL_DECL real sums[RVK_MAX_SUMS];
+    LOCAL_DECL real A[RVK_MAX_POLY * RVK_MAX_POLY];
+    LOCAL_DECL real coef[RVK_MAX_POLY];
+    LOCAL_DECL rvk_uchar pk[RVK_MAX_SUMS], pl[RVK_MAX_SUMS];
+    LOCAL_DECL real ldet;
+    LOCAL_DECL int lfail;
+    int lid = LOCAL_ID(), wg = LOCAL_SIZE();
+    int npair = npoly * (npoly + 1) / 2;
+    for (int s = lid; s < npair + npoly; s += wg) {
+        int k = 0;
+        if (s < npair) {
+            while ((k + 1) * (k + 2) / 2 <= s)
+                k++;
+            pk[s] = (rvk_uchar)k;
+            pl[s] = (rvk_uchar)(s - k * (k + 1) / 2);
+        } else {
+            pk[s] = (rvk_uchar)(s - npair);
+            pl[s] = 0;
+        }
+    }
+    BARRIER();
+    GLOBAL real *tb = scratch + (rvk_long)GROUP_ID() * 2 * scr_len;
+    GLOBAL real *mb = tb + scr_len;
+    for (int p = GROUP_ID(); p < np_; p += NUM_GROUPS()) {
+        int slot = p / nrep;
+        rvk_long sp = tspec[slot];
+        real delta = -atanh(pv[p] / (real)RVK_C_KMS);
+        real tot = 0;
+        int fail = 0;
+        rvk_long moff = 0;
+        for (int a = 0; a < narm; a++) {
+            GLOBAL const rvk_long *m = ai + a * RVK_AI_N;
+            int npix = (int)m[RVK_AI_NPIX], ndiag = (int)m[RVK_AI_NDIAG];
+            rvk_long ps = m[RVK_AI_PERSPEC] ? sp : 0;
+            rvk_long doff = m[RVK_AI_DOFF] + sp * npix;
+            GLOBAL const real *B = basis + m[RVK_AI_BOFF] + ps * npoly * npix;
+            GLOBAL const float *fx = flux + doff;
+            GLOBAL const float *iv = ivar + doff;
+            rvk_model_arm(npix, (int)m[RVK_AI_LNPIX], ndiag,
+                          delta * ad[a * RVK_AD_N + RVK_AD_INVDLNL],
+                          pos + m[RVK_AI_POFF] + ps * npix,
+                          tr + (rvk_long)slot * slot_len + m[RVK_AI_TROFF],
+                          res + m[RVK_AI_ROFF] + sp * ndiag * npix, tb, mb);
+            BARRIER();
+            int use = nuse[sp * narm + a] >= npoly + 1;
+            real chi = 0;
+            if (use) {
+                rvk_normal_sums(npix, npoly, mb, fx, iv, B, pk, pl, red, sums);
+                if (lid == 0) {
+                    int f = 0;
+                    ldet = rvk_solve(npoly, sums, A, coef, &f);
+                    lfail = f;
+                }
+                BARRIER();
+                fail |= lfail;
+            }
+            if (use && !lfail) {
+                real acc = 0, cmp = 0;
+                (void)cmp;
+                for (int i = lid; i < npix; i += wg) {
+                    real w = (real)iv[i];
+                    if (!(w > 0))
+                        continue;
+                    real c = 0;
+                    for (int k = 0; k < npoly; k++)
+                        c += coef[k] * B[(rvk_long)k * npix + i];
+                    real r = (real)fx[i] - c * mb[i];
+                    KADD(acc, cmp, w * r * r);
+                }
+                red[lid] = acc;
+                BARRIER();
+                if (lid == 0) {
+                    real s = 0, c = 0;
+                    (void)c;
+                    for (int j = 0; j < wg; j++)
+                        KADD(s, c, red[j]);
+                    red[wg] = s;
+                }
+                BARRIER();
+                chi = red[wg];
+                tot += chi + ldet;
+            }
+            if (mode == 1) {
+                /* Models on every pixel; a skipped or failed arm has no
+                 * model: zeros, as the cpu backend. */
+                int ok = use && !lfail;
+                GLOBAL float *mo = mout + moff + (rvk_long)p * npix;
+                GLOBAL float *co = cout + moff + (rvk_long)p * npix;
+                for (int i = lid; i < npix; i += wg) {
+                    real c = 0;
+                    for (int k = 0; k < npoly && ok; k++)
+                        c += coef[k] * B[(rvk_long)k * npix + i];
+                    mo[i] = ok ? (float)(c * mb[i]) : 0.0f;
+                    co[i] = ok ? (float)c : 0.0f;
+                }
+                moff += (rvk_long)np_ * npix;
+            }
+            if (lid == 0 && achi)
+                achi[(rvk_long)p * narm + a] = use && lfail ? (real)RVK_FAIL : chi;
+            BARRIER();
+        }
+        if (lid == 0)
+            m2lnl[p] = fail ? (real)RVK_FAIL : tot + tpen[slot];
+        BARRIER();
+    }
+}

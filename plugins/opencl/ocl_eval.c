@@ -1,0 +1,383 @@
+/* ocl_eval.c — chisq, vscan and models on the device.  Per call only the
+ * points go in (flags, vsini, theta, spectrum, velocity) and -2 ln L, the
+ * per-arm chisq or the models come out.  Points are processed in chunks
+ * whose template slots fit the scratch budget; each chunk is one
+ * rvk_template launch (a slot per point, or per vscan base point) and one
+ * rvk_like launch (a work-group per point). */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "ocl_internal.h"
+#include "rvfit/physics.h"
+
+static double ocl_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void ocl_free_call_buffers(ocl_state *st)
+{
+    cl_mem *m[] = {&st->b_tflags, &st->b_tvsini, &st->b_ttheta, &st->b_tspec,
+                   &st->b_tpen, &st->b_pv, &st->b_tr, &st->b_tint,
+                   &st->b_scr, &st->b_m2lnl, &st->b_achi, &st->b_mout,
+                   &st->b_cout};
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+        ocl_release(m[i]);
+    st->n_tflags = st->n_tvsini = st->n_ttheta = st->n_tspec = 0;
+    st->n_tpen = st->n_pv = st->n_tr = st->n_tint = st->n_scr = 0;
+    st->n_m2lnl = st->n_achi = st->n_mout = st->n_cout = 0;
+}
+
+/* Same admissible velocities as the cpu backend. */
+static int ocl_check_v(double v)
+{
+    return isfinite(v) && fabs(v) < 0.5 * RVFIT_C_KMS;
+}
+
+static int ocl_ready(const ocl_state *st, rvfit_err *err)
+{
+    if (!st->have_lib || !st->have_batch)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "opencl: evaluation before load_library and "
+                             "load_batch");
+    return RVFIT_OK;
+}
+
+/* Slots per launch: template slots, like scratch and model outputs of a
+ * chunk within the scratch budget (at least one). */
+static size_t ocl_chunk(const ocl_state *st, size_t per_slot_extra)
+{
+    size_t per = st->slot_len * st->rsz + per_slot_extra + 64;
+    size_t c = st->scratch_bytes / per;
+    return c < 1 ? 1 : c;
+}
+
+/* Upload the template-slot inputs of pts[0..n-1] (validated). */
+static int ocl_put_slots(ocl_state *st, size_t n, const rvfit_point *pts,
+                         rvfit_err *err)
+{
+    size_t np = (size_t)(st->nparam > 0 ? st->nparam : 1), r = st->rsz;
+    /* Staging: flags and spectra (2n uints), then vsini and theta as
+     * doubles (converted in place to reals before upload). */
+    size_t bytes = (2 * n * sizeof(cl_uint) + 7) / 8 * 8;
+    char *h = ocl_stage(st, bytes + n * (1 + np) * sizeof(double));
+    if (!h)
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "opencl: out of memory");
+    cl_uint *fl = (cl_uint *)h, *sp = fl + n;
+    double *dv = (double *)(h + bytes), *dt = dv + n;
+    for (size_t i = 0; i < n; i++) {
+        if (pts[i].spec >= st->nspec)
+            return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                                 "point %zu: spectrum %u not in the batch of "
+                                 "%zu", i, pts[i].spec, st->nspec);
+        if (!ocl_check_v(pts[i].v) || !isfinite(pts[i].vsini))
+            return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                                 "point %zu: v = %g, vsini = %g", i, pts[i].v,
+                                 pts[i].vsini);
+        fl[i] = pts[i].flags;
+        sp[i] = pts[i].spec;
+        dv[i] = pts[i].vsini;
+        for (size_t k = 0; k < np; k++)
+            dt[i * np + k] = k < (size_t)st->nparam ? pts[i].theta[k] : 0.0;
+    }
+    int rc = ocl_grow(st, &st->b_tflags, &st->n_tflags, n * 4, err);
+    if (rc == RVFIT_OK)
+        rc = ocl_grow(st, &st->b_tspec, &st->n_tspec, n * 4, err);
+    if (rc == RVFIT_OK)
+        rc = ocl_grow(st, &st->b_tvsini, &st->n_tvsini, n * r, err);
+    if (rc == RVFIT_OK)
+        rc = ocl_grow(st, &st->b_ttheta, &st->n_ttheta, n * np * r, err);
+    if (rc != RVFIT_OK)
+        return rc;
+    /* Convert in place; then non-blocking writes, all finished before the
+     * staging area is reused (the reads below are blocking). */
+    ocl_to_real(st, dv, n, dv);
+    ocl_to_real(st, dt, n * np, dt);
+    cl_int e = clEnqueueWriteBuffer(st->q, st->b_tflags, CL_TRUE, 0, n * 4, fl,
+                                    0, NULL, NULL);
+    if (e == CL_SUCCESS)
+        e = clEnqueueWriteBuffer(st->q, st->b_tspec, CL_TRUE, 0, n * 4, sp, 0,
+                                 NULL, NULL);
+    if (e == CL_SUCCESS)
+        e = clEnqueueWriteBuffer(st->q, st->b_tvsini, CL_TRUE, 0, n * r, dv,
+                                 0, NULL, NULL);
+    if (e == CL_SUCCESS)
+        e = clEnqueueWriteBuffer(st->q, st->b_ttheta, CL_TRUE, 0, n * np * r,
+                                 dt, 0, NULL, NULL);
+    return e == CL_SUCCESS ? RVFIT_OK
+                           : ocl_fail(err, "clEnqueueWriteBuffer(points)", e);
+}
+
+/* Upload n velocities (km/s): pts[i].v, or v[i] when pts is NULL. */
+static int ocl_put_vel(ocl_state *st, size_t n, const rvfit_point *pts,
+                       const double *v, rvfit_err *err)
+{
+    double *h = ocl_stage(st, n * sizeof(double) + 8);
+    if (!h)
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "opencl: out of memory");
+    for (size_t i = 0; i < n; i++) {
+        h[i] = pts ? pts[i].v : v[i];
+        if (!ocl_check_v(h[i]))
+            return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                                 "velocity %zu is %g km/s", i, h[i]);
+    }
+    ocl_to_real(st, h, n, h);
+    int rc = ocl_grow(st, &st->b_pv, &st->n_pv, n * st->rsz, err);
+    if (rc != RVFIT_OK)
+        return rc;
+    cl_int e = clEnqueueWriteBuffer(st->q, st->b_pv, CL_TRUE, 0, n * st->rsz,
+                                    h, 0, NULL, NULL);
+    return e == CL_SUCCESS ? RVFIT_OK
+                           : ocl_fail(err, "clEnqueueWriteBuffer(v)", e);
+}
+
+#define OCL_ARG(k, i, v)                                                   \
+    do {                                                                   \
+        if (e == CL_SUCCESS)                                               \
+            e = clSetKernelArg(k, i, sizeof(v), &(v));                     \
+    } while (0)
+
+static int ocl_launch(ocl_state *st, cl_kernel k, size_t groups,
+                      const char *name, rvfit_err *err)
+{
+    size_t gl = groups * st->wg;
+    cl_int e = clEnqueueNDRangeKernel(st->q, k, 1, NULL, &gl, &st->wg, 0,
+                                      NULL, NULL);
+    if (e != CL_SUCCESS)
+        return ocl_fail(err, name, e);
+    return RVFIT_OK;
+}
+
+/* Templates of ntpl slots (inputs already uploaded). */
+static int ocl_run_template(ocl_state *st, size_t ntpl, rvfit_err *err)
+{
+    size_t groups = ntpl < st->maxgroups ? ntpl : st->maxgroups;
+    int rc = ocl_grow(st, &st->b_tr, &st->n_tr, ntpl * st->slot_len * st->rsz,
+                      err);
+    if (rc == RVFIT_OK)
+        rc = ocl_grow(st, &st->b_tint, &st->n_tint,
+                      groups * st->lnpix_max * st->rsz, err);
+    if (rc == RVFIT_OK)
+        rc = ocl_grow(st, &st->b_tpen, &st->n_tpen, ntpl * st->rsz, err);
+    if (rc != RVFIT_OK)
+        return rc;
+    cl_int e = CL_SUCCESS, nt = (cl_int)ntpl, npar = st->nparam,
+           narm = st->narm;
+    cl_long slot = (cl_long)st->slot_len, tlen = (cl_long)st->lnpix_max;
+    cl_kernel k = st->k_tpl;
+    OCL_ARG(k, 0, nt);
+    OCL_ARG(k, 1, npar);
+    OCL_ARG(k, 2, narm);
+    OCL_ARG(k, 3, slot);
+    OCL_ARG(k, 4, st->ax_n);
+    OCL_ARG(k, 5, st->ax_node);
+    OCL_ARG(k, 6, st->exists);
+    OCL_ARG(k, 7, st->lib_flux);
+    OCL_ARG(k, 8, st->ai);
+    OCL_ARG(k, 9, st->ad);
+    OCL_ARG(k, 10, st->b_tflags);
+    OCL_ARG(k, 11, st->b_tvsini);
+    OCL_ARG(k, 12, st->b_ttheta);
+    OCL_ARG(k, 13, st->b_tr);
+    OCL_ARG(k, 14, st->b_tint);
+    OCL_ARG(k, 15, tlen);
+    OCL_ARG(k, 16, st->b_tpen);
+    if (e != CL_SUCCESS)
+        return ocl_fail(err, "clSetKernelArg(rvk_template)", e);
+    return ocl_launch(st, k, groups, "rvk_template", err);
+}
+
+/* Likelihood of np points (point p uses slot p / nrep); mode 1 = models. */
+static int ocl_run_like(ocl_state *st, size_t np, size_t nrep, int mode,
+                        rvfit_err *err)
+{
+    size_t groups = np < st->maxgroups ? np : st->maxgroups;
+    size_t mo = mode ? np * st->npix_sum * sizeof(float) : 4;
+    int rc = ocl_grow(st, &st->b_scr, &st->n_scr,
+                      groups * 2 * st->npix_max * st->rsz, err);
+    if (rc == RVFIT_OK)
+        rc = ocl_grow(st, &st->b_m2lnl, &st->n_m2lnl, np * st->rsz, err);
+    if (rc == RVFIT_OK)
+        rc = ocl_grow(st, &st->b_achi, &st->n_achi,
+                      np * (size_t)st->narm * st->rsz, err);
+    if (rc == RVFIT_OK)
+        rc = ocl_grow(st, &st->b_mout, &st->n_mout, mo, err);
+    if (rc == RVFIT_OK)
+        rc = ocl_grow(st, &st->b_cout, &st->n_cout, mo, err);
+    if (rc != RVFIT_OK)
+        return rc;
+    cl_int e = CL_SUCCESS, n = (cl_int)np, rep = (cl_int)nrep,
+           narm = st->narm, npoly = st->npoly, md = mode;
+    cl_long slot = (cl_long)st->slot_len, slen = (cl_long)st->npix_max;
+    cl_kernel k = st->k_like;
+    OCL_ARG(k, 0, n);
+    OCL_ARG(k, 1, rep);
+    OCL_ARG(k, 2, narm);
+    OCL_ARG(k, 3, npoly);
+    OCL_ARG(k, 4, md);
+    OCL_ARG(k, 5, slot);
+    OCL_ARG(k, 6, st->b_tspec);
+    OCL_ARG(k, 7, st->b_tpen);
+    OCL_ARG(k, 8, st->b_pv);
+    OCL_ARG(k, 9, st->b_tr);
+    OCL_ARG(k, 10, st->ai);
+    OCL_ARG(k, 11, st->ad);
+    OCL_ARG(k, 12, st->pos);
+    OCL_ARG(k, 13, st->flux);
+    OCL_ARG(k, 14, st->ivar);
+    OCL_ARG(k, 15, st->res);
+    OCL_ARG(k, 16, st->basis);
+    OCL_ARG(k, 17, st->nuse);
+    OCL_ARG(k, 18, st->b_scr);
+    OCL_ARG(k, 19, slen);
+    OCL_ARG(k, 20, st->b_m2lnl);
+    OCL_ARG(k, 21, st->b_achi);
+    OCL_ARG(k, 22, st->b_mout);
+    OCL_ARG(k, 23, st->b_cout);
+    if (e != CL_SUCCESS)
+        return ocl_fail(err, "clSetKernelArg(rvk_like)", e);
+    return ocl_launch(st, k, groups, "rvk_like", err);
+}
+
+/* Blocking read of n reals from buf into dst[i*stride] as doubles. */
+static int ocl_get_reals(ocl_state *st, cl_mem buf, size_t n, double *dst,
+                         rvfit_err *err)
+{
+    void *h = ocl_stage(st, n * st->rsz + 8);
+    if (!h)
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "opencl: out of memory");
+    cl_int e = clEnqueueReadBuffer(st->q, buf, CL_TRUE, 0, n * st->rsz, h, 0,
+                                   NULL, NULL);
+    if (e != CL_SUCCESS)
+        return ocl_fail(err, "clEnqueueReadBuffer", e);
+    for (size_t i = 0; i < n; i++) {
+        dst[i] = ocl_real_at(st, h, i);
+        if (dst[i] == (double)(float)RVK_FAIL) /* float devices */
+            dst[i] = RVK_FAIL;
+    }
+    return RVFIT_OK;
+}
+
+/* One chunk of chisq or models: pts[0..n-1]. */
+static int ocl_chunk_points(ocl_state *st, size_t n, const rvfit_point *pts,
+                            int mode, rvfit_err *err)
+{
+    int rc = ocl_put_slots(st, n, pts, err);
+    if (rc == RVFIT_OK)
+        rc = ocl_put_vel(st, n, pts, NULL, err);
+    if (rc == RVFIT_OK)
+        rc = ocl_run_template(st, n, err);
+    if (rc == RVFIT_OK)
+        rc = ocl_run_like(st, n, 1, mode, err);
+    return rc;
+}
+
+int ocl_chisq(void *state, size_t n, const rvfit_point *pts,
+              rvfit_chisq_out *out, rvfit_err *err)
+{
+    ocl_state *st = state;
+    int rc = ocl_ready(st, err);
+    double t0 = ocl_now();
+    size_t cap = ocl_chunk(st, 0);
+    for (size_t p0 = 0; p0 < n && rc == RVFIT_OK; p0 += cap) {
+        size_t c = n - p0 < cap ? n - p0 : cap;
+        rc = ocl_chunk_points(st, c, pts + p0, 0, err);
+        if (rc == RVFIT_OK)
+            rc = ocl_get_reals(st, st->b_m2lnl, c, out->m2lnl + p0, err);
+        if (rc == RVFIT_OK && out->chisq)
+            rc = ocl_get_reals(st, st->b_achi, c * (size_t)st->narm,
+                               out->chisq + p0 * (size_t)st->narm, err);
+    }
+    if (rc != RVFIT_OK) {
+        rvfit_err_prefix(err, "opencl chisq(%zu points)", n);
+        return rc;
+    }
+    st->cnt.points += n;
+    st->cnt.calls++;
+    st->cnt.seconds += ocl_now() - t0;
+    return RVFIT_OK;
+}
+
+int ocl_vscan(void *state, size_t nq, const rvfit_point *base, size_t nvel,
+              const double *vel, double *m2lnl, rvfit_err *err)
+{
+    ocl_state *st = state;
+    int rc = ocl_ready(st, err);
+    double t0 = ocl_now();
+    size_t cap = ocl_chunk(st, nvel * st->rsz);
+    for (size_t q0 = 0; q0 < nq && nvel > 0 && rc == RVFIT_OK; q0 += cap) {
+        size_t c = nq - q0 < cap ? nq - q0 : cap;
+        rc = ocl_put_slots(st, c, base + q0, err);
+        if (rc == RVFIT_OK)
+            rc = ocl_put_vel(st, c * nvel, NULL, vel + q0 * nvel, err);
+        if (rc == RVFIT_OK)
+            rc = ocl_run_template(st, c, err);
+        if (rc == RVFIT_OK)
+            rc = ocl_run_like(st, c * nvel, nvel, 0, err);
+        if (rc == RVFIT_OK)
+            rc = ocl_get_reals(st, st->b_m2lnl, c * nvel, m2lnl + q0 * nvel,
+                               err);
+    }
+    if (rc != RVFIT_OK) {
+        rvfit_err_prefix(err, "opencl vscan(%zu x %zu)", nq, nvel);
+        return rc;
+    }
+    st->cnt.points += nq * nvel;
+    st->cnt.calls++;
+    st->cnt.seconds += ocl_now() - t0;
+    return RVFIT_OK;
+}
+
+/* Copy the chunk's models (arm blocks of c*npix floats) to the caller. */
+static int ocl_get_models(ocl_state *st, size_t p0, size_t c, cl_mem buf,
+                          float *const *dst, rvfit_err *err)
+{
+    size_t off = 0;
+    for (int a = 0; a < st->narm; a++) {
+        size_t n = c * st->npix[a];
+        if (!dst[a]) { /* cont[a] may be NULL */
+            off += n;
+            continue;
+        }
+        cl_int e = clEnqueueReadBuffer(st->q, buf, CL_TRUE, off * sizeof(float),
+                                       n * sizeof(float),
+                                       dst[a] + p0 * st->npix[a], 0, NULL,
+                                       NULL);
+        if (e != CL_SUCCESS)
+            return ocl_fail(err, "clEnqueueReadBuffer(models)", e);
+        off += n;
+    }
+    return RVFIT_OK;
+}
+
+int ocl_models(void *state, size_t n, const rvfit_point *pts,
+               float *const *model, float *const *cont, rvfit_err *err)
+{
+    ocl_state *st = state;
+    int rc = ocl_ready(st, err);
+    for (int a = 0; a < st->narm && rc == RVFIT_OK; a++)
+        if (!model || !model[a])
+            rc = rvfit_err_set(err, RVFIT_ERR_INVALID,
+                               "no output array for arm %d", a);
+    double t0 = ocl_now();
+    size_t cap = ocl_chunk(st, 2 * st->npix_sum * sizeof(float));
+    for (size_t p0 = 0; p0 < n && rc == RVFIT_OK; p0 += cap) {
+        size_t c = n - p0 < cap ? n - p0 : cap;
+        rc = ocl_chunk_points(st, c, pts + p0, 1, err);
+        if (rc == RVFIT_OK)
+            rc = ocl_get_models(st, p0, c, st->b_mout, model, err);
+        if (rc == RVFIT_OK && cont)
+            rc = ocl_get_models(st, p0, c, st->b_cout, cont, err);
+    }
+    if (rc != RVFIT_OK) {
+        rvfit_err_prefix(err, "opencl models(%zu points)", n);
+        return rc;
+    }
+    st->cnt.points += n;
+    st->cnt.calls++;
+    st->cnt.seconds += ocl_now() - t0;
+    return RVFIT_OK;
+}

@@ -1,0 +1,104 @@
+/* ocl_internal.h — shared state of the OpenCL backend plugin (not
+ * installed).  The device code is plugins/kernels/rvfit_kernels.c, shared
+ * with the CUDA backend; its metadata layouts are rvfit_klayout.h. */
+#ifndef OCL_INTERNAL_H
+#define OCL_INTERNAL_H
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rvfit/backend.h"
+#include "rvfit/library.h"
+#include "rvfit_klayout.h"
+
+/* Default device memory for per-call template slots (MiB, option
+ * scratch_mb): bounds how many points one launch covers. */
+#ifndef OCL_SCRATCH_MB
+#define OCL_SCRATCH_MB 256
+#endif
+/* Default work-group size (option wgsize); see docs/kernels.md. */
+#ifndef OCL_WG_DEFAULT
+#define OCL_WG_DEFAULT 64
+#endif
+
+typedef struct ocl_state {
+    const rvfit_host *host;
+    cl_platform_id platform;
+    cl_device_id dev;
+    cl_context ctx;
+    cl_command_queue q;
+    cl_program prog;
+    cl_kernel k_tpl, k_like;
+    int fp64;          /* device code uses double                        */
+    size_t rsz;        /* sizeof(real) on the device                     */
+    size_t wg;         /* work-group size                                */
+    size_t maxgroups;  /* groups per launch (persistent-style loops)     */
+    size_t scratch_bytes;
+    char device[512];
+    rvfit_counters cnt;
+
+    /* library (resident) */
+    int have_lib;
+    int nparam;
+    size_t nmodel;
+    rvfit_library meta;      /* axes and arms, flux pointers NULL     */
+    size_t lfoff[RVFIT_MAX_ARMS];
+    cl_mem ax_n, ax_node, exists, lib_flux;
+
+    /* batch (resident) */
+    int have_batch;
+    size_t nspec;
+    int narm, npoly;
+    size_t npix[RVFIT_MAX_ARMS], npix_sum, npix_max, lnpix_max;
+    size_t slot_len;         /* reals per template slot               */
+    cl_mem ai, ad, pos, flux, ivar, res, basis, nuse;
+
+    /* per-call buffers, grown on demand (ocl_grow) */
+    cl_mem b_tflags, b_tvsini, b_ttheta, b_tspec, b_tpen, b_pv, b_tr;
+    cl_mem b_tint, b_scr, b_m2lnl, b_achi, b_mout, b_cout;
+    size_t n_tflags, n_tvsini, n_ttheta, n_tspec, n_tpen, n_pv, n_tr;
+    size_t n_tint, n_scr, n_m2lnl, n_achi, n_mout, n_cout;
+    void *hbuf;              /* host staging buffer                   */
+    size_t n_hbuf;
+} ocl_state;
+
+/* ocl_util.c */
+const char *ocl_errstr(cl_int e);
+/* RVFIT_ERR_DEVICE with "what: CL_ERROR_NAME (code)". */
+int ocl_fail(rvfit_err *err, const char *what, cl_int e);
+/* Make *buf at least `bytes` (contents not kept). */
+int ocl_grow(ocl_state *st, cl_mem *buf, size_t *have, size_t bytes,
+             rvfit_err *err);
+/* Buffer initialised from host memory (read-only on the device). */
+int ocl_upload(ocl_state *st, cl_mem *buf, const void *src, size_t bytes,
+               rvfit_err *err);
+/* Host staging area of at least `bytes`. */
+void *ocl_stage(ocl_state *st, size_t bytes);
+/* Convert n doubles to device reals in dst. */
+void ocl_to_real(const ocl_state *st, const double *src, size_t n, void *dst);
+/* Device real i of src as double. */
+double ocl_real_at(const ocl_state *st, const void *src, size_t i);
+void ocl_release(cl_mem *m);
+
+/* ocl_program.c */
+int ocl_build(ocl_state *st, rvfit_err *err);
+
+/* ocl_data.c */
+int ocl_load_library(void *state, const rvfit_library *lib, rvfit_err *err);
+int ocl_load_batch(void *state, const rvfit_batch *batch,
+                   const rvfit_model_opts *mo, rvfit_err *err);
+void ocl_free_library(ocl_state *st);
+void ocl_free_batch(ocl_state *st);
+
+/* ocl_eval.c */
+int ocl_chisq(void *state, size_t n, const rvfit_point *pts,
+              rvfit_chisq_out *out, rvfit_err *err);
+int ocl_vscan(void *state, size_t nq, const rvfit_point *base, size_t nvel,
+              const double *vel, double *m2lnl, rvfit_err *err);
+int ocl_models(void *state, size_t n, const rvfit_point *pts,
+               float *const *model, float *const *cont, rvfit_err *err);
+void ocl_free_call_buffers(ocl_state *st);
+
+#endif

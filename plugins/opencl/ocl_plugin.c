@@ -1,0 +1,280 @@
+/* ocl_plugin.c — descriptor of the OpenCL backend, device selection
+ * (options platform/device: index or case-insensitive name substring),
+ * open/close/device/counters.
+ *
+ * Listing: every open() logs the platforms and devices at debug level;
+ * option `list = 1` logs them at info level and returns
+ * RVFIT_ERR_UNAVAILABLE ("listing only") so that `rvfit plugins` can show
+ * them without keeping a context. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ocl_internal.h"
+#include "rvfit/plugin.h"
+
+#define OCL_MAX_PLAT 16
+#define OCL_MAX_DEV 64
+
+static const char *const ocl_keys[] = {"platform", "device", "list", "fp64",
+                                       "wgsize", "scratch_mb", NULL};
+
+/* Case-insensitive substring test. */
+static int ocl_icontains(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] &&
+               tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n)
+            return 1;
+    }
+    return n == 0;
+}
+
+/* Does selector `sel` (NULL = any, digits = index, else name substring)
+ * pick item `idx` named `name`? */
+static int ocl_pick(const char *sel, int idx, const char *name)
+{
+    if (!sel || !*sel)
+        return 1;
+    char *end;
+    long v = strtol(sel, &end, 10);
+    if (*end == '\0')
+        return v == idx;
+    return ocl_icontains(name, sel);
+}
+
+typedef struct ocl_devlist {
+    int n;
+    cl_platform_id plat[OCL_MAX_DEV];
+    cl_device_id dev[OCL_MAX_DEV];
+    int pidx[OCL_MAX_DEV], didx[OCL_MAX_DEV];
+    char pname[OCL_MAX_DEV][128], dname[OCL_MAX_DEV][256];
+    int gpu[OCL_MAX_DEV];
+} ocl_devlist;
+
+/* All (platform, device) pairs, logged at `level`. */
+static int ocl_enumerate(const rvfit_host *host, int level, ocl_devlist *L,
+                         rvfit_err *err)
+{
+    cl_platform_id plats[OCL_MAX_PLAT];
+    cl_uint np = 0;
+    cl_int e = clGetPlatformIDs(OCL_MAX_PLAT, plats, &np);
+    L->n = 0;
+    if (e != CL_SUCCESS || np == 0)
+        return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE,
+                             "no OpenCL platform found (is an ICD such as "
+                             "pocl-opencl-icd installed?)%s%s",
+                             e != CL_SUCCESS ? ": " : "",
+                             e != CL_SUCCESS ? ocl_errstr(e) : "");
+    for (cl_uint p = 0; p < np && p < OCL_MAX_PLAT; p++) {
+        char pn[128] = "";
+        clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof pn - 1, pn, NULL);
+        cl_device_id devs[OCL_MAX_DEV];
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, OCL_MAX_DEV, devs,
+                           &nd) != CL_SUCCESS)
+            nd = 0;
+        rvfit_log(host, level, "opencl", "platform %u: %s (%u devices)", p, pn,
+                  nd);
+        for (cl_uint d = 0; d < nd && L->n < OCL_MAX_DEV; d++) {
+            int i = L->n++;
+            L->plat[i] = plats[p];
+            L->dev[i] = devs[d];
+            L->pidx[i] = (int)p;
+            L->didx[i] = (int)d;
+            snprintf(L->pname[i], sizeof L->pname[i], "%s", pn);
+            L->dname[i][0] = '\0';
+            clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof L->dname[i] - 1,
+                            L->dname[i], NULL);
+            cl_device_type ty = 0;
+            clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof ty, &ty, NULL);
+            L->gpu[i] = (ty & CL_DEVICE_TYPE_GPU) != 0;
+            cl_ulong mem = 0;
+            clGetDeviceInfo(devs[d], CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem,
+                            NULL);
+            rvfit_log(host, level, "opencl", "  device %u: %s (%s, %llu MiB)",
+                      d, L->dname[i], L->gpu[i] ? "GPU" : "not a GPU",
+                      (unsigned long long)(mem >> 20));
+        }
+    }
+    if (L->n == 0)
+        return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE,
+                             "%u OpenCL platform(s) but no device", np);
+    return RVFIT_OK;
+}
+
+/* Index into L of the selected device: the first match, GPUs first when
+ * no device was named. */
+static int ocl_select(const ocl_devlist *L, const char *psel, const char *dsel,
+                      rvfit_err *err)
+{
+    for (int pass = dsel ? 1 : 0; pass < 2; pass++)
+        for (int i = 0; i < L->n; i++)
+            if ((pass == 1 || L->gpu[i]) &&
+                ocl_pick(psel, L->pidx[i], L->pname[i]) &&
+                ocl_pick(dsel, L->didx[i], L->dname[i]))
+                return i;
+    rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE,
+                  "no OpenCL device matches platform '%s' device '%s'",
+                  psel ? psel : "*", dsel ? dsel : "*");
+    return -1;
+}
+
+static int ocl_options(ocl_state *st, const rvfit_kv *opts, int nopt,
+                       long *fp64, rvfit_err *err)
+{
+    long wg = OCL_WG_DEFAULT, mb = OCL_SCRATCH_MB;
+    int rc = rvfit_kv_int(opts, nopt, "wgsize", 1, RVK_WG_MAX, &wg, err);
+    if (rc == RVFIT_OK)
+        rc = rvfit_kv_int(opts, nopt, "scratch_mb", 1, 1 << 20, &mb, err);
+    if (rc == RVFIT_OK)
+        rc = rvfit_kv_int(opts, nopt, "fp64", -1, 1, fp64, err);
+    if (rc != RVFIT_OK)
+        return rc;
+    if (wg & (wg - 1))
+        return rvfit_err_set(err, RVFIT_ERR_CONFIG,
+                             "wgsize %ld is not a power of two", wg);
+    st->wg = (size_t)wg;
+    st->scratch_bytes = (size_t)mb << 20;
+    return RVFIT_OK;
+}
+
+static void ocl_close(void *state);
+
+/* Context, queue and program on device i of L. */
+static int ocl_setup(ocl_state *st, const ocl_devlist *L, int i, long fp64,
+                     rvfit_err *err)
+{
+    st->platform = L->plat[i];
+    st->dev = L->dev[i];
+    cl_device_fp_config fc = 0;
+    clGetDeviceInfo(st->dev, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fc, &fc, NULL);
+    if (fp64 == 1 && fc == 0)
+        return rvfit_err_set(err, RVFIT_ERR_CONFIG,
+                             "fp64 = 1 but %s has no double precision",
+                             L->dname[i]);
+    st->fp64 = fp64 == 0 ? 0 : fc != 0;
+    snprintf(st->device, sizeof st->device, "opencl: %s / %s", L->pname[i],
+             L->dname[i]);
+    cl_int e;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                     (cl_context_properties)st->platform, 0};
+    st->ctx = clCreateContext(props, 1, &st->dev, NULL, NULL, &e);
+    if (e != CL_SUCCESS)
+        return ocl_fail(err, "clCreateContext", e);
+    st->q = clCreateCommandQueue(st->ctx, st->dev, 0, &e);
+    if (e != CL_SUCCESS)
+        return ocl_fail(err, "clCreateCommandQueue", e);
+    return ocl_build(st, err);
+}
+
+static int ocl_open(const rvfit_host *host, const rvfit_kv *opts, int nopt,
+                    void **state, rvfit_err *err)
+{
+    *state = NULL;
+    long list = 0, fp64 = -1;
+    int rc = rvfit_kv_int(opts, nopt, "list", 0, 1, &list, err);
+    if (rc != RVFIT_OK)
+        return rc;
+    ocl_devlist *L = malloc(sizeof *L);
+    ocl_state *st = calloc(1, sizeof *st);
+    if (!L || !st) {
+        free(L);
+        free(st);
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "opencl: out of memory");
+    }
+    st->host = host;
+    rc = ocl_options(st, opts, nopt, &fp64, err);
+    if (rc == RVFIT_OK)
+        rc = ocl_enumerate(host, list ? RVFIT_LOG_INFO : RVFIT_LOG_DEBUG, L,
+                           err);
+    if (rc == RVFIT_OK && list)
+        rc = rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "listing only");
+    int i = -1;
+    if (rc == RVFIT_OK) {
+        i = ocl_select(L, rvfit_kv_get(opts, nopt, "platform"),
+                       rvfit_kv_get(opts, nopt, "device"), err);
+        rc = i < 0 ? RVFIT_ERR_UNAVAILABLE : RVFIT_OK;
+    }
+    if (rc == RVFIT_OK)
+        rc = ocl_setup(st, L, i, fp64, err);
+    free(L);
+    if (rc != RVFIT_OK) {
+        ocl_close(st);
+        return rc;
+    }
+    rvfit_log(host, RVFIT_LOG_INFO, "opencl", "%s, %s, work-group %zu",
+              st->device,
+              st->fp64 ? "double precision (cl_khr_fp64)"
+                       : "single precision with compensated sums (no fp64)",
+              st->wg);
+    *state = st;
+    return RVFIT_OK;
+}
+
+static const char *ocl_device(void *state)
+{
+    return ((ocl_state *)state)->device;
+}
+
+static void ocl_counters(void *state, rvfit_counters *c)
+{
+    *c = ((ocl_state *)state)->cnt;
+}
+
+static void ocl_close(void *state)
+{
+    ocl_state *st = state;
+    if (!st)
+        return;
+    ocl_free_call_buffers(st);
+    ocl_free_batch(st);
+    ocl_free_library(st);
+    if (st->k_tpl)
+        clReleaseKernel(st->k_tpl);
+    if (st->k_like)
+        clReleaseKernel(st->k_like);
+    if (st->prog)
+        clReleaseProgram(st->prog);
+    if (st->q)
+        clReleaseCommandQueue(st->q);
+    if (st->ctx)
+        clReleaseContext(st->ctx);
+    free(st->hbuf);
+    free(st);
+}
+
+static const rvfit_backend_ops ocl_ops = {
+    .size = sizeof(rvfit_backend_ops),
+    .open = ocl_open,
+    .device = ocl_device,
+    .load_library = ocl_load_library,
+    .load_batch = ocl_load_batch,
+    .chisq = ocl_chisq,
+    .vscan = ocl_vscan,
+    .models = ocl_models,
+    .counters = ocl_counters,
+    .close = ocl_close,
+};
+
+static const rvfit_plugin ocl_plugin = {
+    .abi_major = RVFIT_ABI_MAJOR,
+    .abi_minor = RVFIT_ABI_MINOR,
+    .size = sizeof(rvfit_plugin),
+    .kind = RVFIT_PLUGIN_BACKEND,
+    .name = "opencl",
+    .version = "0.1.0",
+    .description = "OpenCL evaluator (shared rvfit kernels; PoCL, GPUs)",
+    .config_keys = ocl_keys,
+    .ops = &ocl_ops,
+};
+
+RVFIT_EXPORT const rvfit_plugin *RVFIT_PLUGIN_ENTRY(void)
+{
+    return &ocl_plugin;
+}

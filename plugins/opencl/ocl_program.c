@@ -1,0 +1,79 @@
+/* ocl_program.c — builds the embedded shared kernel source for the chosen
+ * device and fixes the launch geometry. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ocl_internal.h"
+#include "rvfit_kernels_src.h" /* generated: rvk_source[], RVK_SOURCE_LINES */
+
+/* Build log of a failed build into err (truncated to the buffer). */
+static int ocl_build_log(ocl_state *st, cl_int e, rvfit_err *err)
+{
+    size_t n = 0;
+    clGetProgramBuildInfo(st->prog, st->dev, CL_PROGRAM_BUILD_LOG, 0, NULL,
+                          &n);
+    char *log = malloc(n + 1);
+    if (log) {
+        log[0] = '\0';
+        clGetProgramBuildInfo(st->prog, st->dev, CL_PROGRAM_BUILD_LOG, n, log,
+                              NULL);
+        log[n] = '\0';
+    }
+    rvfit_err_set(err, RVFIT_ERR_DEVICE, "clBuildProgram: %s (%d): %s",
+                  ocl_errstr(e), (int)e, log ? log : "(no log)");
+    free(log);
+    return RVFIT_ERR_DEVICE;
+}
+
+static int ocl_kernel(ocl_state *st, const char *name, cl_kernel *k,
+                      rvfit_err *err)
+{
+    cl_int e;
+    *k = clCreateKernel(st->prog, name, &e);
+    if (e != CL_SUCCESS) {
+        *k = NULL;
+        ocl_fail(err, "clCreateKernel", e);
+        rvfit_err_prefix(err, "%s", name);
+        return RVFIT_ERR_DEVICE;
+    }
+    size_t kmax = 0;
+    clGetKernelWorkGroupInfo(*k, st->dev, CL_KERNEL_WORK_GROUP_SIZE,
+                             sizeof kmax, &kmax, NULL);
+    while (kmax && st->wg > kmax)
+        st->wg /= 2;
+    return RVFIT_OK;
+}
+
+int ocl_build(ocl_state *st, rvfit_err *err)
+{
+    cl_int e;
+    st->prog = clCreateProgramWithSource(st->ctx, RVK_SOURCE_LINES,
+                                         (const char **)rvk_source, NULL, &e);
+    if (e != CL_SUCCESS) {
+        st->prog = NULL;
+        return ocl_fail(err, "clCreateProgramWithSource", e);
+    }
+    /* No fast-math options: the results must match the cpu reference. */
+    const char *opts = st->fp64 ? "-cl-std=CL1.2 -DRVK_FP64" : "-cl-std=CL1.2";
+    e = clBuildProgram(st->prog, 1, &st->dev, opts, NULL, NULL);
+    if (e != CL_SUCCESS)
+        return ocl_build_log(st, e, err);
+    int rc = ocl_kernel(st, "rvk_template", &st->k_tpl, err);
+    if (rc == RVFIT_OK)
+        rc = ocl_kernel(st, "rvk_like", &st->k_like, err);
+    if (rc != RVFIT_OK)
+        return rc;
+    st->rsz = st->fp64 ? sizeof(double) : sizeof(float);
+    cl_uint cu = 1;
+    clGetDeviceInfo(st->dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu,
+                    NULL);
+    /* Enough groups to fill the device several times over; each group
+     * owns global scratch, so this also bounds scratch memory. */
+    st->maxgroups = (size_t)cu * 16;
+    if (st->maxgroups < 32)
+        st->maxgroups = 32;
+    if (st->maxgroups > 8192)
+        st->maxgroups = 8192;
+    return RVFIT_OK;
+}
