@@ -246,10 +246,11 @@ static void desi_fill_info(desi_handle *h)
 static int desi_open_file(desi_handle *h, const char *path, rvfit_err *err)
 {
     struct stat sb;
-    if (strlen(path) >= sizeof h->path)
+    size_t len = strlen(path);
+    if (len >= sizeof h->path)
         return rvfit_err_set(err, RVFIT_ERR_INVALID, "%.200s...: path too "
                              "long", path);
-    snprintf(h->path, sizeof h->path, "%s", path);
+    memcpy(h->path, path, len + 1);
     if (stat(path, &sb) != 0)
         return rvfit_err_set(err, RVFIT_ERR_IO, "%s: %s", path,
                              strerror(errno));
