@@ -24,6 +24,15 @@
 
 #define TPL_NSIG 8.0          /* half width of the Gaussian window        */
 #define TPL_MAX_THREADS 64
+#define TPL_TAB_PER_U 64      /* table nodes per unit of u                 */
+#define TPL_TAB_N (2 * 8 * TPL_TAB_PER_U + 1)
+
+/* F1(u) = int Phi, F2(u) = int u Phi and their derivatives on
+ * u in [-8, 8]; cubic Hermite interpolation is accurate to ~1e-10, and
+ * ~4x cheaper than erfc + exp per input sample. */
+typedef struct tpl_tab {
+    double f1[TPL_TAB_N], d1[TPL_TAB_N], f2[TPL_TAB_N], d2[TPL_TAB_N];
+} tpl_tab;
 
 /* Output grid of one arm and its input window. */
 typedef struct tpl_arm {
@@ -38,19 +47,48 @@ typedef struct tpl_job {
     tpl_arm arm[RVFIT_MAX_ARMS];
     const size_t *model_of; /* [nfile] library model index of each file     */
     double sigma;
+    const tpl_tab *tab;
     size_t next;
     pthread_mutex_t lock;    /* next, status, err, CFITSIO                 */
     int status;
     rvfit_err *err;
 } tpl_job;
 
-/* Antiderivatives of Phi(u) and u*Phi(u). */
-static void tpl_f12(double u, double *f1, double *f2)
+/* Antiderivatives of Phi(u) and u*Phi(u), exact. */
+static void tpl_f12_exact(double u, double *f1, double *f2, double *cdf)
 {
-    double cdf = 0.5 * erfc(-u * 0.7071067811865476);
+    *cdf = 0.5 * erfc(-u * 0.7071067811865476);
     double pdf = 0.3989422804014327 * exp(-0.5 * u * u);
-    *f1 = u * cdf + pdf;
-    *f2 = 0.5 * ((u * u - 1.0) * cdf + u * pdf);
+    *f1 = u * *cdf + pdf;
+    *f2 = 0.5 * ((u * u - 1.0) * *cdf + u * pdf);
+}
+
+static void tpl_tab_init(tpl_tab *t)
+{
+    for (int k = 0; k < TPL_TAB_N; k++) {
+        double u = -8.0 + (double)k / TPL_TAB_PER_U, cdf;
+        tpl_f12_exact(u, &t->f1[k], &t->f2[k], &cdf);
+        t->d1[k] = cdf;
+        t->d2[k] = u * cdf;
+    }
+}
+
+static void tpl_f12(const tpl_tab *t, double u, double *f1, double *f2)
+{
+    double x = (u + 8.0) * TPL_TAB_PER_U;
+    int k = (int)x;
+    if (k < 0)
+        k = 0;
+    if (k > TPL_TAB_N - 2)
+        k = TPL_TAB_N - 2;
+    const double h = 1.0 / TPL_TAB_PER_U;
+    double s = x - k, s2 = s * s, s3 = s2 * s;
+    double h00 = 2 * s3 - 3 * s2 + 1, h10 = (s3 - 2 * s2 + s) * h;
+    double h01 = -2 * s3 + 3 * s2, h11 = (s3 - s2) * h;
+    *f1 = h00 * t->f1[k] + h10 * t->d1[k] + h01 * t->f1[k + 1] +
+          h11 * t->d1[k + 1];
+    *f2 = h00 * t->f2[k] + h10 * t->d2[k] + h01 * t->f2[k + 1] +
+          h11 * t->d2[k + 1];
 }
 
 /* Exact integral of the piecewise-linear g from w[i0] to x (x inside the
@@ -70,9 +108,9 @@ static double tpl_cum(const double *w, const double *g, const double *cum,
 }
 
 /* S(e) of the file comment. */
-static double tpl_S(const double *w, const double *g, const double *cum,
-                    size_t i0, size_t i1, double e, double sig,
-                    size_t *hint)
+static double tpl_S(const tpl_tab *tab, const double *w, const double *g,
+                    const double *cum, size_t i0, size_t i1, double e,
+                    double sig, size_t *hint)
 {
     if (sig <= 0.0)
         return tpl_cum(w, g, cum, i0, i1, e, hint);
@@ -81,14 +119,14 @@ static double tpl_S(const double *w, const double *g, const double *cum,
     size_t j = *hint; /* w[j] <= lo < w[j+1] */
     double gp = g[j] + (g[j + 1] - g[j]) * (lo - w[j]) / (w[j + 1] - w[j]);
     double up = TPL_NSIG, f1p, f2p, acc = 0.0;
-    tpl_f12(up, &f1p, &f2p);
+    tpl_f12(tab, up, &f1p, &f2p);
     for (size_t k = j + 1;; k++) {
         double mu = k <= i1 && w[k] < hi ? w[k] : hi;
         double gq = mu == hi ? g[k - 1] + (g[k] - g[k - 1]) * (hi - w[k - 1])
                                               / (w[k] - w[k - 1])
                              : g[k];
         double uq = (e - mu) / sig, f1q, f2q;
-        tpl_f12(uq, &f1q, &f2q);
+        tpl_f12(tab, uq, &f1q, &f2q);
         if (up > uq) {
             double b = (gq - gp) / (uq - up), a = gp - b * up;
             acc += a * (f1p - f1q) + b * (f2p - f2q);
@@ -114,14 +152,15 @@ static int tpl_rebin(const tpl_job *j, const tpl_arm *ar, const double *f,
         cum[i - i0] = cum[i - 1 - i0] +
                       0.5 * (gbuf[i] + gbuf[i - 1]) * (w[i] - w[i - 1]);
     size_t hint = i0;
-    double sprev = tpl_S(w, gbuf, cum, i0, i1, ar->edge[0], j->sigma, &hint);
+    double sprev = tpl_S(j->tab, w, gbuf, cum, i0, i1, ar->edge[0], j->sigma,
+                         &hint);
     double sum = 0.0;
     double *val = malloc(ar->npix * sizeof *val);
     if (!val)
         return RVFIT_ERR_NOMEM;
     for (size_t p = 0; p < ar->npix; p++) {
-        double s = tpl_S(w, gbuf, cum, i0, i1, ar->edge[p + 1], j->sigma,
-                         &hint);
+        double s = tpl_S(j->tab, w, gbuf, cum, i0, i1, ar->edge[p + 1],
+                         j->sigma, &hint);
         val[p] = (s - sprev) / (ar->edge[p + 1] - ar->edge[p]);
         sprev = s;
         if (p >= ar->p_lo && p <= ar->p_hi)
@@ -406,7 +445,15 @@ int rvfit_templates_build(const char *griddir, int narm,
         j.model_of = model_of;
         j.sigma = o->sigma0;
         j.err = err;
-        st = tpl_run(&j, o->nthreads);
+        tpl_tab *tab = malloc(sizeof *tab);
+        if (tab) {
+            tpl_tab_init(tab);
+            j.tab = tab;
+            st = tpl_run(&j, o->nthreads);
+        } else {
+            st = rvfit_err_set(err, RVFIT_ERR_NOMEM, "no memory");
+        }
+        free(tab);
     }
     if (!st)
         st = rvfit_library_save(&lib, outdir, err);
