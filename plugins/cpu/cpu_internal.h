@@ -9,10 +9,39 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "rvfit/backend.h"
 #include "rvfit/library.h"
 #include "rvfit/physics.h"
+
+/* Hot loops are also compiled for x86-64-v3 (AVX2) and picked at load
+ * time.  Results do not depend on the clone: the sums keep their explicit
+ * lane order and FP contraction is off (-ffp-contract=off), so no FMA. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    defined(__linux__) && !defined(CPU_NO_CLONES)
+#define CPU_HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define CPU_HOT
+#endif
+
+/* 4-double vectors (GCC/Clang vector extensions) for the hot loops; the
+ * loads and stores are macros because passing AVX vectors by value would
+ * differ between clones (-Wpsabi).  Each vector lane does exactly the
+ * scalar operations of the fallback, in the same order. */
+#if defined(__GNUC__)
+#define CPU_VEC 1
+typedef double cpu_v4 __attribute__((vector_size(32)));
+typedef float cpu_f4 __attribute__((vector_size(16)));
+#define CPU_LD(v, p) memcpy(&(v), (p), sizeof(cpu_v4))
+#define CPU_ST(p, v) memcpy((p), &(v), sizeof(cpu_v4))
+#define CPU_LDF(v, p)                                                      \
+    do {                                                                   \
+        cpu_f4 f_;                                                         \
+        memcpy(&f_, (p), sizeof f_);                                       \
+        (v) = __builtin_convertvector(f_, cpu_v4);                         \
+    } while (0)
+#endif
 
 #define CPU_LANES 8    /* independent accumulators per sum (vectorizable) */
 #define CPU_BLOCK 256  /* pixels per cache block of the normal equations  */

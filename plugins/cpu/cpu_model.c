@@ -7,16 +7,6 @@
 
 #include "cpu_internal.h"
 
-/* Same formula as rvfit_cubic_weights, inlined for the per-pixel loop. */
-static inline void cpu_cubic(double t, double w[4])
-{
-    double t2 = t * t, t3 = t2 * t;
-    w[0] = 0.5 * (-t3 + 2.0 * t2 - t);
-    w[1] = 0.5 * (3.0 * t3 - 5.0 * t2 + 2.0);
-    w[2] = 0.5 * (-3.0 * t3 + 4.0 * t2 + t);
-    w[3] = 0.5 * (t3 - t2);
-}
-
 static long cpu_clampl(long x, long lo, long hi)
 {
     return x < lo ? lo : x > hi ? hi : x;
@@ -46,20 +36,57 @@ void cpu_range_of(const cpu_state *st, int a, size_t s, int all,
     r->j1 = cpu_clampl(r->i1 + hb, 0, n - 1);
 }
 
-/* Interpolate library pixels [l0, l1] into dst[0 .. l1-l0]. */
-static void cpu_interp(const rvfit_lib_arm *la, const cpu_stencil *sc,
-                       long l0, long l1, double *dst)
+/* Interpolate library pixels [l0, l1] into dst[0 .. l1-l0]:
+ * dst = w_0 f_0 + w_1 f_1 + ... in corner order. */
+CPU_HOT static void cpu_interp(const rvfit_lib_arm *la, const cpu_stencil *sc,
+                               long l0, long l1, double *dst)
 {
-    size_t n = (size_t)(l1 - l0 + 1);
-    const float *f0 = la->flux + sc->corner[0] * la->npix + l0;
-    double w0 = sc->weight[0];
-    for (size_t j = 0; j < n; j++)
-        dst[j] = w0 * (double)f0[j];
-    for (int k = 1; k < sc->nc; k++) {
-        const float *fk = la->flux + sc->corner[k] * la->npix + l0;
-        double wk = sc->weight[k];
-        for (size_t j = 0; j < n; j++)
-            dst[j] += wk * (double)fk[j];
+    long n = l1 - l0 + 1, j = 0;
+    const float *fp[RVFIT_MAX_CORNERS];
+    for (int k = 0; k < sc->nc; k++)
+        fp[k] = la->flux + sc->corner[k] * la->npix + l0;
+#if defined(CPU_VEC)
+    for (; j + 4 <= n; j += 4) {
+        cpu_v4 acc, f;
+        CPU_LDF(f, fp[0] + j);
+        acc = sc->weight[0] * f;
+        for (int k = 1; k < sc->nc; k++) {
+            CPU_LDF(f, fp[k] + j);
+            acc += sc->weight[k] * f;
+        }
+        CPU_ST(dst + j, acc);
+    }
+#endif
+    for (; j < n; j++) {
+        double acc = sc->weight[0] * (double)fp[0][j];
+        for (int k = 1; k < sc->nc; k++)
+            acc += sc->weight[k] * (double)fp[k][j];
+        dst[j] = acc;
+    }
+}
+
+/* tr[j] = sum_d w[d] text[j + d], d = 0..2h, for j < nj. */
+CPU_HOT static void cpu_rotate(const double *w, long h, const double *text,
+                               long nj, double *tr)
+{
+    long j = 0;
+#if defined(CPU_VEC)
+    for (; j + 4 <= nj; j += 4) {
+        cpu_v4 acc, x;
+        CPU_LD(x, text + j);
+        acc = w[0] * x;
+        for (long d = 1; d <= 2 * h; d++) {
+            CPU_LD(x, text + j + d);
+            acc += w[d] * x;
+        }
+        CPU_ST(tr + j, acc);
+    }
+#endif
+    for (; j < nj; j++) {
+        double acc = w[0] * text[j];
+        for (long d = 1; d <= 2 * h; d++)
+            acc += w[d] * text[j + d];
+        tr[j] = acc;
     }
 }
 
@@ -98,18 +125,10 @@ void cpu_template(const cpu_state *st, int a, size_t s, const cpu_stencil *sc,
     double *trx = w->trx;
     double *tr = trx + 3;
     long nj = J1 - J0 + 1;
-    if (h == 0) {
+    if (h == 0)
         memcpy(tr, text, (size_t)nj * sizeof(double));
-    } else {
-        for (long j = 0; j < nj; j++)
-            tr[j] = w->wrot[0] * text[j];
-        for (long d = 1; d <= 2 * h; d++) {
-            double wd = w->wrot[d];
-            const double *src = text + d;
-            for (long j = 0; j < nj; j++)
-                tr[j] += wd * src[j];
-        }
-    }
+    else
+        cpu_rotate(w->wrot, h, text, nj, tr);
     for (int q = 0; q < 3; q++) {
         trx[q] = tr[0];
         tr[nj + q] = tr[nj - 1];
@@ -119,10 +138,11 @@ void cpu_template(const cpu_state *st, int a, size_t s, const cpu_stencil *sc,
     tp->kmax = J1 + 1;
 }
 
-/* t_j for j in [j0, j1]: template at ln(lambda_j) + delta. */
-static void cpu_shift(const cpu_arm *ca, size_t s, const cpu_tmpl *tp,
-                      const double *trx, double delta, const cpu_range *r,
-                      double *t)
+/* t_j for j in [j0, j1]: template at ln(lambda_j) + delta (int indices
+ * and no calls, so that the compiler can vectorize with gathers). */
+CPU_HOT static void cpu_shift(const cpu_arm *ca, size_t s, const cpu_tmpl *tp,
+                              const double *trx, double delta,
+                              const cpu_range *r, double *t)
 {
     if (tp->flat) {
         for (long j = r->j0; j <= r->j1; j++)
@@ -131,20 +151,68 @@ static void cpu_shift(const cpu_arm *ca, size_t s, const cpu_tmpl *tp,
     }
     const double *u = ca->u + (ca->wave_per_spec ? s * ca->npad : 0);
     double dp = delta * tp->inv_dlnl;
-    for (long j = r->j0; j <= r->j1; j++) {
+    /* taps relative to trx, clamped so that they stay in the buffer */
+    int base = (int)tp->base;
+    int kmin = (int)(tp->kmin - tp->base), kmax = (int)(tp->kmax - tp->base);
+    long j = r->j0;
+#if defined(CPU_VEC)
+    typedef int cpu_i4 __attribute__((vector_size(16)));
+    typedef long long cpu_l4 __attribute__((vector_size(32)));
+    for (; j + 3 <= r->j1; j += 4) {
+        cpu_v4 p, f0, f1, f2, f3;
+        CPU_LD(p, u + j);
+        p += dp;
+        cpu_i4 k0 = __builtin_convertvector(p, cpu_i4);
+        cpu_l4 lt = p < __builtin_convertvector(k0, cpu_v4);
+        k0 += __builtin_convertvector(lt, cpu_i4);
+        cpu_v4 x = p - __builtin_convertvector(k0, cpu_v4);
+        cpu_v4 x2 = x * x, x3 = x2 * x;
+        int kk[4];
+        for (int q = 0; q < 4; q++) {
+            int kr = k0[q] - base;
+            kk[q] = kr < kmin ? kmin : kr > kmax ? kmax : kr;
+        }
+        for (int q = 0; q < 4; q++) {
+            f0[q] = trx[kk[q] - 1];
+            f1[q] = trx[kk[q]];
+            f2[q] = trx[kk[q] + 1];
+            f3[q] = trx[kk[q] + 2];
+        }
+        cpu_v4 tv = 0.5 * (-x3 + 2.0 * x2 - x) * f0 +
+                    0.5 * (3.0 * x3 - 5.0 * x2 + 2.0) * f1 +
+                    0.5 * (-3.0 * x3 + 4.0 * x2 + x) * f2 +
+                    0.5 * (x3 - x2) * f3;
+        CPU_ST(t + j, tv);
+    }
+#endif
+    for (; j <= r->j1; j++) {
         double p = u[j] + dp;
-        double fl = floor(p);
-        long k = cpu_clampl((long)fl, tp->kmin, tp->kmax);
-        double cw[4];
-        cpu_cubic(p - fl, cw);
-        const double *f = trx + (k - 1 - tp->base);
-        t[j] = cw[0] * f[0] + cw[1] * f[1] + cw[2] * f[2] + cw[3] * f[3];
+        int k0 = (int)p; /* floor without a libm call (|p| < 2^31) */
+        k0 -= p < (double)k0;
+        double x = p - (double)k0, x2 = x * x, x3 = x2 * x;
+        int kr = k0 - base;
+        int k = kr < kmin ? kmin : kr > kmax ? kmax : kr;
+        t[j] = 0.5 * (-x3 + 2.0 * x2 - x) * trx[k - 1] +
+               0.5 * (3.0 * x3 - 5.0 * x2 + 2.0) * trx[k] +
+               0.5 * (-3.0 * x3 + 4.0 * x2 + x) * trx[k + 1] +
+               0.5 * (x3 - x2) * trx[k + 2];
     }
 }
 
-/* m_i = sum_d res[(h-d)*npix + i+d] t_{i+d} over i in [i0, i1]. */
-static void cpu_band(const cpu_arm *ca, size_t s, const cpu_range *r,
-                     const double *t, double *m)
+/* m_i = sum_d res[(h-d)*npix + i+d] t_{i+d} over i in [i0, i1], terms
+ * with i+d outside the arm skipped, summed in order d = -h..h. */
+static inline double cpu_band1(const float *res, long n, long h,
+                               const double *t, long i)
+{
+    double acc = 0.0;
+    for (long d = -h; d <= h; d++)
+        if (i + d >= 0 && i + d < n)
+            acc += (double)res[(h - d) * n + i + d] * t[i + d];
+    return acc;
+}
+
+CPU_HOT static void cpu_band(const cpu_arm *ca, size_t s, const cpu_range *r,
+                             const double *t, double *m)
 {
     long i0 = r->i0, i1 = r->i1;
     if (ca->res_kind != RVFIT_RES_BAND) {
@@ -153,14 +221,23 @@ static void cpu_band(const cpu_arm *ca, size_t s, const cpu_range *r,
     }
     long n = (long)ca->npix, h = ca->ndiag / 2;
     const float *res = ca->res + s * (size_t)ca->ndiag * ca->npix;
-    for (long i = i0; i <= i1; i++)
-        m[i] = 0.0;
-    for (long d = -h; d <= h; d++) {
-        long lo = i0 > -d ? i0 : -d, hi = i1 < n - 1 - d ? i1 : n - 1 - d;
-        const float *rd = res + (h - d) * n + d;
-        for (long i = lo; i <= hi; i++)
-            m[i] += (double)rd[i] * t[i + d];
+    long lo = i0 > h ? i0 : h, hi = i1 < n - 1 - h ? i1 : n - 1 - h;
+    long i = i0;
+    for (; i <= i1 && i < lo; i++)
+        m[i] = cpu_band1(res, n, h, t, i);
+#if defined(CPU_VEC)
+    for (; i + 3 <= hi; i += 4) {
+        cpu_v4 acc = {0.0, 0.0, 0.0, 0.0}, rv, tv;
+        for (long d = -h; d <= h; d++) {
+            CPU_LDF(rv, res + (h - d) * n + i + d);
+            CPU_LD(tv, t + i + d);
+            acc += rv * tv;
+        }
+        CPU_ST(m + i, acc);
     }
+#endif
+    for (; i <= i1; i++)
+        m[i] = cpu_band1(res, n, h, t, i);
 }
 
 void cpu_model_pixels(const cpu_state *st, int a, size_t s,

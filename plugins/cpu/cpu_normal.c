@@ -8,7 +8,64 @@
 
 #include "cpu_internal.h"
 
+/* Lane j of every sum accumulates x_i y_i over i = j mod CPU_LANES, in
+ * the vector and in the portable version alike. */
+#if defined(CPU_VEC)
 /* acc[j] += sum over lane j of x[i] y[i], len a multiple of CPU_LANES. */
+static inline void cpu_dot_acc(const double *restrict x,
+                               const double *restrict y, long len,
+                               double *restrict acc)
+{
+    cpu_v4 a0, a1, x0, x1, y0, y1;
+    CPU_LD(a0, acc);
+    CPU_LD(a1, acc + 4);
+    for (long i = 0; i < len; i += 8) {
+        CPU_LD(x0, x + i);
+        CPU_LD(x1, x + i + 4);
+        CPU_LD(y0, y + i);
+        CPU_LD(y1, y + i + 4);
+        a0 += x0 * y0;
+        a1 += x1 * y1;
+    }
+    CPU_ST(acc, a0);
+    CPU_ST(acc + 4, a1);
+}
+
+/* Four dot products sharing x (one load of x feeds four sums). */
+static inline void cpu_dot4(const double *restrict x,
+                            const double *restrict y0,
+                            const double *restrict y1,
+                            const double *restrict y2,
+                            const double *restrict y3, long len,
+                            double *restrict acc)
+{
+    cpu_v4 a[8], x0, x1, y;
+    for (int q = 0; q < 8; q++)
+        CPU_LD(a[q], acc + 4 * q);
+    for (long i = 0; i < len; i += 8) {
+        CPU_LD(x0, x + i);
+        CPU_LD(x1, x + i + 4);
+        CPU_LD(y, y0 + i);
+        a[0] += x0 * y;
+        CPU_LD(y, y0 + i + 4);
+        a[1] += x1 * y;
+        CPU_LD(y, y1 + i);
+        a[2] += x0 * y;
+        CPU_LD(y, y1 + i + 4);
+        a[3] += x1 * y;
+        CPU_LD(y, y2 + i);
+        a[4] += x0 * y;
+        CPU_LD(y, y2 + i + 4);
+        a[5] += x1 * y;
+        CPU_LD(y, y3 + i);
+        a[6] += x0 * y;
+        CPU_LD(y, y3 + i + 4);
+        a[7] += x1 * y;
+    }
+    for (int q = 0; q < 8; q++)
+        CPU_ST(acc + 4 * q, a[q]);
+}
+#else
 static inline void cpu_dot_acc(const double *restrict x,
                                const double *restrict y, long len,
                                double *restrict acc)
@@ -23,6 +80,20 @@ static inline void cpu_dot_acc(const double *restrict x,
         acc[j] = s[j];
 }
 
+static inline void cpu_dot4(const double *restrict x,
+                            const double *restrict y0,
+                            const double *restrict y1,
+                            const double *restrict y2,
+                            const double *restrict y3, long len,
+                            double *restrict acc)
+{
+    cpu_dot_acc(x, y0, len, acc);
+    cpu_dot_acc(x, y1, len, acc + CPU_LANES);
+    cpu_dot_acc(x, y2, len, acc + 2 * CPU_LANES);
+    cpu_dot_acc(x, y3, len, acc + 3 * CPU_LANES);
+}
+#endif
+
 /* Fixed-order reduction of the lanes. */
 static inline double cpu_lanes_sum(const double *a)
 {
@@ -31,7 +102,7 @@ static inline double cpu_lanes_sum(const double *a)
 
 /* Normal matrix (lower triangle, row-major np x np) and right-hand side
  * over pixels [a0, a1). */
-static void cpu_normal(int np, long a0, long a1, const double *g,
+CPU_HOT static void cpu_normal(int np, long a0, long a1, const double *g,
                        const double *c, const double *B, size_t npad,
                        double *gb, double *acc, double *A, double *b)
 {
@@ -46,10 +117,16 @@ static void cpu_normal(int np, long a0, long a1, const double *g,
                 gk[i] = gg[i] * bk[i];
         }
         int pr = 0;
-        for (int k = 0; k < np; k++)
-            for (int l = 0; l <= k; l++, pr++)
-                cpu_dot_acc(gb + k * CPU_BLOCK, B + l * npad + b0, len,
-                            acc + pr * CPU_LANES);
+        for (int k = 0; k < np; k++) {
+            const double *gk = gb + k * CPU_BLOCK, *bl = B + b0;
+            int l = 0;
+            for (; l + 3 <= k; l += 4, pr += 4)
+                cpu_dot4(gk, bl + l * npad, bl + (l + 1) * npad,
+                         bl + (l + 2) * npad, bl + (l + 3) * npad, len,
+                         acc + pr * CPU_LANES);
+            for (; l <= k; l++, pr++)
+                cpu_dot_acc(gk, bl + l * npad, len, acc + pr * CPU_LANES);
+        }
         for (int k = 0; k < np; k++)
             cpu_dot_acc(c + b0, B + k * npad + b0, len,
                         acc + (npair + k) * CPU_LANES);
@@ -113,21 +190,32 @@ static int cpu_chol_solve(int np, double *A, const double *b, double *coef,
     return 0;
 }
 
-/* cont[i] = sum_k coef_k B_k[i] over [a0, a1). */
-static void cpu_cont(int np, long a0, long a1, const double *coef,
-                     const double *B, size_t npad, double *cont)
+/* cont[i] = sum_k coef_k B_k[i] over [a0, a1) (multiples of CPU_LANES). */
+CPU_HOT static void cpu_cont(int np, long a0, long a1, const double *coef,
+                             const double *B, size_t npad, double *cont)
 {
-    for (long i = a0; i < a1; i++)
-        cont[i] = coef[0] * B[i];
-    for (int k = 1; k < np; k++) {
-        const double *bk = B + k * npad;
-        double ak = coef[k];
-        for (long i = a0; i < a1; i++)
-            cont[i] += ak * bk[i];
+    long i = a0;
+#if defined(CPU_VEC)
+    for (; i < a1; i += 4) {
+        cpu_v4 acc, b;
+        CPU_LD(b, B + i);
+        acc = coef[0] * b;
+        for (int k = 1; k < np; k++) {
+            CPU_LD(b, B + k * npad + i);
+            acc += coef[k] * b;
+        }
+        CPU_ST(cont + i, acc);
+    }
+#endif
+    for (; i < a1; i++) {
+        double acc = coef[0] * B[i];
+        for (int k = 1; k < np; k++)
+            acc += coef[k] * B[k * npad + i];
+        cont[i] = acc;
     }
 }
 
-int cpu_solve(const cpu_state *st, int a, size_t s, const cpu_range *r,
+CPU_HOT int cpu_solve(const cpu_state *st, int a, size_t s, const cpu_range *r,
               cpu_scratch *w, double *chisq, double *logdet, double *coef)
 {
     const cpu_arm *ca = &st->arm[a];
