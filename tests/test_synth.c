@@ -2,6 +2,7 @@
  * wavelengths, parameter sensitivity (Teff, logg, [Fe/H], [alpha/Fe]),
  * smoothness in every parameter, speed, and the truth callback (Doppler
  * shift to 0.1 km/s, rotation conserves flux). */
+#include <fitsio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,8 +240,59 @@ static void test_truth(void)
     free(obs);
 }
 
+/* Star lists: deterministic, inside the margins, off-grid; truth table
+ * reads back. */
+static void test_mock(void)
+{
+    rvfit_grid_spec g;
+    rvfit_err e;
+    CHECK(rvfit_grid_preset("small", &g, &e) == RVFIT_OK);
+    CHECK(rvfit_grid_preset("nope", &g, &e) == RVFIT_ERR_INVALID);
+    CHECK(rvfit_grid_preset("std", &g, &e) == RVFIT_OK);
+    enum { N = 500 };
+    static rvfit_mock_star a[N], b[N];
+    rvfit_mock_stars(&g, N, 42, 400, 10, 3, 50, a);
+    rvfit_mock_stars(&g, N, 42, 400, 10, 3, 50, b);
+    CHECK(memcmp(a, b, sizeof a) == 0);
+    rvfit_mock_stars(&g, N, 43, 400, 10, 3, 50, b);
+    CHECK(a[0].teff != b[0].teff);
+    int bad = 0;
+    double vmin = 1e9, vmax = -1e9;
+    for (int i = 0; i < N; i++) {
+        const rvfit_mock_star *m = &a[i];
+        bad += m->targetid != 1000000 + i;
+        bad += m->teff < 4125 || m->teff > 6875 || m->logg < 1.25 ||
+               m->logg > 4.75 || m->feh < -1.75 || m->feh > 0.25 ||
+               m->alphafe < 0.2 - 1e-12 || m->alphafe > 0.2 + 1e-12;
+        bad += fabs(m->vrad) > 400 || m->vsini < 0 || m->vsini > 10 ||
+               m->snr < 3 || m->snr > 50;
+        vmin = fmin(vmin, m->vrad), vmax = fmax(vmax, m->vrad);
+    }
+    CHECK_MSG(bad == 0, "%d stars outside their ranges", bad);
+    CHECK(vmin < -350 && vmax > 350);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/truth.fits", tu_tmpdir("synth"));
+    CHECK(rvfit_truth_write(path, N, a, &e) == RVFIT_OK);
+    fitsfile *f;
+    int fs = 0, col;
+    long nrow = 0;
+    double teff[N];
+    long long id[N];
+    fits_open_file(&f, path, READONLY, &fs);
+    fits_movnam_hdu(f, BINARY_TBL, "TRUTH", 0, &fs);
+    fits_get_num_rows(f, &nrow, &fs);
+    fits_get_colnum(f, CASEINSEN, "TEFF", &col, &fs);
+    fits_read_col(f, TDOUBLE, col, 1, 1, N, NULL, teff, NULL, &fs);
+    fits_get_colnum(f, CASEINSEN, "TARGETID", &col, &fs);
+    fits_read_col(f, TLONGLONG, col, 1, 1, N, NULL, id, NULL, &fs);
+    fits_close_file(f, &fs);
+    CHECK(fs == 0 && nrow == N);
+    CHECK(teff[17] == a[17].teff && id[N - 1] == a[N - 1].targetid);
+}
+
 int main(void)
 {
+    test_mock();
     test_lines();
     test_sensitivity();
     test_smooth();
