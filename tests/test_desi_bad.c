@@ -107,6 +107,21 @@ static void test_broken_files(void)
     fclose(out);
     expect_fail(p, RVFIT_ERR_FORMAT, "truncated");
 
+    /* cut 1000 bytes into the header of HDU 9 (R_WAVELENGTH) */
+    fitsfile *fs;
+    int fst = 0, ftype;
+    LONGLONG head = 0, dstart, dend;
+    fits_open_file(&fs, src, READONLY, &fst);
+    fits_movabs_hdu(fs, 9, &ftype, &fst);
+    fits_get_hduaddrll(fs, &head, &dstart, &dend, &fst);
+    fits_close_file(fs, &fst);
+    CHECK(fst == 0 && head > 1000 && (size_t)head + 1000 <= n);
+    snprintf(p, sizeof p, "%s/truncated-header.fits", tmp);
+    out = fopen(p, "wb");
+    fwrite(buf, 1, (size_t)head + 1000, out);
+    fclose(out);
+    expect_fail(p, RVFIT_ERR_FORMAT, "truncated");
+
     snprintf(p, sizeof p, "%s/no-bres.fits", tmp);
     copy_except(p, "B_RESOLUTION");
     expect_fail(p, RVFIT_ERR_FORMAT, "HDU B_RESOLUTION missing");

@@ -67,28 +67,36 @@ static int desi_check_size(desi_handle *h, int last, rvfit_err *err)
     fits_get_hduaddrll(h->fp, &head, &data, &end, &st);
     if (st)
         return desi_fits_err(err, st, h->path, NULL, "locating HDUs");
-    if ((LONGLONG)sb.st_size < end) {
-        char name[FLEN_VALUE];
-        desi_hdu_name(h->fp, last, name, sizeof name);
+    char name[FLEN_VALUE];
+    desi_hdu_name(h->fp, last, name, sizeof name);
+    if ((LONGLONG)sb.st_size < end)
         return rvfit_err_set(err, RVFIT_ERR_FORMAT,
                              "%s: HDU %s: file truncated (data end at byte "
                              "%lld, file has %lld bytes)",
                              h->path, name, (long long)end,
                              (long long)sb.st_size);
-    }
+    /* less than a header block left over: a cut inside the next header */
+    if ((LONGLONG)sb.st_size > end)
+        return rvfit_err_set(err, RVFIT_ERR_FORMAT,
+                             "%s: file truncated or corrupt: %lld bytes "
+                             "after HDU %s do not form a header",
+                             h->path, (long long)sb.st_size - end, name);
     return RVFIT_OK;
 }
 
 /* Walk every HDU, noting FIBERMAP, SCORES and camera images. */
 static int desi_scan(desi_handle *h, rvfit_err *err)
 {
-    int n = 1, type = 0;
-    for (;; n++) {
+    int type = 0;
+    for (int n = 1;; n++) {
         int st = 0;
         if (fits_movabs_hdu(h->fp, n, &type, &st)) {
-            if (st == END_OF_FILE && n > 1) {
+            /* the end, or a header cut short: the size check tells */
+            if (n > 1 && (st == END_OF_FILE || st == READ_ERROR)) {
                 fits_clear_errmsg();
-                break;
+                int rc = desi_check_size(h, n - 1, err);
+                if (rc || st == END_OF_FILE)
+                    return rc;
             }
             char what[64];
             snprintf(what, sizeof what, "reading header of HDU #%d", n);
@@ -103,7 +111,6 @@ static int desi_scan(desi_handle *h, rvfit_err *err)
         if (rc)
             return rc;
     }
-    return desi_check_size(h, n - 1, err);
 }
 
 /* Check the five HDUs of camera c and read its wavelength grid. */
@@ -134,7 +141,8 @@ static int desi_check_cam(desi_handle *h, desi_cam *c, long *nspec,
     if (*nspec < 0)
         *nspec = naxis[1] == 2 ? ax[1][1] : 1;
     for (int k = 1; k < 4; k++)
-        if (ax[k][0] != nw || (naxis[k] == 2 ? ax[k][1] : 1) != *nspec)
+        if (naxis[k] > 2 || ax[k][0] != nw ||
+            (naxis[k] == 2 ? ax[k][1] : 1) != *nspec)
             return rvfit_err_set(err, RVFIT_ERR_FORMAT,
                                  "%s: HDU %s: shape [%ld][%ld] does not "
                                  "match [%ld spectra][%ld pixels] (%s)",
