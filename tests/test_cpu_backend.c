@@ -232,6 +232,15 @@ static void test_threads(const rvfit_library *lib, const rvfit_batch *b,
         OPS->close(st);
     }
     CHECK(memcmp(res[0], res[1], sizeof res[0]) == 0);
+    /* a fingerprint of the exact bits, to compare builds (vector/scalar) */
+    uint64_t fp = 0;
+    for (int k = 0; k < NP; k++) {
+        uint64_t bits;
+        memcpy(&bits, &res[0][k], sizeof bits);
+        fp = fp * 1099511628211ull ^ bits;
+    }
+    printf("thread test: m2lnl[0] = %.17g, bit fingerprint %016llx\n",
+           res[0][0], (unsigned long long)fp);
     CHECK(memcmp(carm[0], carm[1], sizeof carm[0]) == 0);
     int finite = 1;
     for (int k = 0; k < NP; k++)

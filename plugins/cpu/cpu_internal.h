@@ -29,7 +29,7 @@
  * loads and stores are macros because passing AVX vectors by value would
  * differ between clones (-Wpsabi).  Each vector lane does exactly the
  * scalar operations of the fallback, in the same order. */
-#if defined(__GNUC__)
+#if defined(__GNUC__) && !defined(CPU_NO_VEC)
 #define CPU_VEC 1
 typedef double cpu_v4 __attribute__((vector_size(32)));
 typedef float cpu_f4 __attribute__((vector_size(16)));

@@ -221,11 +221,12 @@ CPU_HOT static void cpu_band(const cpu_arm *ca, size_t s, const cpu_range *r,
     }
     long n = (long)ca->npix, h = ca->ndiag / 2;
     const float *res = ca->res + s * (size_t)ca->ndiag * ca->npix;
-    long lo = i0 > h ? i0 : h, hi = i1 < n - 1 - h ? i1 : n - 1 - h;
+    long lo = i0 > h ? i0 : h;
     long i = i0;
     for (; i <= i1 && i < lo; i++)
         m[i] = cpu_band1(res, n, h, t, i);
 #if defined(CPU_VEC)
+    long hi = i1 < n - 1 - h ? i1 : n - 1 - h; /* all taps inside */
     for (; i + 3 <= hi; i += 4) {
         cpu_v4 acc = {0.0, 0.0, 0.0, 0.0}, rv, tv;
         for (long d = -h; d <= h; d++) {
