@@ -25,10 +25,14 @@
 
 #ifdef RVK_FP64
 /* Plain sums: double accumulators over <= 10^4 terms are far inside the
- * 1e-6 budget. */
+ * 1e-6 budget; the compensation variables do not exist. */
+#define KDECL(decl)
+#define KZERO(c)
 #define KADD(s, c, x) ((s) += (x))
 #else
-/* Compensated sum for float-only devices. */
+/* Compensated (Kahan) sums for float-only devices. */
+#define KDECL(decl) decl;
+#define KZERO(c) ((c) = 0)
 #define KADD(s, c, x)                                                    \
     do {                                                                 \
         real ky_ = (x) - (c);                                            \
@@ -370,10 +374,12 @@ DEVFN void rvk_normal_sums(int npix, int np, GLOBAL const real *mb,
     int lid = LOCAL_ID(), wg = LOCAL_SIZE();
     int npair = np * (np + 1) / 2, nsum = npair + np;
     for (int c0 = 0; c0 < nsum; c0 += RVK_PC) {
-        real acc[RVK_PC], cmp[RVK_PC];
-        for (int r = 0; r < RVK_PC; r++)
-            acc[r] = cmp[r] = 0;
-        (void)cmp;
+        real acc[RVK_PC];
+        KDECL(real cmp[RVK_PC])
+        for (int r = 0; r < RVK_PC; r++) {
+            acc[r] = 0;
+            KZERO(cmp[r]);
+        }
         int nc = nsum - c0 < RVK_PC ? nsum - c0 : RVK_PC;
         for (int i = lid; i < npix; i += wg) {
             real w = (real)iv[i];
@@ -393,8 +399,8 @@ DEVFN void rvk_normal_sums(int npix, int np, GLOBAL const real *mb,
             red[r * wg + lid] = acc[r];
         BARRIER();
         if (lid < nc) {
-            real s = 0, c = 0;
-            (void)c;
+            real s = 0;
+            KDECL(real c = 0)
             for (int j = 0; j < wg; j++)
                 KADD(s, c, red[lid * wg + j]);
             sums[c0 + lid] = s;
@@ -472,8 +478,8 @@ KERNEL void rvk_like(
                 fail |= lfail;
             }
             if (use && !lfail) {
-                real acc = 0, cmp = 0;
-                (void)cmp;
+                real acc = 0;
+                KDECL(real cmp = 0)
                 for (int i = lid; i < npix; i += wg) {
                     real w = (real)iv[i];
                     if (!(w > 0))
@@ -487,8 +493,8 @@ KERNEL void rvk_like(
                 red[lid] = acc;
                 BARRIER();
                 if (lid == 0) {
-                    real s = 0, c = 0;
-                    (void)c;
+                    real s = 0;
+                    KDECL(real c = 0)
                     for (int j = 0; j < wg; j++)
                         KADD(s, c, red[j]);
                     red[wg] = s;
