@@ -46,6 +46,21 @@ CPU_HOT static void cpu_interp(const rvfit_lib_arm *la, const cpu_stencil *sc,
     for (int k = 0; k < sc->nc; k++)
         fp[k] = la->flux + sc->corner[k] * la->npix + l0;
 #if defined(CPU_VEC)
+    /* four independent chains hide the add latency */
+    for (; j + 16 <= n; j += 16) {
+        cpu_v4 a[4], f;
+        for (int q = 0; q < 4; q++) {
+            CPU_LDF(f, fp[0] + j + 4 * q);
+            a[q] = sc->weight[0] * f;
+        }
+        for (int k = 1; k < sc->nc; k++)
+            for (int q = 0; q < 4; q++) {
+                CPU_LDF(f, fp[k] + j + 4 * q);
+                a[q] += sc->weight[k] * f;
+            }
+        for (int q = 0; q < 4; q++)
+            CPU_ST(dst + j + 4 * q, a[q]);
+    }
     for (; j + 4 <= n; j += 4) {
         cpu_v4 acc, f;
         CPU_LDF(f, fp[0] + j);
@@ -227,6 +242,17 @@ CPU_HOT static void cpu_band(const cpu_arm *ca, size_t s, const cpu_range *r,
         m[i] = cpu_band1(res, n, h, t, i);
 #if defined(CPU_VEC)
     long hi = i1 < n - 1 - h ? i1 : n - 1 - h; /* all taps inside */
+    for (; i + 15 <= hi; i += 16) { /* four chains hide the add latency */
+        cpu_v4 a[4] = {{0.0}}, rv, tv;
+        for (long d = -h; d <= h; d++)
+            for (int q = 0; q < 4; q++) {
+                CPU_LDF(rv, res + (h - d) * n + i + d + 4 * q);
+                CPU_LD(tv, t + i + d + 4 * q);
+                a[q] += rv * tv;
+            }
+        for (int q = 0; q < 4; q++)
+            CPU_ST(m + i + 4 * q, a[q]);
+    }
     for (; i + 3 <= hi; i += 4) {
         cpu_v4 acc = {0.0, 0.0, 0.0, 0.0}, rv, tv;
         for (long d = -h; d <= h; d++) {

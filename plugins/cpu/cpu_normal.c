@@ -11,58 +11,26 @@
 /* Lane j of every sum accumulates x_i y_i over i = j mod CPU_LANES, in
  * the vector and in the portable version alike. */
 #if defined(CPU_VEC)
-/* acc[j] += sum over lane j of x[i] y[i], len a multiple of CPU_LANES. */
-static inline void cpu_dot_acc(const double *restrict x,
-                               const double *restrict y, long len,
-                               double *restrict acc)
-{
-    cpu_v4 a0, a1, x0, x1, y0, y1;
-    CPU_LD(a0, acc);
-    CPU_LD(a1, acc + 4);
-    for (long i = 0; i < len; i += 8) {
-        CPU_LD(x0, x + i);
-        CPU_LD(x1, x + i + 4);
-        CPU_LD(y0, y + i);
-        CPU_LD(y1, y + i + 4);
-        a0 += x0 * y0;
-        a1 += x1 * y1;
-    }
-    CPU_ST(acc, a0);
-    CPU_ST(acc + 4, a1);
-}
-
-/* Four dot products sharing x (one load of x feeds four sums). */
-static inline void cpu_dot4(const double *restrict x,
-                            const double *restrict y0,
-                            const double *restrict y1,
-                            const double *restrict y2,
-                            const double *restrict y3, long len,
+/* n <= 4 dot products sharing x: acc[8r + j] += lane j of x . y_r,
+ * y_r = y + r*stride.  Called with a literal n so that it unrolls. */
+static inline void cpu_dotn(const double *restrict x, const double *y,
+                            size_t stride, int n, long len,
                             double *restrict acc)
 {
-    cpu_v4 a[8], x0, x1, y;
-    for (int q = 0; q < 8; q++)
+    cpu_v4 a[8], x0, x1, yv;
+    for (int q = 0; q < 2 * n; q++)
         CPU_LD(a[q], acc + 4 * q);
     for (long i = 0; i < len; i += 8) {
         CPU_LD(x0, x + i);
         CPU_LD(x1, x + i + 4);
-        CPU_LD(y, y0 + i);
-        a[0] += x0 * y;
-        CPU_LD(y, y0 + i + 4);
-        a[1] += x1 * y;
-        CPU_LD(y, y1 + i);
-        a[2] += x0 * y;
-        CPU_LD(y, y1 + i + 4);
-        a[3] += x1 * y;
-        CPU_LD(y, y2 + i);
-        a[4] += x0 * y;
-        CPU_LD(y, y2 + i + 4);
-        a[5] += x1 * y;
-        CPU_LD(y, y3 + i);
-        a[6] += x0 * y;
-        CPU_LD(y, y3 + i + 4);
-        a[7] += x1 * y;
+        for (int r = 0; r < n; r++) {
+            CPU_LD(yv, y + r * stride + i);
+            a[2 * r] += x0 * yv;
+            CPU_LD(yv, y + r * stride + i + 4);
+            a[2 * r + 1] += x1 * yv;
+        }
     }
-    for (int q = 0; q < 8; q++)
+    for (int q = 0; q < 2 * n; q++)
         CPU_ST(acc + 4 * q, a[q]);
 }
 #else
@@ -80,19 +48,27 @@ static inline void cpu_dot_acc(const double *restrict x,
         acc[j] = s[j];
 }
 
-static inline void cpu_dot4(const double *restrict x,
-                            const double *restrict y0,
-                            const double *restrict y1,
-                            const double *restrict y2,
-                            const double *restrict y3, long len,
+static inline void cpu_dotn(const double *restrict x, const double *y,
+                            size_t stride, int n, long len,
                             double *restrict acc)
 {
-    cpu_dot_acc(x, y0, len, acc);
-    cpu_dot_acc(x, y1, len, acc + CPU_LANES);
-    cpu_dot_acc(x, y2, len, acc + 2 * CPU_LANES);
-    cpu_dot_acc(x, y3, len, acc + 3 * CPU_LANES);
+    for (int r = 0; r < n; r++)
+        cpu_dot_acc(x, y + r * stride, len, acc + r * CPU_LANES);
 }
 #endif
+
+/* 0..3 dot products, dispatched to literal-n copies. */
+static inline void cpu_dotn_tail(const double *restrict x, const double *y,
+                                 size_t stride, int n, long len,
+                                 double *restrict acc)
+{
+    switch (n) {
+    case 3: cpu_dotn(x, y, stride, 3, len, acc); break;
+    case 2: cpu_dotn(x, y, stride, 2, len, acc); break;
+    case 1: cpu_dotn(x, y, stride, 1, len, acc); break;
+    default: break;
+    }
+}
 
 /* Fixed-order reduction of the lanes. */
 static inline double cpu_lanes_sum(const double *a)
@@ -120,16 +96,18 @@ CPU_HOT static void cpu_normal(int np, long a0, long a1, const double *g,
         for (int k = 0; k < np; k++) {
             const double *gk = gb + k * CPU_BLOCK, *bl = B + b0;
             int l = 0;
-            for (; l + 3 <= k; l += 4, pr += 4)
-                cpu_dot4(gk, bl + l * npad, bl + (l + 1) * npad,
-                         bl + (l + 2) * npad, bl + (l + 3) * npad, len,
-                         acc + pr * CPU_LANES);
-            for (; l <= k; l++, pr++)
-                cpu_dot_acc(gk, bl + l * npad, len, acc + pr * CPU_LANES);
+            for (; l + 4 <= k + 1; l += 4, pr += 4)
+                cpu_dotn(gk, bl + l * npad, npad, 4, len, acc + pr * CPU_LANES);
+            cpu_dotn_tail(gk, bl + l * npad, npad, k + 1 - l, len,
+                          acc + pr * CPU_LANES);
+            pr += k + 1 - l;
         }
-        for (int k = 0; k < np; k++)
-            cpu_dot_acc(c + b0, B + k * npad + b0, len,
-                        acc + (npair + k) * CPU_LANES);
+        int k = 0;
+        for (; k + 4 <= np; k += 4)
+            cpu_dotn(c + b0, B + k * npad + b0, npad, 4, len,
+                     acc + (npair + k) * CPU_LANES);
+        cpu_dotn_tail(c + b0, B + k * npad + b0, npad, np - k, len,
+                      acc + (npair + k) * CPU_LANES);
     }
     int pr = 0;
     for (int k = 0; k < np; k++)
@@ -196,6 +174,20 @@ CPU_HOT static void cpu_cont(int np, long a0, long a1, const double *coef,
 {
     long i = a0;
 #if defined(CPU_VEC)
+    for (; i + 16 <= a1; i += 16) { /* four chains hide the add latency */
+        cpu_v4 a[4], b;
+        for (int q = 0; q < 4; q++) {
+            CPU_LD(b, B + i + 4 * q);
+            a[q] = coef[0] * b;
+        }
+        for (int k = 1; k < np; k++)
+            for (int q = 0; q < 4; q++) {
+                CPU_LD(b, B + k * npad + i + 4 * q);
+                a[q] += coef[k] * b;
+            }
+        for (int q = 0; q < 4; q++)
+            CPU_ST(cont + i + 4 * q, a[q]);
+    }
     for (; i < a1; i += 4) {
         cpu_v4 acc, b;
         CPU_LD(b, B + i);
