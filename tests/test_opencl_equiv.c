@@ -187,6 +187,28 @@ static void check_counters(be_backend *ocl, uint64_t *rng)
     be_problem_free(&pr);
 }
 
+/* Options: list = 1 lists and declines; platform/device selectors. */
+static void check_selection(const rvfit_host *host)
+{
+    rvfit_err err;
+    be_backend b;
+    rvfit_kv list = {"list", "1", "test", 0};
+    CHECK(be_open(&b, "opencl", host, &list, 1, &err) ==
+          RVFIT_ERR_UNAVAILABLE);
+    CHECK(tu_contains(err.msg, "listing only"));
+    rvfit_kv sel[2] = {{"platform", "0", "test", 0},
+                       {"device", "no-such-device-xyz", "test", 0}};
+    CHECK(be_open(&b, "opencl", host, sel, 2, &err) == RVFIT_ERR_UNAVAILABLE);
+    CHECK(tu_contains(err.msg, "no-such-device-xyz"));
+    rvfit_kv idx[2] = {{"platform", "0", "test", 0}, {"device", "0", "test", 0}};
+    int rc = be_open(&b, "opencl", host, idx, 2, &err);
+    CHECK_MSG(rc == RVFIT_OK, "platform 0 device 0: %s", err.msg);
+    if (rc == RVFIT_OK)
+        be_close(&b);
+    rvfit_kv bad = {"wgsize", "48", "test", 0};
+    CHECK(be_open(&b, "opencl", host, &bad, 1, &err) == RVFIT_ERR_CONFIG);
+}
+
 /* DESI-like throughput: 3 arms x ~2700 px, npoly 10, ndiag 11. */
 static void bench(be_backend *cpu, be_backend *ocl, uint64_t *rng)
 {
@@ -238,6 +260,7 @@ int main(void)
     printf("max rel diff: m2lnl %.2e chisq %.2e models %.2e vscan %.2e\n",
            res.m2lnl, res.chisq, res.models, res.vscan);
     check_counters(&ocl, &rng);
+    check_selection(&host);
     if (getenv("RVFIT_BENCH"))
         bench(&cpu, &ocl, &rng);
     be_close(&ocl);
