@@ -46,7 +46,7 @@ static const key_desc keys[] = {
      "lowest radial velocity searched, km/s"},
     {"fit", "vmax", K_DOUBLE, OFF(vmax), 0, -5000, 5000, "1000",
      "highest radial velocity searched, km/s"},
-    {"fit", "ccf_vstep", K_DOUBLE, OFF(ccf_vstep), 0, 0.5, 200, "15",
+    {"fit", "ccf_vstep", K_DOUBLE, OFF(ccf_vstep), 0, 0.5, 200, "20",
      "velocity step of the initial scan, km/s"},
     {"fit", "vsini_max", K_DOUBLE, OFF(vsini_max), 0, 0, 1000, "500",
      "largest vsini allowed, km/s"},

@@ -116,7 +116,7 @@ static int init_vscan(fit_ctx *f, double *v0, size_t *tbest)
     if (it >= 0)
         caps[it] = 3;
     if (ig >= 0 && ig != it)
-        caps[ig] = 2;
+        caps[ig] = 1; /* logg matters little for the velocity */
     size_t tm[INIT_MAX_TEMPLATES];
     int K = lattice(f, caps, tm, INIT_MAX_TEMPLATES);
     size_t nvel = (size_t)floor((f->o->vmax - f->o->vmin) /
@@ -176,8 +176,8 @@ static int init_lattice(fit_ctx *f, const double *v0)
     }
     int rc = fit_chisq(f, np, p, m, NULL);
     for (size_t i = 0; i < f->nact && !rc; i++) {
-        size_t b = i * (size_t)M;
-        for (size_t k = b; k < b + (size_t)M; k++)
+        size_t first = i * (size_t)M, b = first;
+        for (size_t k = first; k < first + (size_t)M; k++)
             if (m[k] < m[b])
                 b = k;
         f->best[f->act[i]] = p[b];
@@ -206,11 +206,25 @@ typedef struct optim_ctx {
     int D;
     double *x0, *scale; /* [nact*D] physical start and unit per coordinate */
     rvfit_point *pts;
-    double *out;
+    double *excess;
 } optim_ctx;
 
-static void to_point(const optim_ctx *c, size_t i, const double *u,
-                     rvfit_point *p)
+/* Velocity and vsini are clamped to a margin around their ranges and the
+ * excess is returned, so that the objective keeps growing outside and the
+ * simplex cannot run away where the model no longer changes. */
+#define CLAMP_MARGIN 100.0
+static double clamp_excess(double *x, double lo, double hi)
+{
+    double e = 0;
+    if (*x < lo)
+        e = lo - *x, *x = lo;
+    else if (*x > hi)
+        e = *x - hi, *x = hi;
+    return e;
+}
+
+static double to_point(const optim_ctx *c, size_t i, const double *u,
+                       rvfit_point *p)
 {
     const fit_ctx *f = c->f;
     const double *x0 = c->x0 + i * (size_t)c->D;
@@ -225,6 +239,10 @@ static void to_point(const optim_ctx *c, size_t i, const double *u,
     }
     for (int j = 0; j < f->nfree; j++, k++)
         p->theta[f->free_axis[j]] = x0[k] + u[k] * sc[k];
+    double e = clamp_excess(&p->v, f->o->vmin - CLAMP_MARGIN,
+                            f->o->vmax + CLAMP_MARGIN);
+    e += clamp_excess(&p->vsini, 0, f->o->vsini_max + CLAMP_MARGIN);
+    return e;
 }
 
 static int optim_eval(void *ctx, size_t m, const size_t *prob,
@@ -232,8 +250,11 @@ static int optim_eval(void *ctx, size_t m, const size_t *prob,
 {
     optim_ctx *c = ctx;
     for (size_t k = 0; k < m; k++)
-        to_point(c, prob[k], u + k * (size_t)c->D, &c->pts[k]);
-    return fit_chisq(c->f, m, c->pts, fv, NULL);
+        c->excess[k] = to_point(c, prob[k], u + k * (size_t)c->D, &c->pts[k]);
+    int rc = fit_chisq(c->f, m, c->pts, fv, NULL);
+    for (size_t k = 0; k < m && !rc; k++)
+        fv[k] += 1e4 * c->excess[k] * c->excess[k];
+    return rc;
 }
 
 int fit_stage_optim(fit_ctx *f)
@@ -243,11 +264,12 @@ int fit_stage_optim(fit_ctx *f)
     optim_ctx c = {f, D, malloc(nd * sizeof(double)),
                    malloc(nd * sizeof(double)),
                    malloc(n * (size_t)(D + 1) * sizeof(rvfit_point)),
-                   NULL};
+                   malloc(n * (size_t)(D + 1) * sizeof(double))};
     double *u = calloc(nd, sizeof *u), *step = calloc(nd, sizeof *step);
     double *fb = malloc(n * sizeof *fb);
-    if (!c.x0 || !c.scale || !c.pts || !u || !step || !fb) {
-        free(c.x0), free(c.scale), free(c.pts), free(u), free(step), free(fb);
+    if (!c.x0 || !c.scale || !c.pts || !c.excess || !u || !step || !fb) {
+        free(c.x0), free(c.scale), free(c.pts), free(c.excess), free(u),
+            free(step), free(fb);
         return nomem(f);
     }
     for (size_t i = 0; i < n; i++) {
@@ -277,7 +299,8 @@ int fit_stage_optim(fit_ctx *f)
         f->best[f->act[i]] = p;
         f->fbest[f->act[i]] = fb[i];
     }
-    free(c.x0), free(c.scale), free(c.pts), free(u), free(step), free(fb);
+    free(c.x0), free(c.scale), free(c.pts), free(c.excess), free(u),
+        free(step), free(fb);
     return rc;
 }
 
