@@ -162,6 +162,25 @@ int rvfit_output_write(rvfit_output *o, size_t first, const rvfit_batch *b,
     return RVFIT_OK;
 }
 
+int rvfit_output_key(rvfit_output *o, const char *key, long long value,
+                     const char *comment, rvfit_err *err)
+{
+    fitsfile *files[2] = {o->tab, o->mod};
+    for (int i = 0; i < 2; i++) {
+        int st = 0;
+        if (!files[i])
+            continue;
+        fits_movabs_hdu(files[i], 1, NULL, &st);
+        fits_update_key_lng(files[i], (char *)key, value, (char *)comment,
+                            &st);
+        if (st)
+            return rvfit_err_set(err, RVFIT_ERR_IO, "%s: keyword %s: status "
+                                 "%d", i ? o->mod_final : o->tab_final, key,
+                                 st);
+    }
+    return RVFIT_OK;
+}
+
 int rvfit_output_commit(rvfit_output *o, rvfit_err *err)
 {
     int st = 0, st2 = 0;

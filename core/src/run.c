@@ -201,6 +201,8 @@ int rvfit_run_file(rvfit_run *r, const char *path, rvfit_err *err)
               info.ntotal);
     size_t bs = (size_t)r->cfg->batch_size;
     double start = now();
+    rvfit_counters c0, c1;
+    r->be->ops->counters(r->be->state, &c0);
     for (size_t first = 0; first < info.nselect && !rc; first += bs) {
         size_t n = info.nselect - first < bs ? info.nselect - first : bs;
         rc = do_batch(r, h, &info, out, first, n, err);
@@ -208,7 +210,16 @@ int rvfit_run_file(rvfit_run *r, const char *path, rvfit_err *err)
             r->progress(r->progress_ctx, path, first + n, info.nselect,
                         now() - start);
     }
+    r->be->ops->counters(r->be->state, &c1);
+    if (!rc)
+        rc = rvfit_output_key(out, "BKNDPTS", (long long)(c1.points - c0.points),
+                              "points the backend evaluated for this file",
+                              err);
     if (!rc) {
+        rvfit_log(r->host, RVFIT_LOG_INFO, "rvfit",
+                  "%s: backend %s on %s evaluated %llu points",
+                  path, r->be->name, r->be->ops->device(r->be->state),
+                  (unsigned long long)(c1.points - c0.points));
         rc = rvfit_output_commit(out, err);
         out = NULL;
     }

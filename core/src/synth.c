@@ -290,38 +290,6 @@ int rvfit_synth_flux(double teff, double logg, double feh, double alphafe,
 
 /* ---- observed-frame truth: rotation + Doppler --------------------- */
 
-/* Limb-darkened rotation profile (architecture §3), unnormalised. */
-static double syn_rot_profile(double x)
-{
-    const double eps = RVFIT_VSINI_EPS;
-    double q = 1.0 - x * x;
-    if (q <= 0.0)
-        return 0.0;
-    return 2.0 * (1.0 - eps) * sqrt(q) + 0.5 * SYN_PI * eps * q;
-}
-
-/* Kernel weights for half width h pixels: each weight integrates K(u/h)
- * against the hat function of a piecewise-linear signal (32 sub-steps per
- * pixel, midpoint rule), normalised to sum 1.  Returns H = ceil(h). */
-static size_t syn_rot_kernel(double h, double *w)
-{
-    size_t H = (size_t)ceil(h);
-    const int nsub = 32;
-    double sum = 0.0;
-    for (size_t j = 0; j <= 2 * H; j++) {
-        double c = (double)j - (double)H, acc = 0.0;
-        for (int s = 0; s < 2 * nsub; s++) {
-            double u = c - 1.0 + (s + 0.5) / nsub;
-            acc += (1.0 - fabs(u - c)) * syn_rot_profile(u / h);
-        }
-        w[j] = acc;
-        sum += acc;
-    }
-    for (size_t j = 0; j <= 2 * H; j++)
-        w[j] /= sum;
-    return H;
-}
-
 int rvfit_synth_truth(void *ctx, size_t star, double lnl0, double dlnl,
                       size_t n, double *flux, rvfit_err *err)
 {
@@ -341,12 +309,16 @@ int rvfit_synth_truth(void *ctx, size_t star, double lnl0, double dlnl,
     size_t m = (size_t)ceil(dlnl / 6e-6 - 1e-9);
     double df = dlnl / (double)m;
     double half = st->vsini / RVFIT_C_KMS / df;
+    if (half > RVFIT_MAX_VSINI_HALF)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "synth truth: star %zu: vsini %g km/s too large "
+                             "for this sampling", star, st->vsini);
     size_t H = half > 1e-6 ? (size_t)ceil(half) : 0;
     size_t pad = H + 2, nf = (n - 1) * m + 1 + 2 * pad;
     /* lambda_obs = lambda_rest * sqrt((1+b)/(1-b)): ln shift atanh(b). */
     double shift = atanh(st->vrad / RVFIT_C_KMS);
     double *fine = malloc(nf * sizeof *fine);
-    double *w = malloc((2 * H + 1) * sizeof *w);
+    double *w = malloc((2 * RVFIT_MAX_VSINI_HALF + 1) * sizeof *w);
     if (!fine || !w) {
         free(fine);
         free(w);
@@ -366,7 +338,9 @@ int rvfit_synth_truth(void *ctx, size_t star, double lnl0, double dlnl,
             flux[k] = fine[pad + k * m];
         goto out;
     }
-    syn_rot_kernel(half, w);
+    /* The exact hat-integrated kernel stays normalised for any width,
+     * including widths far below one fine pixel. */
+    H = (size_t)rvfit_vsini_kernel(half, w);
     /* Rotation is a convolution in ln lambda; only the output nodes are
      * needed. */
     for (size_t k = 0; k < n; k++) {

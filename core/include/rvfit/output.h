@@ -49,6 +49,12 @@ RVFIT_EXPORT int rvfit_output_write(rvfit_output *out, size_t first,
                                     const rvfit_table_rows *rows,
                                     float *const *models, rvfit_err *err);
 
+/* Record an integer keyword in both primary headers (e.g. the points the
+ * backend evaluated for this file, known only at the end). */
+RVFIT_EXPORT int rvfit_output_key(rvfit_output *out, const char *key,
+                                  long long value, const char *comment,
+                                  rvfit_err *err);
+
 /* Close and rename into place; frees out. */
 RVFIT_EXPORT int rvfit_output_commit(rvfit_output *out, rvfit_err *err);
 
