@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 int tu_failures = 0;
 int tu_checks = 0;
@@ -72,4 +73,115 @@ rvfit_host tu_host(int level)
 int tu_contains(const char *hay, const char *needle)
 {
     return hay && needle && strstr(hay, needle) != NULL;
+}
+
+#include <fitsio.h>
+
+double *tu_read_col(const char *path, const char *ext, const char *col,
+                    long *n)
+{
+    fitsfile *f;
+    int st = 0, cn, anynul;
+    double *v = NULL;
+    *n = 0;
+    if (fits_open_file(&f, path, READONLY, &st)) {
+        fprintf(stderr, "tu_read_col: cannot open %s (%d)\n", path, st);
+        return NULL;
+    }
+    fits_movnam_hdu(f, BINARY_TBL, (char *)ext, 0, &st);
+    fits_get_colnum(f, CASEINSEN, (char *)col, &cn, &st);
+    fits_get_num_rows(f, n, &st);
+    if (!st) {
+        v = malloc((size_t)(*n ? *n : 1) * sizeof *v);
+        double nan = NAN;
+        fits_read_col(f, TDOUBLE, cn, 1, 1, *n, &nan, v, &anynul, &st);
+    }
+    if (st) {
+        fprintf(stderr, "tu_read_col: %s[%s] %s: status %d\n", path, ext, col,
+                st);
+        free(v);
+        v = NULL;
+    }
+    int st2 = 0;
+    fits_close_file(f, &st2);
+    return v;
+}
+
+long long tu_read_key(const char *path, int hdu, const char *key)
+{
+    fitsfile *f;
+    int st = 0;
+    long long v = -1;
+    if (fits_open_file(&f, path, READONLY, &st))
+        return -1;
+    fits_movabs_hdu(f, hdu, NULL, &st);
+    if (fits_read_key(f, TLONGLONG, (char *)key, &v, NULL, &st))
+        v = -1;
+    st = 0;
+    fits_close_file(f, &st);
+    return v;
+}
+
+int tu_run(const char *cmd, char **output)
+{
+    char full[8192];
+    snprintf(full, sizeof full, "(%s) 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    if (!p)
+        return -1;
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    size_t r;
+    while (buf && (r = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+        len += r;
+        if (len + 1 >= cap) {
+            char *g = realloc(buf, cap *= 2);
+            if (!g) {
+                free(buf);
+                buf = NULL;
+            } else {
+                buf = g;
+            }
+        }
+    }
+    if (buf)
+        buf[len] = '\0';
+    int status = pclose(p);
+    if (output)
+        *output = buf;
+    else
+        free(buf);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double quantile(const double *x, long n, double q)
+{
+    double *s = malloc((size_t)(n ? n : 1) * sizeof *s);
+    long m = 0;
+    for (long i = 0; i < n; i++)
+        if (isfinite(x[i]))
+            s[m++] = x[i];
+    double r = NAN;
+    if (m > 0) {
+        qsort(s, (size_t)m, sizeof *s, cmp_d);
+        double pos = q * (double)(m - 1);
+        long k = (long)pos;
+        double t = pos - (double)k;
+        r = k + 1 < m ? s[k] * (1 - t) + s[k + 1] * t : s[k];
+    }
+    free(s);
+    return r;
+}
+
+double tu_median(const double *x, long n) { return quantile(x, n, 0.5); }
+
+double tu_rstd(const double *x, long n)
+{
+    return (quantile(x, n, 0.75) - quantile(x, n, 0.25)) / 1.349;
 }

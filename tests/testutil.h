@@ -56,3 +56,17 @@ rvfit_host tu_host(int level);
 int tu_contains(const char *hay, const char *needle);
 
 #endif
+
+/* Read a whole numeric column of table `ext` as doubles (malloc'ed, *n
+ * rows); NULL on failure with the reason on stderr. */
+double *tu_read_col(const char *path, const char *ext, const char *col,
+                    long *n);
+/* Run a shell command, capturing stdout+stderr into a malloc'ed string;
+ * returns the exit status (or -1). */
+int tu_run(const char *cmd, char **output);
+/* Integer keyword of HDU number hdu (1 = primary); -1 if absent. */
+long long tu_read_key(const char *path, int hdu, const char *key);
+/* Robust standard deviation (IQR/1.349) and median of x[0..n-1] (finite
+ * values only). */
+double tu_rstd(const double *x, long n);
+double tu_median(const double *x, long n);
