@@ -1,0 +1,89 @@
+/* test_config.c — INI parsing through inih: defaults, precedence of the
+ * command line, and errors that name the file and line. */
+#include <stdio.h>
+#include <string.h>
+
+#include "rvfit/config.h"
+#include "testutil.h"
+
+static const char *write_ini(const char *name, const char *text)
+{
+    static char path[4096];
+    snprintf(path, sizeof path, "%s/%s", tu_tmpdir(name), "c.ini");
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static void expect_error(const char *name, const char *text,
+                         const char *needle)
+{
+    rvfit_config c;
+    rvfit_config_defaults(&c);
+    rvfit_err err;
+    rvfit_err_clear(&err);
+    const char *path = write_ini(name, text);
+    int rc = rvfit_config_load(&c, path, &err);
+    printf("%s -> %s\n", name, err.msg);
+    CHECK_MSG(rc == RVFIT_ERR_CONFIG, "%s: rc %d", name, rc);
+    CHECK_MSG(tu_contains(err.msg, path), "%s: no path in '%s'", name,
+              err.msg);
+    CHECK_MSG(tu_contains(err.msg, needle), "%s: '%s' lacks '%s'", name,
+              err.msg, needle);
+    rvfit_config_free(&c);
+}
+
+int main(void)
+{
+    rvfit_config c;
+    rvfit_config_defaults(&c);
+    CHECK(c.npoly == 10 && !strcmp(c.backend, "cpu") &&
+          !strcmp(c.instrument, "desi") && c.vmin == -1000 &&
+          c.vmax == 1000 && c.batch_size == 512 && !strcmp(c.basis, "gauss"));
+    rvfit_config_free(&c);
+
+    /* A full file, then a command-line override wins. */
+    rvfit_config_defaults(&c);
+    rvfit_err err;
+    const char *ok = write_ini("cfg_ok",
+                               "; comment\n[fit]\nnpoly = 5\nvmin = -600\n"
+                               "[backend]\nname = opencl, cpu\n"
+                               "[backend.opencl]\ndevice = 1\n");
+    CHECK(rvfit_config_load(&c, ok, &err) == RVFIT_OK);
+    CHECK(c.npoly == 5 && c.vmin == -600);
+    CHECK(!strcmp(c.backend, "opencl, cpu"));
+    CHECK(rvfit_config_set(&c, "fit", "npoly", "7", "command line", 0,
+                           &err) == RVFIT_OK);
+    CHECK(c.npoly == 7);
+    rvfit_kv *kv;
+    int n;
+    CHECK(rvfit_config_section(&c, "backend.opencl", &kv, &n) == RVFIT_OK);
+    CHECK(n == 1 && !strcmp(kv[0].key, "device") &&
+          !strcmp(kv[0].value, "1") && kv[0].line == 8);
+    free(kv);
+    static const char *const known[] = {"platform", "device", NULL};
+    CHECK(rvfit_config_check_keys(&c, "backend.opencl", known, &err) ==
+          RVFIT_OK);
+    char dump[8192];
+    rvfit_config_dump(&c, dump, sizeof dump);
+    CHECK(tu_contains(dump, "npoly = 7") && tu_contains(dump, "[backend.opencl]"));
+    rvfit_config_free(&c);
+
+    expect_error("cfg_key", "[fit]\nnpoly = 4\n\nnpolly = 3\n",
+                 ":4: unknown key 'npolly' in section [fit]");
+    expect_error("cfg_section", "[fitting]\nnpoly = 4\n",
+                 ":2: unknown section [fitting]");
+    expect_error("cfg_value", "[fit]\nnpoly = ten\n", ":2: [fit] npoly");
+    expect_error("cfg_range", "[run]\nthreads = -3\n", ":2:");
+    expect_error("cfg_bool", "[output]\noverwrite = maybe\n", "boolean");
+    expect_error("cfg_syntax", "[fit]\nnpoly 4\n", ":2: syntax error");
+
+    /* Missing file: an I/O error naming it. */
+    rvfit_config_defaults(&c);
+    rvfit_err_clear(&err);
+    CHECK(rvfit_config_load(&c, "/nonexistent/x.ini", &err) == RVFIT_ERR_IO);
+    CHECK(tu_contains(err.msg, "/nonexistent/x.ini"));
+    rvfit_config_free(&c);
+    return tu_finish("test_config");
+}
