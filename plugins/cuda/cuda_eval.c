@@ -1,0 +1,425 @@
+/* cuda_eval.c — chisq, vscan and models on one or several devices.
+ *
+ * A call is a job of `nslot` template slots with `nrep` points each (chisq
+ * and models: one point per slot; vscan: one slot per base point and one
+ * point per velocity).  The slots are split into contiguous parts, one per
+ * device; each device works through its part in chunks that fit its
+ * scratch budget.  In every round each device with work left gets one
+ * chunk queued on its stream (inputs packed into pinned memory, one
+ * asynchronous upload, rvk_template, rvk_like, asynchronous downloads);
+ * then the round's streams are synchronised and the results gathered, so
+ * the devices run concurrently from one host thread.  Per call only the
+ * points go in and -2 ln L, chisq per arm or models come out. */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cuda_internal.h"
+#include "rvfit/physics.h"
+
+typedef struct cuda_job {
+    size_t nslot, nrep;
+    int mode;                   /* 0: likelihood, 1: models              */
+    const rvfit_point *pts;     /* slot s uses pts[s]                     */
+    const double *vel;          /* vscan: v of point p; NULL: pts[p].v   */
+    double *m2lnl, *chisq;      /* [nslot*nrep], [nslot*narm] or NULL    */
+    float *const *model, *const *cont;
+} cuda_job;
+
+/* Byte layout of one chunk of c slots in the input, output and scratch
+ * buffers (regions aligned for any element type). */
+typedef struct cuda_geom {
+    size_t c, P, gt, gl;
+    size_t o_fl, o_sp, o_vs, o_th, o_pv, n_in;
+    size_t o_m2, o_ach, o_mo, o_co, n_out;
+    size_t n_tr, n_tint, n_tpen, n_scr;
+} cuda_geom;
+
+#define CUDA_ALIGN 256
+
+static double cuda_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static size_t cuda_al(size_t x)
+{
+    return (x + CUDA_ALIGN - 1) / CUDA_ALIGN * CUDA_ALIGN;
+}
+
+static size_t cuda_min(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+static void cuda_geometry(const cuda_state *st, const cuda_dev *d,
+                          const cuda_job *job, size_t c, cuda_geom *g)
+{
+    size_t r = st->rsz, np = (size_t)(st->nparam > 0 ? st->nparam : 1);
+    g->c = c;
+    g->P = c * job->nrep;
+    g->gt = cuda_min(c, d->maxgroups);
+    g->gl = cuda_min(g->P, d->maxgroups);
+    g->o_fl = 0;
+    g->o_sp = g->o_fl + cuda_al(c * 4);
+    g->o_vs = g->o_sp + cuda_al(c * 4);
+    g->o_th = g->o_vs + cuda_al(c * r);
+    g->o_pv = g->o_th + cuda_al(c * np * r);
+    g->n_in = g->o_pv + cuda_al(g->P * r);
+    size_t mo = job->mode ? g->P * st->npix_sum * sizeof(float) : 0;
+    g->o_m2 = 0;
+    g->o_ach = cuda_al(g->P * r);
+    g->o_mo = g->o_ach + cuda_al(g->P * (size_t)st->narm * r);
+    g->o_co = g->o_mo + cuda_al(mo);
+    g->n_out = g->o_co + cuda_al(mo);
+    g->n_tr = c * st->slot_len * r;
+    g->n_tint = g->gt * st->lnpix_max * r;
+    g->n_tpen = c * r;
+    g->n_scr = g->gl * 2 * st->npix_max * r;
+}
+
+/* Slots per chunk on device d: everything a chunk allocates on the device
+ * within d->budget (at least one slot; the points of a chunk fit an int). */
+static size_t cuda_cap(const cuda_state *st, const cuda_dev *d,
+                       const cuda_job *job)
+{
+    cuda_geom g1, g2;
+    cuda_geometry(st, d, job, 1, &g1);
+    cuda_geometry(st, d, job, 2, &g2);
+    size_t per = (g2.n_in - g1.n_in) + (g2.n_out - g1.n_out) + g1.n_tr +
+                 g1.n_tpen + 64;
+    size_t fixed = (size_t)d->maxgroups *
+                       (st->lnpix_max + 2 * st->npix_max) * st->rsz +
+                   16 * CUDA_ALIGN;
+    size_t c = d->budget > fixed ? (d->budget - fixed) / per : 1;
+    size_t imax = (size_t)INT_MAX / (job->nrep ? job->nrep : 1);
+    c = cuda_min(c, imax);
+    return c < 1 ? 1 : c;
+}
+
+/* Grow the device buffers of a chunk of g->c slots.  Returns cudaSuccess,
+ * cudaErrorMemoryAllocation (caller shrinks) or another error. */
+static cudaError_t cuda_chunk_alloc(cuda_dev *d, const cuda_geom *g)
+{
+    cudaError_t e = cuda_grow(&d->d_in, g->n_in);
+    if (e == cudaSuccess)
+        e = cuda_grow(&d->d_out, g->n_out);
+    if (e == cudaSuccess)
+        e = cuda_grow(&d->d_tr, g->n_tr);
+    if (e == cudaSuccess)
+        e = cuda_grow(&d->d_tint, g->n_tint);
+    if (e == cudaSuccess)
+        e = cuda_grow(&d->d_tpen, g->n_tpen);
+    if (e == cudaSuccess)
+        e = cuda_grow(&d->d_scr, g->n_scr);
+    if (e == cudaSuccess)
+        e = cuda_grow_host(&d->h_in, g->n_in);
+    if (e == cudaSuccess)
+        e = cuda_grow_host(&d->h_out, g->n_out);
+    return e;
+}
+
+/* Chunk of up to `want` slots on device d with its buffers allocated; on
+ * cudaErrorMemoryAllocation the budget is halved and the chunk shrunk. */
+static int cuda_chunk_fit(cuda_state *st, cuda_dev *d, const cuda_job *job,
+                          size_t want, cuda_geom *g, rvfit_err *err)
+{
+    for (;;) {
+        size_t c = cuda_min(want, cuda_cap(st, d, job));
+        cuda_geometry(st, d, job, c, g);
+        cudaError_t e = cuda_chunk_alloc(d, g);
+        if (e == cudaSuccess)
+            return RVFIT_OK;
+        if (e != cudaErrorMemoryAllocation || c <= 1)
+            return cuda_fail(err, d, "allocating per-call buffers", e);
+        /* Free what the larger chunk grew, so that the retry starts clean. */
+        cuda_buf *b[] = {&d->d_in, &d->d_out, &d->d_tr, &d->d_tint,
+                         &d->d_tpen, &d->d_scr};
+        for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
+            cuda_buf_free(b[i]);
+        d->budget /= 2;
+        rvfit_log(st->host, RVFIT_LOG_WARN, "cuda",
+                  "device %d (%s): out of memory for %zu slots; scratch "
+                  "budget halved to %zu MiB", d->ord, d->name, c,
+                  d->budget >> 20);
+    }
+}
+
+static void cuda_put_real(const cuda_state *st, char *base, size_t i,
+                          double v)
+{
+    if (st->fp64)
+        memcpy(base + i * sizeof(double), &v, sizeof v);
+    else {
+        float f = (float)v;
+        memcpy(base + i * sizeof f, &f, sizeof f);
+    }
+}
+
+/* Inputs of slots [s0, s0+c) into the pinned staging buffer. */
+static void cuda_pack(const cuda_state *st, cuda_dev *d, const cuda_job *job,
+                      const cuda_geom *g, size_t s0)
+{
+    char *h = d->h_in.p;
+    size_t np = (size_t)(st->nparam > 0 ? st->nparam : 1);
+    uint32_t *fl = (uint32_t *)(h + g->o_fl), *sp = (uint32_t *)(h + g->o_sp);
+    for (size_t i = 0; i < g->c; i++) {
+        const rvfit_point *p = &job->pts[s0 + i];
+        fl[i] = p->flags;
+        sp[i] = p->spec;
+        cuda_put_real(st, h + g->o_vs, i, p->vsini);
+        for (size_t k = 0; k < np; k++)
+            cuda_put_real(st, h + g->o_th, i * np + k,
+                          k < (size_t)st->nparam ? p->theta[k] : 0.0);
+    }
+    size_t p0 = s0 * job->nrep;
+    for (size_t i = 0; i < g->P; i++)
+        cuda_put_real(st, h + g->o_pv, i,
+                      job->vel ? job->vel[p0 + i] : job->pts[p0 + i].v);
+}
+
+/* Both kernels of one chunk on d's stream. */
+static int cuda_launch(const cuda_state *st, cuda_dev *d, const cuda_job *job,
+                       const cuda_geom *g, rvfit_err *err)
+{
+    char *in = d->d_in.p, *out = d->d_out.p;
+    cuda_tpl_args t = {(int)g->c, st->nparam, st->narm,
+                       (long long)st->slot_len, d->ax_n, d->ax_node,
+                       d->exists, d->lib_flux, d->ai, d->ad, in + g->o_fl,
+                       in + g->o_vs, in + g->o_th, d->d_tr.p, d->d_tint.p,
+                       (long long)st->lnpix_max, d->d_tpen.p};
+    int e = (st->fp64 ? cuda_launch_template_d : cuda_launch_template_f)(
+        &t, (unsigned)g->gt, (unsigned)st->wg, d->stream);
+    if (e != 0)
+        return cuda_fail(err, d, "launch rvk_template", (cudaError_t)e);
+    cuda_like_args l = {(int)g->P, (int)job->nrep, st->narm, st->npoly,
+                        job->mode, (long long)st->slot_len, in + g->o_sp,
+                        d->d_tpen.p, in + g->o_pv, d->d_tr.p, d->ai, d->ad,
+                        d->pos, d->flux, d->ivar, d->res, d->basis, d->nuse,
+                        d->d_scr.p, (long long)st->npix_max, out + g->o_m2,
+                        out + g->o_ach, out + g->o_mo, out + g->o_co};
+    e = (st->fp64 ? cuda_launch_like_d : cuda_launch_like_f)(
+        &l, (unsigned)g->gl, (unsigned)st->wg, d->stream);
+    if (e != 0)
+        return cuda_fail(err, d, "launch rvk_like", (cudaError_t)e);
+    return RVFIT_OK;
+}
+
+/* Queue the next chunk of device d: upload, kernels, downloads. */
+static int cuda_enqueue(cuda_state *st, cuda_dev *d, const cuda_job *job,
+                        size_t want, rvfit_err *err)
+{
+    cuda_geom g;
+    int rc = cuda_use(d, err);
+    if (rc == RVFIT_OK)
+        rc = cuda_chunk_fit(st, d, job, want, &g, err);
+    if (rc != RVFIT_OK)
+        return rc;
+    d->ns = g.c;
+    cuda_pack(st, d, job, &g, d->s0);
+    cudaError_t e = cudaMemcpyAsync(d->d_in.p, d->h_in.p, g.n_in,
+                                    cudaMemcpyHostToDevice, d->stream);
+    if (e != cudaSuccess)
+        return cuda_fail(err, d, "cudaMemcpyAsync(points)", e);
+    rc = cuda_launch(st, d, job, &g, err);
+    if (rc != RVFIT_OK)
+        return rc;
+    /* Only the regions this job reads come back. */
+    size_t lo = job->mode ? g.o_mo : g.o_m2;
+    size_t hi = job->mode ? (job->cont ? g.n_out : g.o_co)
+                          : (job->chisq ? g.o_mo : g.o_ach);
+    e = cudaMemcpyAsync((char *)d->h_out.p + lo, (char *)d->d_out.p + lo,
+                        hi - lo, cudaMemcpyDeviceToHost, d->stream);
+    return e == cudaSuccess ? RVFIT_OK
+                            : cuda_fail(err, d, "cudaMemcpyAsync(results)", e);
+}
+
+/* Results of d's finished chunk into the job's outputs. */
+static void cuda_gather(const cuda_state *st, cuda_dev *d,
+                        const cuda_job *job)
+{
+    cuda_geom g;
+    cuda_geometry(st, d, job, d->ns, &g);
+    const char *h = d->h_out.p;
+    size_t p0 = d->s0 * job->nrep, narm = (size_t)st->narm;
+    if (job->mode == 0) {
+        for (size_t i = 0; i < g.P; i++) {
+            double v = cuda_real_at(st, h + g.o_m2, i);
+            job->m2lnl[p0 + i] = v == (double)(float)RVK_FAIL ? RVK_FAIL : v;
+        }
+        for (size_t i = 0; job->chisq && i < g.P * narm; i++) {
+            double v = cuda_real_at(st, h + g.o_ach, i);
+            job->chisq[p0 * narm + i] =
+                v == (double)(float)RVK_FAIL ? RVK_FAIL : v;
+        }
+        return;
+    }
+    size_t off = 0; /* arm blocks of P * npix floats */
+    for (size_t a = 0; a < narm; a++) {
+        size_t n = g.P * st->npix[a], o = p0 * st->npix[a];
+        memcpy(job->model[a] + o, h + g.o_mo + off * sizeof(float),
+               n * sizeof(float));
+        if (job->cont && job->cont[a])
+            memcpy(job->cont[a] + o, h + g.o_co + off * sizeof(float),
+                   n * sizeof(float));
+        off += n;
+    }
+}
+
+/* Wait for every device with a chunk in flight (flags in busy[]); the
+ * first error wins, but every stream is drained so that no copy into the
+ * pinned buffers outlives the call. */
+static int cuda_drain(cuda_state *st, const cuda_job *job, const int *busy,
+                      int gather, rvfit_err *err)
+{
+    int rc = RVFIT_OK;
+    for (int k = 0; k < st->ndev; k++) {
+        cuda_dev *d = &st->dev[k];
+        if (!busy[k])
+            continue;
+        cudaError_t e = cudaSetDevice(d->ord);
+        if (e == cudaSuccess)
+            e = cudaStreamSynchronize(d->stream);
+        if (e != cudaSuccess && rc == RVFIT_OK)
+            rc = cuda_fail(err, d, "cudaStreamSynchronize", e);
+        if (e == cudaSuccess && gather && rc == RVFIT_OK) {
+            cuda_gather(st, d, job);
+            d->points += d->ns * job->nrep;
+        }
+    }
+    return rc;
+}
+
+/* The whole job, in rounds of one chunk per device. */
+static int cuda_run(cuda_state *st, const cuda_job *job, rvfit_err *err)
+{
+    size_t end[CUDA_MAX_DEV];
+    int busy[CUDA_MAX_DEV];
+    for (int k = 0; k < st->ndev; k++) {
+        st->dev[k].s0 = job->nslot * (size_t)k / (size_t)st->ndev;
+        st->dev[k].ns = 0;
+        end[k] = job->nslot * (size_t)(k + 1) / (size_t)st->ndev;
+    }
+    int rc = RVFIT_OK, any = job->nrep > 0;
+    while (rc == RVFIT_OK && any) {
+        any = 0;
+        for (int k = 0; k < st->ndev; k++) {
+            cuda_dev *d = &st->dev[k];
+            busy[k] = 0;
+            if (rc != RVFIT_OK || d->s0 >= end[k])
+                continue;
+            rc = cuda_enqueue(st, d, job, end[k] - d->s0, err);
+            busy[k] = 1; /* drain even a partly queued chunk */
+        }
+        int rc2 = cuda_drain(st, job, busy, rc == RVFIT_OK, err);
+        rc = rc != RVFIT_OK ? rc : rc2;
+        for (int k = 0; k < st->ndev && rc == RVFIT_OK; k++)
+            if (busy[k]) {
+                st->dev[k].s0 += st->dev[k].ns;
+                any |= st->dev[k].s0 < end[k];
+            }
+    }
+    return rc;
+}
+
+/* Same admissible velocities as the cpu backend. */
+static int cuda_check_v(double v)
+{
+    return isfinite(v) && fabs(v) < 0.5 * RVFIT_C_KMS;
+}
+
+/* Ready to evaluate, and every input valid (before any device work, so
+ * that a bad point costs nothing and counts nothing). */
+static int cuda_validate(const cuda_state *st, const cuda_job *job,
+                         rvfit_err *err)
+{
+    if (!st->have_lib || !st->have_batch)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "cuda: evaluation before load_library and "
+                             "load_batch");
+    for (size_t i = 0; i < job->nslot; i++) {
+        const rvfit_point *p = &job->pts[i];
+        if (p->spec >= st->nspec)
+            return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                                 "point %zu: spectrum %u not in the batch of "
+                                 "%zu", i, p->spec, st->nspec);
+        if ((!job->vel && !cuda_check_v(p->v)) || !isfinite(p->vsini))
+            return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                                 "point %zu: v = %g, vsini = %g", i, p->v,
+                                 p->vsini);
+    }
+    for (size_t i = 0; job->vel && i < job->nslot * job->nrep; i++)
+        if (!cuda_check_v(job->vel[i]))
+            return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                                 "velocity %zu is %g km/s", i, job->vel[i]);
+    return RVFIT_OK;
+}
+
+/* Validate, run, count; `what` names the call in error messages. */
+static int cuda_call(cuda_state *st, const cuda_job *job, const char *what,
+                     rvfit_err *err)
+{
+    double t0 = cuda_now();
+    int rc = cuda_validate(st, job, err);
+    if (rc == RVFIT_OK)
+        rc = cuda_run(st, job, err);
+    if (rc != RVFIT_OK) {
+        rvfit_err_prefix(err, "cuda %s", what);
+        return rc;
+    }
+    st->cnt.points += job->nslot * job->nrep;
+    st->cnt.calls++;
+    st->cnt.seconds += cuda_now() - t0;
+    return RVFIT_OK;
+}
+
+int cuda_chisq(void *state, size_t n, const rvfit_point *pts,
+               rvfit_chisq_out *out, rvfit_err *err)
+{
+    cuda_job job = {n, 1, 0, pts, NULL, out->m2lnl, out->chisq, NULL, NULL};
+    char what[64];
+    snprintf(what, sizeof what, "chisq(%zu points)", n);
+    return cuda_call(state, &job, what, err);
+}
+
+int cuda_vscan(void *state, size_t nq, const rvfit_point *base, size_t nvel,
+               const double *vel, double *m2lnl, rvfit_err *err)
+{
+    cuda_job job = {nq, nvel, 0, base, vel, m2lnl, NULL, NULL, NULL};
+    char what[64];
+    snprintf(what, sizeof what, "vscan(%zu x %zu)", nq, nvel);
+    return cuda_call(state, &job, what, err);
+}
+
+int cuda_models(void *state, size_t n, const rvfit_point *pts,
+                float *const *model, float *const *cont, rvfit_err *err)
+{
+    cuda_state *st = state;
+    for (int a = 0; a < st->narm; a++)
+        if (!model || !model[a])
+            return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                                 "cuda models: no output array for arm %d", a);
+    cuda_job job = {n, 1, 1, pts, NULL, NULL, NULL, model, cont};
+    char what[64];
+    snprintf(what, sizeof what, "models(%zu points)", n);
+    return cuda_call(state, &job, what, err);
+}
+
+void cuda_free_call_buffers(cuda_state *st)
+{
+    for (int k = 0; k < st->ndev; k++) {
+        cuda_dev *d = &st->dev[k];
+        if (cudaSetDevice(d->ord) != cudaSuccess)
+            continue;
+        cuda_buf *b[] = {&d->d_in, &d->d_out, &d->d_tr, &d->d_tint,
+                         &d->d_tpen, &d->d_scr};
+        for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
+            cuda_buf_free(b[i]);
+        cuda_buf_free_host(&d->h_in);
+        cuda_buf_free_host(&d->h_out);
+    }
+}
