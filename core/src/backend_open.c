@@ -39,14 +39,16 @@ int rvfit_backend_open_name(const rvfit_config *c, const rvfit_host *host,
     rvfit_kv *kv = NULL;
     int nkv = 0;
     rc = section_opts(c, section, b->ph.desc, &kv, &nkv, err);
-    if (rc == RVFIT_OK) {
+    int configured = rc == RVFIT_OK;
+    if (configured) {
         rc = b->ph.backend.open(host, kv, nkv, &b->state, err);
         if (rc != RVFIT_OK && stage)
             *stage = RVFIT_STAGE_INIT;
     }
     free(kv);
     if (rc != RVFIT_OK) {
-        rvfit_err_prefix(err, "backend '%s': init", name);
+        rvfit_err_prefix(err, configured ? "backend '%s': init"
+                                         : "backend '%s'", name);
         rvfit_plugin_unload(&b->ph);
         return rc;
     }

@@ -40,6 +40,11 @@ static int push_dirs(char ***v, int *n, const char *list)
         return -1;
     for (char *save = NULL, *t = strtok_r(copy, ":", &save); t;
          t = strtok_r(NULL, ":", &save)) {
+        int dup = 0;
+        for (int i = 0; i < *n; i++)
+            dup |= !strcmp((*v)[i], t);
+        if (dup)
+            continue;
         char **grown = realloc(*v, (size_t)(*n + 2) * sizeof **v);
         if (!grown) {
             free(copy);
