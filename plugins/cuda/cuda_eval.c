@@ -82,23 +82,33 @@ static void cuda_geometry(const cuda_state *st, const cuda_dev *d,
     g->n_scr = g->gl * 2 * st->npix_max * r;
 }
 
-/* Slots per chunk on device d: everything a chunk allocates on the device
- * within d->budget (at least one slot; the points of a chunk fit an int). */
-static size_t cuda_cap(const cuda_state *st, const cuda_dev *d,
-                       const cuda_job *job)
+static size_t cuda_bytes(const cuda_geom *g)
 {
-    cuda_geom g1, g2;
-    cuda_geometry(st, d, job, 1, &g1);
-    cuda_geometry(st, d, job, 2, &g2);
-    size_t per = (g2.n_in - g1.n_in) + (g2.n_out - g1.n_out) + g1.n_tr +
-                 g1.n_tpen + 64;
-    size_t fixed = (size_t)d->maxgroups *
-                       (st->lnpix_max + 2 * st->npix_max) * st->rsz +
-                   16 * CUDA_ALIGN;
-    size_t c = d->budget > fixed ? (d->budget - fixed) / per : 1;
-    size_t imax = (size_t)INT_MAX / (job->nrep ? job->nrep : 1);
-    c = cuda_min(c, imax);
-    return c < 1 ? 1 : c;
+    return g->n_in + g->n_out + g->n_tr + g->n_tint + g->n_tpen + g->n_scr;
+}
+
+/* Slots per chunk on device d, at most `want`: the largest chunk whose
+ * device buffers fit d->budget (block scratch grows with the chunk only
+ * up to maxgroups, so bisect on the exact size); at least one slot, and
+ * the points of a chunk fit an int. */
+static size_t cuda_cap(const cuda_state *st, const cuda_dev *d,
+                       const cuda_job *job, size_t want)
+{
+    size_t hi = cuda_min(want, (size_t)INT_MAX / (job->nrep ? job->nrep : 1));
+    size_t lo = 1;
+    cuda_geom g;
+    cuda_geometry(st, d, job, hi, &g);
+    if (cuda_bytes(&g) <= d->budget)
+        return hi < 1 ? 1 : hi;
+    while (lo + 1 < hi) { /* invariant: fits(lo) or lo == 1; !fits(hi) */
+        size_t mid = lo + (hi - lo) / 2;
+        cuda_geometry(st, d, job, mid, &g);
+        if (cuda_bytes(&g) <= d->budget)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* Grow the device buffers of a chunk of g->c slots.  Returns cudaSuccess,
@@ -129,7 +139,7 @@ static int cuda_chunk_fit(cuda_state *st, cuda_dev *d, const cuda_job *job,
                           size_t want, cuda_geom *g, rvfit_err *err)
 {
     for (;;) {
-        size_t c = cuda_min(want, cuda_cap(st, d, job));
+        size_t c = cuda_cap(st, d, job, want);
         cuda_geometry(st, d, job, c, g);
         cudaError_t e = cuda_chunk_alloc(d, g);
         if (e == cudaSuccess)

@@ -26,7 +26,7 @@
 /* Default cap on per-call device scratch, MiB (option scratch_mb); the
  * free memory reported by cudaMemGetInfo lowers it further. */
 #ifndef CUDA_SCRATCH_MB
-#define CUDA_SCRATCH_MB 256
+#define CUDA_SCRATCH_MB 1024
 #endif
 /* Default block size (option wgsize); see docs/kernels.md. */
 #ifndef CUDA_WG_DEFAULT

@@ -188,15 +188,12 @@ static int cuda_setup_dev(cuda_state *st, cuda_dev *d, rvfit_err *err)
 
 static void cuda_close(void *state);
 
-/* Devices from the option, then each one set up; the device string. */
-static int cuda_select(cuda_state *st, const rvfit_kv *opts, int nopt,
-                       int count, rvfit_err *err)
+/* The devices named (ord[0..n-1] or all of them), each one set up; the
+ * device string. */
+static int cuda_select(cuda_state *st, int *ord, int n, int all, int count,
+                       rvfit_err *err)
 {
-    int ord[CUDA_MAX_DEV], n = 0, all = 0;
-    int rc = cuda_parse_devices(cuda_kv(opts, nopt, "devices"), ord, &n, &all,
-                                err);
-    if (rc != RVFIT_OK)
-        return rc;
+    int rc = RVFIT_OK;
     if (all)
         for (n = 0; n < count && n < CUDA_MAX_DEV; n++)
             ord[n] = n;
@@ -227,8 +224,12 @@ static int cuda_open(const rvfit_host *host, const rvfit_kv *opts, int nopt,
     if (!st)
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "cuda: out of memory");
     st->host = host;
-    int count = 0;
+    int count = 0, ord[CUDA_MAX_DEV], n = 0, all = 0;
+    /* Configuration errors are reported whether or not there is a GPU. */
     int rc = cuda_options(st, opts, nopt, &fp64, &list, err);
+    if (rc == RVFIT_OK)
+        rc = cuda_parse_devices(cuda_kv(opts, nopt, "devices"), ord, &n, &all,
+                                err);
     if (rc == RVFIT_OK)
         rc = cuda_enumerate(host, list ? RVFIT_LOG_INFO : RVFIT_LOG_DEBUG,
                             &count, err);
@@ -238,7 +239,7 @@ static int cuda_open(const rvfit_host *host, const rvfit_kv *opts, int nopt,
     st->fp64 = fp64 != 0;
     st->rsz = st->fp64 ? sizeof(double) : sizeof(float);
     if (rc == RVFIT_OK)
-        rc = cuda_select(st, opts, nopt, count, err);
+        rc = cuda_select(st, ord, n, all, count, err);
     if (rc != RVFIT_OK) {
         cuda_close(st);
         return rc;

@@ -1,0 +1,31 @@
+#!/bin/bash
+# test_cuda_unavailable.sh — without a CUDA device, `rvfit plugins` lists
+# the cuda backend as loadable and "unavailable: ... no CUDA device (...)",
+# never as FAILED or broken.  Skips (77) when the plugin was not built or a
+# device is present (test_cuda_equiv covers that case).
+set -u
+so="${RVFIT_PLUGIN_PATH:?}/rvfit_backend_cuda.so"
+if [ ! -e "$so" ]; then
+    echo "SKIPPED: cuda backend not built ($so absent)"
+    exit 77
+fi
+out=$("${RVFIT_BIN:?}" plugins 2>&1)
+# The cuda entry and the status line after it.
+block=$(printf '%s\n' "$out" | grep -A1 -E '^ +backend +cuda ')
+echo "$block"
+fail=0
+if printf '%s\n' "$block" | grep -q 'status: available'; then
+    echo "SKIPPED: a CUDA device is present: $(printf '%s\n' "$block" | tail -1)"
+    exit 77
+fi
+if [ -z "$block" ]; then
+    echo "FAIL: cuda backend not listed by 'rvfit plugins':"; echo "$out"; fail=1
+fi
+if ! printf '%s\n' "$block" | grep -q 'status: unavailable: .*no CUDA device (cudaGetDeviceCount: '; then
+    echo "FAIL: expected 'status: unavailable: ... no CUDA device (cudaGetDeviceCount: ...)'"; fail=1
+fi
+if printf '%s\n' "$block" | grep -qE 'FAILED|broken'; then
+    echo "FAIL: cuda backend reported as FAILED/broken"; fail=1
+fi
+[ $fail -eq 0 ] && echo "test_cuda_unavailable: passed"
+exit $fail
