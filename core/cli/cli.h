@@ -46,5 +46,6 @@ int cmd_templates(int argc, char **argv);
 int cmd_mock(int argc, char **argv);
 int cmd_plugins(int argc, char **argv);
 int cmd_config(int argc, char **argv);
+int cmd_compare_truth(const char *rvtab, const char *truth, int nshow);
 
 #endif

@@ -13,6 +13,7 @@ static void help(void)
     printf("usage: rvfit mock grid --out DIR [--preset small|std] "
            "[--threads N]\n"
            "       rvfit mock spectra --out FILE --truth FILE [options]\n"
+           "       rvfit mock compare RVTAB TRUTH [N]   recovered vs true\n"
            "  -i, --instrument NAME  file format to write (default desi)\n"
            "  -n, --nstar N          number of stars (default 200)\n"
            "      --seed S           random seed (default 1)\n"
@@ -105,6 +106,9 @@ static int mock_spectra(const mock_args *a, rvfit_config *cfg,
 
 int cmd_mock(int argc, char **argv)
 {
+    if (argc >= 4 && !strcmp(argv[1], "compare"))
+        return cmd_compare_truth(argv[2], argv[3],
+                                 argc > 4 ? atoi(argv[4]) : 10);
     if (argc < 2 || (strcmp(argv[1], "grid") && strcmp(argv[1], "spectra"))) {
         help();
         return argc >= 2 && !strcmp(argv[1], "--help") ? 0 : 2;
