@@ -1,0 +1,76 @@
+/* sdss_fits.c — CFITSIO glue: status conversion, column and HDU lookup,
+ * medians. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sdss_internal.h"
+
+int sdss_fits_err(rvfit_err *err, int fstatus, const char *path,
+                  const char *hdu, const char *what)
+{
+    char text[FLEN_STATUS] = "";
+    char detail[FLEN_ERRMSG] = "";
+    fits_get_errstatus(fstatus, text);
+    /* the oldest message is the most specific; drop the rest */
+    if (fits_read_errmsg(detail) == 0)
+        detail[0] = '\0';
+    fits_clear_errmsg();
+    int st = (fstatus == FILE_NOT_OPENED || fstatus == READ_ERROR ||
+              fstatus == WRITE_ERROR || fstatus == FILE_NOT_CREATED)
+                 ? RVFIT_ERR_IO
+                 : RVFIT_ERR_FORMAT;
+    int has_hdu = hdu && hdu[0];
+    return rvfit_err_set(err, st, "%s: %s%s%s%s: %s (CFITSIO %d%s%s)", path,
+                         has_hdu ? "HDU " : "", has_hdu ? hdu : "",
+                         has_hdu ? ": " : "", what, text, fstatus,
+                         detail[0] ? ": " : "", detail);
+}
+
+int sdss_colnum(fitsfile *fp, const char *name)
+{
+    int st = 0, col = 0;
+    /* names we look up contain no CFITSIO wildcards (* ? #) */
+    if (fits_get_colnum(fp, CASEINSEN, (char *)name, &col, &st))
+        col = 0;
+    if (st)
+        fits_clear_errmsg();
+    return col;
+}
+
+int sdss_goto_hdu(fitsfile *fp, const char *extname)
+{
+    int st = 0;
+    fits_movnam_hdu(fp, BINARY_TBL, (char *)extname, 0, &st);
+    if (st)
+        fits_clear_errmsg();
+    return st;
+}
+
+static int sdss_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double sdss_median(double *x, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    qsort(x, n, sizeof *x, sdss_cmp_double);
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+double sdss_pixel_snr(const float *flux, const float *ivar, size_t n)
+{
+    double *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
+        return NAN;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ivar[i] > 0.0f)
+            v[k++] = (double)flux[i] * sqrt((double)ivar[i]);
+    double m = sdss_median(v, k);
+    free(v);
+    return m;
+}

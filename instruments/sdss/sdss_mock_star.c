@@ -1,0 +1,319 @@
+/* sdss_mock_star.c — one synthetic BOSS spectrum: the truth on a fine
+ * ln-lambda grid, spread by a Gaussian LSF of WDISP pixels and integrated
+ * over the log-lambda pixels (light at lambda lands in pixel i with
+ * probability Phi((E_i+1 - lambda)/s) - Phi((E_i - lambda)/s), the picture
+ * the core's LSF band matrix uses), scaled, then noise with a
+ * sqrt(flux + sky) shape at the requested median S/N and a few bad
+ * pixels.  Each star draws from its own PRNG stream: the output depends
+ * on (seed, star) only, never on the threads. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sdss_mock.h"
+
+/* ---- PRNG: xoshiro256** seeded by splitmix64 ------------------------- */
+typedef struct sdss_rng {
+    uint64_t s[4];
+} sdss_rng;
+
+static uint64_t sdss_splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static void sdss_rng_seed(sdss_rng *r, uint64_t seed, uint64_t stream)
+{
+    uint64_t x = seed ^ (stream * 0xA0761D6478BD642Full);
+    sdss_splitmix(&x);
+    for (int i = 0; i < 4; i++)
+        r->s[i] = sdss_splitmix(&x);
+}
+
+static uint64_t sdss_rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+static double sdss_uniform(sdss_rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t out = sdss_rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = sdss_rotl(s[3], 45);
+    return (double)(out >> 11) * 0x1.0p-53;
+}
+
+static double sdss_normal(sdss_rng *r)
+{
+    double u = 1.0 - sdss_uniform(r), v = sdss_uniform(r);
+    return sqrt(-2.0 * log(u)) * cos(6.283185307179586477 * v);
+}
+
+/* ---- normal CDF: cubic Hermite on a table (erfc is the hot spot) ----- */
+#define SDSS_PHI_Z 9.0
+#define SDSS_PHI_N 128
+
+struct sdss_phi {
+    size_t n;
+    double *cdf, *pdf;
+};
+
+sdss_phi *sdss_phi_new(void)
+{
+    sdss_phi *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->n = (size_t)(2.0 * SDSS_PHI_Z * SDSS_PHI_N) + 1;
+    t->cdf = malloc(t->n * sizeof *t->cdf);
+    t->pdf = malloc(t->n * sizeof *t->pdf);
+    if (!t->cdf || !t->pdf) {
+        sdss_phi_free(t);
+        return NULL;
+    }
+    for (size_t k = 0; k < t->n; k++) {
+        double z = -SDSS_PHI_Z + (double)k / SDSS_PHI_N;
+        t->cdf[k] = 0.5 * erfc(-z / sqrt(2.0));
+        t->pdf[k] = exp(-0.5 * z * z) * 0.3989422804014327;
+    }
+    return t;
+}
+
+void sdss_phi_free(sdss_phi *t)
+{
+    if (t) {
+        free(t->cdf);
+        free(t->pdf);
+        free(t);
+    }
+}
+
+double sdss_phi_cdf(const sdss_phi *t, double z)
+{
+    double x = (z + SDSS_PHI_Z) * SDSS_PHI_N;
+    if (x <= 0.0)
+        return 0.0;
+    if (x >= (double)(t->n - 1))
+        return 1.0;
+    size_t k = (size_t)x;
+    double u = x - (double)k, h = 1.0 / SDSS_PHI_N, u2 = u * u, u3 = u2 * u;
+    return (2 * u3 - 3 * u2 + 1) * t->cdf[k] + (u3 - 2 * u2 + u) * h * t->pdf[k] +
+           (-2 * u3 + 3 * u2) * t->cdf[k + 1] + (u3 - u2) * h * t->pdf[k + 1];
+}
+
+/* ---- the instrument ---------------------------------------------------- */
+
+/* 1.0-1.3 pixels: broadest at both ends of the range, as the BOSS
+ * cameras are at the edges of their fields. */
+double sdss_mock_wdisp(double ll, double f)
+{
+    double u = (ll - SDSS_MOCK_LL0) / (4.0170 - SDSS_MOCK_LL0);
+    return f * (1.15 + 0.15 * cos(6.283185307179586477 * u));
+}
+
+#define SDSS_SPAN 24 /* most pixel edges one sample spreads over */
+
+/* LSF + pixel integration of fine[k] at exp(lnl0 + k dlnl) into out[n]
+ * (mean flux density per pixel); edge[n+1] pixel edges in A. */
+static void sdss_pixelize(const sdss_phi *phi, double ll0, size_t n,
+                          const double *edge, double f, double lnl0,
+                          double dlnl, size_t nf, const double *fine,
+                          double *out)
+{
+    memset(out, 0, n * sizeof *out);
+    const double lne0 = (ll0 - 0.5 * SDSS_DLOGLAM) * 2.302585092994045684;
+    const double inv_dl = 1.0 / (SDSS_DLOGLAM * 2.302585092994045684);
+    for (size_t k = 0; k < nf; k++) {
+        double lnl = lnl0 + dlnl * (double)k, lam = exp(lnl);
+        double wd = sdss_mock_wdisp(lnl / 2.302585092994045684, f);
+        double s = wd * SDSS_DLOGLAM * 2.302585092994045684 * lam;
+        double p = (lnl - lne0) * inv_dl; /* pixel coordinate of lam */
+        long lo = (long)floor(p - 6.0 * wd) , hi = (long)ceil(p + 6.0 * wd);
+        if (hi < 0 || lo >= (long)n)
+            continue;
+        lo = lo < 0 ? 0 : lo;
+        hi = hi > (long)n ? (long)n : hi;
+        if (hi - lo > SDSS_SPAN)
+            hi = lo + SDSS_SPAN;
+        double w = fine[k] * lam * dlnl, is = 1.0 / s;
+        double c0 = sdss_phi_cdf(phi, (edge[lo] - lam) * is);
+        for (long i = lo; i < hi; i++) {
+            double c1 = sdss_phi_cdf(phi, (edge[i + 1] - lam) * is);
+            out[i] += w * (c1 - c0);
+            c0 = c1;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        out[i] /= edge[i + 1] - edge[i];
+}
+
+typedef struct sdss_scratch {
+    double *fine, *pix, *edge, *tmp;
+    size_t nfine;
+} sdss_scratch;
+
+static int sdss_signal(sdss_mock_block *b, size_t s, double f,
+                       sdss_mock_spec *o, sdss_scratch *w, rvfit_err *err)
+{
+    size_t n = o->npix;
+    for (size_t i = 0; i <= n; i++)
+        w->edge[i] = pow(10.0, o->coeff0 + ((double)i - 0.5) * SDSS_DLOGLAM);
+    double lnl0 = log(w->edge[0] - SDSS_MOCK_PAD);
+    size_t nf = (size_t)ceil((log(w->edge[n] + SDSS_MOCK_PAD) - lnl0) /
+                             SDSS_MOCK_DLNL) + 1;
+    if (nf > w->nfine)
+        return rvfit_err_set(err, RVFIT_ERR_INTERNAL, "mock star %zu: %zu "
+                             "fine samples > %zu", s, nf, w->nfine);
+    int rc = b->truth(b->ctx, s, lnl0, SDSS_MOCK_DLNL, nf, w->fine, err);
+    if (rc)
+        return rc;
+    for (size_t k = 0; k < nf; k++)
+        if (!isfinite(w->fine[k]))
+            return rvfit_err_set(err, RVFIT_ERR_NUMERIC, "truth of star %zu:"
+                                 " non-finite flux at %.3f A", s,
+                                 exp(lnl0 + SDSS_MOCK_DLNL * (double)k));
+    sdss_pixelize(b->phi, o->coeff0, n, w->edge, f, lnl0, SDSS_MOCK_DLNL, nf,
+                  w->fine, w->pix);
+    memcpy(w->tmp, w->pix, n * sizeof *w->tmp);
+    double med = sdss_median(w->tmp, n);
+    double scale = med > 0.0 && isfinite(med) ? SDSS_MOCK_LEVEL / med : 1.0;
+    for (size_t i = 0; i < n; i++)
+        w->pix[i] *= scale;
+    return RVFIT_OK;
+}
+
+/* Noise with sqrt(flux + sky) shape (sky rising to the red, as BOSS's
+ * OH lines do), scaled to the requested median S/N; then 0-3 corrupted
+ * pixels flagged in and_mask (ivar kept) and 0-2 dead ones (ivar 0,
+ * wdisp 0, as in real files). */
+static void sdss_noise(const rvfit_mock_star *st, sdss_rng *r,
+                       sdss_mock_spec *o, sdss_scratch *w)
+{
+    size_t n = o->npix;
+    double *shape = w->tmp, *ratio = w->tmp + n;
+    for (size_t i = 0; i < n; i++) {
+        double u = (double)i / (double)(n - 1);
+        o->sky[i] = (float)(SDSS_MOCK_LEVEL * (0.2 + 0.8 * u * u));
+        shape[i] = sqrt(fmax(w->pix[i], 0.0) + o->sky[i]);
+        ratio[i] = w->pix[i] / shape[i];
+    }
+    double c = sdss_median(ratio, n) / st->snr;
+    for (size_t i = 0; i < n; i++) {
+        double sig = c * shape[i];
+        o->model[i] = (float)w->pix[i];
+        o->flux[i] = (float)(w->pix[i] + sig * sdss_normal(r));
+        o->ivar[i] = (float)(1.0 / (sig * sig));
+        o->mask[i] = 0;
+    }
+    int nbad = (int)(sdss_uniform(r) * 4.0), ndead = (int)(sdss_uniform(r) * 3.0);
+    for (int k = 0; k < nbad + ndead; k++) {
+        size_t p = (size_t)(sdss_uniform(r) * (double)n);
+        if (k < nbad) {
+            o->flux[p] += (float)(30.0 * c * shape[p]);
+            o->mask[p] |= SDSS_MOCK_BADBIT;
+        } else {
+            o->ivar[p] = 0.0f;
+            o->wdisp[p] = 0.0f;
+        }
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (o->ivar[i] > 0.0f)
+            ratio[m++] = o->flux[i] * sqrt((double)o->ivar[i]);
+    o->snr = (float)sdss_median(ratio, m);
+}
+
+static int sdss_mock_star(sdss_mock_block *b, size_t s, sdss_scratch *w,
+                          rvfit_err *err)
+{
+    const rvfit_mock_star *st = &b->stars[s];
+    if (!(st->snr > 0.0) || !isfinite(st->snr))
+        return rvfit_err_set(err, RVFIT_ERR_INVALID, "mock star %zu: S/N %g "
+                             "must be > 0", s, st->snr);
+    sdss_rng r;
+    sdss_rng_seed(&r, b->seed, (uint64_t)s + 1);
+    sdss_mock_spec *o = &b->spec[s - b->s0];
+    o->coeff0 = SDSS_MOCK_LL0 +
+                SDSS_DLOGLAM * floor(sdss_uniform(&r) * SDSS_MOCK_SHIFT);
+    o->npix = SDSS_MOCK_NPIX -
+              (size_t)(sdss_uniform(&r) * (SDSS_MOCK_TRIM + 1));
+    double f = 1.0 + 0.03 * (2.0 * sdss_uniform(&r) - 1.0); /* per fibre */
+    for (size_t i = 0; i < o->npix; i++)
+        o->wdisp[i] = (float)sdss_mock_wdisp(
+            o->coeff0 + SDSS_DLOGLAM * (double)i, f);
+    int rc = sdss_signal(b, s, f, o, w, err);
+    if (!rc)
+        sdss_noise(st, &r, o, w);
+    return rc;
+}
+
+static int sdss_scratch_alloc(sdss_scratch *w)
+{
+    double lo = pow(10.0, SDSS_MOCK_LL0 - SDSS_DLOGLAM) - SDSS_MOCK_PAD;
+    double hi = pow(10.0, SDSS_MOCK_LL0 + SDSS_DLOGLAM *
+                              (SDSS_MOCK_SHIFT + SDSS_MOCK_NPIX)) +
+                SDSS_MOCK_PAD;
+    w->nfine = (size_t)ceil(log(hi / lo) / SDSS_MOCK_DLNL) + 2;
+    w->fine = malloc(w->nfine * sizeof *w->fine);
+    w->pix = malloc(SDSS_MOCK_NPIX * sizeof *w->pix);
+    w->edge = malloc((SDSS_MOCK_NPIX + 1) * sizeof *w->edge);
+    w->tmp = malloc(2 * SDSS_MOCK_NPIX * sizeof *w->tmp);
+    return w->fine && w->pix && w->edge && w->tmp;
+}
+
+static void *sdss_mock_worker(void *arg)
+{
+    sdss_mock_block *b = arg;
+    sdss_scratch w = {0};
+    int ok = sdss_scratch_alloc(&w);
+    for (;;) {
+        rvfit_err e;
+        e.msg[0] = '\0';
+        pthread_mutex_lock(&b->lock);
+        size_t s = b->next++;
+        int stop = b->rc != RVFIT_OK || s >= b->s0 + b->ns;
+        pthread_mutex_unlock(&b->lock);
+        if (stop)
+            break;
+        int rc = ok ? sdss_mock_star(b, s, &w, &e)
+                    : rvfit_err_set(&e, RVFIT_ERR_NOMEM, "mock scratch");
+        if (rc) {
+            pthread_mutex_lock(&b->lock);
+            if (b->rc == RVFIT_OK) {
+                b->rc = rc;
+                b->err = e;
+            }
+            pthread_mutex_unlock(&b->lock);
+        }
+    }
+    free(w.fine), free(w.pix), free(w.edge), free(w.tmp);
+    return NULL;
+}
+
+int sdss_mock_run_block(sdss_mock_block *b, int nthreads, rvfit_err *err)
+{
+    pthread_t tid[64];
+    int nt = nthreads < 1 ? 1 : nthreads > 64 ? 64 : nthreads, started = 0;
+    if ((size_t)nt > b->ns)
+        nt = (int)b->ns;
+    b->next = b->s0;
+    b->rc = RVFIT_OK;
+    for (int t = 1; t < nt; t++) {
+        if (pthread_create(&tid[t], NULL, sdss_mock_worker, b) != 0)
+            break;
+        started = t;
+    }
+    sdss_mock_worker(b); /* the calling thread works too */
+    for (int t = 1; t <= started; t++)
+        pthread_join(tid[t], NULL);
+    if (b->rc)
+        return rvfit_err_set(err, b->rc, "%s", b->err.msg);
+    return RVFIT_OK;
+}
