@@ -14,6 +14,23 @@
 #include "backend_equiv.c" /* the harness: see backend_equiv.h */
 #include "testutil.h"
 
+/* Directory of the cuda plugin under test: $RVFIT_PLUGIN_PATH, or the
+ * emulated build (test_cuda_emu.c includes this file with TCE_NO_MAIN). */
+static char cuda_dir[4096];
+
+static int open_cuda(be_backend *b, const rvfit_host *host,
+                     const rvfit_kv *opts, int nopt, rvfit_err *err)
+{
+    char old[4096];
+    const char *p = getenv("RVFIT_PLUGIN_PATH");
+    snprintf(old, sizeof old, "%s", p ? p : ".");
+    if (cuda_dir[0])
+        setenv("RVFIT_PLUGIN_PATH", cuda_dir, 1);
+    int rc = be_open(b, "cuda", host, opts, nopt, err);
+    setenv("RVFIT_PLUGIN_PATH", old, 1);
+    return rc;
+}
+
 #define TOL 1e-6
 #define TOL_MODEL 2e-5 /* float outputs, relative to the row's max */
 
@@ -216,7 +233,7 @@ static void check_options(const rvfit_host *host)
         rvfit_kv kv = {bad[i].key, bad[i].value, "test.ini", 7};
         rvfit_err err;
         be_backend b;
-        int rc = be_open(&b, "cuda", host, &kv, 1, &err);
+        int rc = open_cuda(&b, host, &kv, 1, &err);
         CHECK_MSG(rc == RVFIT_ERR_CONFIG && tu_contains(err.msg, bad[i].says),
                   "%s = '%s': rc %d: %s", bad[i].key, bad[i].value, rc,
                   err.msg);
@@ -233,13 +250,13 @@ static void check_selection(be_backend *cpu, const rvfit_host *host,
     rvfit_err err;
     be_backend b;
     rvfit_kv list = {"list", "1", "test", 0};
-    CHECK(be_open(&b, "cuda", host, &list, 1, &err) == RVFIT_ERR_UNAVAILABLE);
+    CHECK(open_cuda(&b, host, &list, 1, &err) == RVFIT_ERR_UNAVAILABLE);
     CHECK(tu_contains(err.msg, "listing only"));
     rvfit_kv far = {"devices", "0, 4095", "test", 0};
-    CHECK(be_open(&b, "cuda", host, &far, 1, &err) == RVFIT_ERR_UNAVAILABLE);
+    CHECK(open_cuda(&b, host, &far, 1, &err) == RVFIT_ERR_UNAVAILABLE);
     CHECK(tu_contains(err.msg, "no CUDA device 4095"));
     rvfit_kv all = {"devices", "all", "test", 0};
-    int rc = be_open(&b, "cuda", host, &all, 1, &err);
+    int rc = open_cuda(&b, host, &all, 1, &err);
     CHECK_MSG(rc == RVFIT_OK, "devices = all: %s", err.msg);
     if (rc != RVFIT_OK)
         return;
@@ -258,7 +275,7 @@ static void check_small_scratch(be_backend *cpu, const rvfit_host *host,
     rvfit_kv kv = {"scratch_mb", "1", "test", 0};
     rvfit_err err;
     be_backend b;
-    int rc = be_open(&b, "cuda", host, &kv, 1, &err);
+    int rc = open_cuda(&b, host, &kv, 1, &err);
     CHECK_MSG(rc == RVFIT_OK, "scratch_mb = 1: %s", err.msg);
     if (rc != RVFIT_OK)
         return;
@@ -299,13 +316,50 @@ static void bench(be_backend *cpu, be_backend *gpu, uint64_t *rng)
     be_problem_free(&pr);
 }
 
+/* Everything after the option checks, on an opened plugin (which it
+ * closes); `extra` opens more instances (selection, scratch, float). */
+static void equiv_suite(be_backend *gpu, be_backend *cpu,
+                        const rvfit_host *host, int extra)
+{
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    result res = {0, 0, 0, 0};
+    printf("fp64 device code:\n");
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        run_case(cpu, gpu, &cases[k], &rng, &res, TOL);
+    printf("max rel diff: m2lnl %.2e chisq %.2e models %.2e vscan %.2e\n",
+           res.m2lnl, res.chisq, res.models, res.vscan);
+    check_counters(gpu, &rng);
+    if (getenv("RVFIT_BENCH"))
+        bench(cpu, gpu, &rng);
+    be_close(gpu);
+    if (!extra)
+        return;
+    check_selection(cpu, host, &rng);
+    check_small_scratch(cpu, host, &rng);
+
+    /* The float kernels (fp64 = 0): looser, as on OpenCL devices. */
+    rvfit_kv f32 = {"fp64", "0", "test", 0};
+    rvfit_err err;
+    int rc = open_cuda(gpu, host, &f32, 1, &err);
+    CHECK_MSG(rc == RVFIT_OK, "fp64 = 0: %s", err.msg);
+    if (rc == RVFIT_OK) {
+        result rf = {0, 0, 0, 0};
+        printf("float device code (fp64 = 0):\n");
+        run_case(cpu, gpu, &cases[2], &rng, &rf, 1e-3);
+        if (getenv("RVFIT_BENCH"))
+            bench(cpu, gpu, &rng);
+        be_close(gpu);
+    }
+}
+
+#ifndef TCE_NO_MAIN
 int main(void)
 {
     rvfit_host host = tu_host(RVFIT_LOG_WARN);
     rvfit_err err;
     be_backend cpu, gpu;
     check_options(&host);
-    int rc = be_open(&gpu, "cuda", &host, NULL, 0, &err);
+    int rc = open_cuda(&gpu, &host, NULL, 0, &err);
     if (rc == RVFIT_ERR_UNAVAILABLE) {
         /* The reason must be the documented one, not a generic failure. */
         CHECK_MSG(tu_contains(err.msg, "CUDA device"), "%s", err.msg);
@@ -320,32 +374,8 @@ int main(void)
     CHECK_MSG(rc2 == RVFIT_OK, "cpu open: %s", err.msg);
     if (rc != RVFIT_OK || rc2 != RVFIT_OK)
         return tu_finish("test_cuda_equiv");
-    uint64_t rng = 0x9e3779b97f4a7c15ull;
-    result res = {0, 0, 0, 0};
-    printf("fp64 device code:\n");
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
-        run_case(&cpu, &gpu, &cases[k], &rng, &res, TOL);
-    printf("max rel diff: m2lnl %.2e chisq %.2e models %.2e vscan %.2e\n",
-           res.m2lnl, res.chisq, res.models, res.vscan);
-    check_counters(&gpu, &rng);
-    if (getenv("RVFIT_BENCH"))
-        bench(&cpu, &gpu, &rng);
-    be_close(&gpu);
-    check_selection(&cpu, &host, &rng);
-    check_small_scratch(&cpu, &host, &rng);
-
-    /* The float kernels (fp64 = 0): looser, as on OpenCL devices. */
-    rvfit_kv f32 = {"fp64", "0", "test", 0};
-    rc = be_open(&gpu, "cuda", &host, &f32, 1, &err);
-    CHECK_MSG(rc == RVFIT_OK, "fp64 = 0: %s", err.msg);
-    if (rc == RVFIT_OK) {
-        result rf = {0, 0, 0, 0};
-        printf("float device code (fp64 = 0):\n");
-        run_case(&cpu, &gpu, &cases[2], &rng, &rf, 1e-3);
-        if (getenv("RVFIT_BENCH"))
-            bench(&cpu, &gpu, &rng);
-        be_close(&gpu);
-    }
+    equiv_suite(&gpu, &cpu, &host, 1);
     be_close(&cpu);
     return tu_finish("test_cuda_equiv");
 }
+#endif

@@ -211,7 +211,9 @@ static int cuda_launch(const cuda_state *st, cuda_dev *d, const cuda_job *job,
                         d->d_tpen.p, in + g->o_pv, d->d_tr.p, d->ai, d->ad,
                         d->pos, d->flux, d->ivar, d->res, d->basis, d->nuse,
                         d->d_scr.p, (long long)st->npix_max, out + g->o_m2,
-                        out + g->o_ach, out + g->o_mo, out + g->o_co};
+                        out + g->o_ach, out + (job->mode ? g->o_mo : 0),
+                        out + (job->mode ? g->o_co : 0)};
+    /* (Likelihood mode writes no models: any valid pointer will do.) */
     e = (st->fp64 ? cuda_launch_like_d : cuda_launch_like_f)(
         &l, (unsigned)g->gl, (unsigned)st->wg, d->stream);
     if (e != 0)
