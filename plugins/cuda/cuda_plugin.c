@@ -2,10 +2,11 @@
  * selection and open/close/device/counters.
  *
  * Options ([backend.cuda]): devices = 0 | 0,1,2 | all (default 0);
- * wgsize (block size, power of two <= 256, default 64); scratch_mb (cap on
- * per-call device scratch, default 256); fp64 = -1 auto | 0 | 1 (auto:
- * double, which every CUDA GPU has); list = 1 logs the devices at info
- * level and declines with RVFIT_ERR_UNAVAILABLE ("listing only"). */
+ * wgsize (block size, power of two in [8, 256], default 64); scratch_mb
+ * (cap on per-call device scratch, default 1024; free memory lowers it);
+ * fp64 = -1 auto | 0 | 1 (auto: double, which every CUDA GPU has); list = 1
+ * logs the devices at info level and declines with RVFIT_ERR_UNAVAILABLE
+ * ("listing only"). */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
