@@ -73,7 +73,9 @@ static long sdss_cell_str(fitsfile *fp, const char *name, char *out)
         fits_clear_errmsg();
         return 0;
     }
-    snprintf(out, SDSS_STR_MAX, "%s", buf);
+    size_t len = strnlen(buf, SDSS_STR_MAX - 1); /* longer: truncated */
+    memcpy(out, buf, len);
+    out[len] = '\0';
     return rep < SDSS_STR_MAX - 1 ? rep : SDSS_STR_MAX - 1;
 }
 
