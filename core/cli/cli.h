@@ -7,6 +7,7 @@
 
 #include "rvfit/config.h"
 #include "rvfit/host.h"
+#include "rvfit/loader.h"
 
 /* Logging context behind the host: one mutex so that plugin threads do
  * not interleave lines, and the progress line is cleared first. */
@@ -41,7 +42,36 @@ int cli_threads(const rvfit_config *c);
 /* The whole command line as one string (for output headers). */
 void cli_cmdline(int argc, char **argv, char *buf, size_t n);
 
+/* Everything a fit needs, opened in order and closed in reverse. */
+typedef struct fit_env {
+    rvfit_config cfg;
+    cli_log lg;
+    rvfit_host host;
+    rvfit_library lib;
+    int have_lib;
+    rvfit_backend be;
+    int have_be;
+    rvfit_plugin_handle inst;
+    int have_inst;
+} fit_env;
+
+typedef struct cli_fit_summary {
+    double wall;
+    uint64_t points;
+    size_t spectra;
+    char device[256];
+} cli_fit_summary;
+
+int cli_open_env(fit_env *e, rvfit_err *err);
+void cli_close_env(fit_env *e);
+/* Open library, instrument and backend from e->cfg, fit the files, close.
+ * Returns the number of files that failed, -1 when setup failed. */
+int cli_fit_files(fit_env *e, char **files, int nfiles, const char *cmdline,
+                  const int64_t *ids, size_t nids, cli_fit_summary *sum);
+int cli_parse_targetids(const char *spec, int64_t **ids, size_t *n);
+
 int cmd_fit(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_templates(int argc, char **argv);
 int cmd_mock(int argc, char **argv);
 int cmd_plugins(int argc, char **argv);

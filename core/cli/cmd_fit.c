@@ -61,7 +61,7 @@ static int read_list(const char *path, char ***files, int *n)
     return 0;
 }
 
-static int parse_targetids(const char *spec, int64_t **ids, size_t *n)
+int cli_parse_targetids(const char *spec, int64_t **ids, size_t *n)
 {
     char *text = NULL;
     if (spec[0] == '@') {
@@ -219,20 +219,7 @@ static int parse(int argc, char **argv, fit_args *a)
     return 0;
 }
 
-/* Everything a fit needs, opened in order and closed in reverse. */
-typedef struct fit_env {
-    rvfit_config cfg;
-    cli_log lg;
-    rvfit_host host;
-    rvfit_library lib;
-    int have_lib;
-    rvfit_backend be;
-    int have_be;
-    rvfit_plugin_handle inst;
-    int have_inst;
-} fit_env;
-
-static int open_env(fit_env *e, rvfit_err *err)
+int cli_open_env(fit_env *e, rvfit_err *err)
 {
     rvfit_config *c = &e->cfg;
     if (!c->templates[0])
@@ -268,7 +255,7 @@ static int open_env(fit_env *e, rvfit_err *err)
     return rc;
 }
 
-static void close_env(fit_env *e)
+void cli_close_env(fit_env *e)
 {
     if (e->have_be)
         rvfit_backend_close(&e->be);
@@ -277,6 +264,55 @@ static void close_env(fit_env *e)
     if (e->have_lib)
         rvfit_library_free(&e->lib);
     rvfit_config_free(&e->cfg);
+}
+
+int cli_fit_files(fit_env *e, char **files, int nfiles, const char *cmdline,
+                  const int64_t *ids, size_t nids, cli_fit_summary *sum)
+{
+    rvfit_err err;
+    rvfit_err_clear(&err);
+    int rc = cli_open_env(e, &err);
+    rvfit_run run = {.cfg = &e->cfg, .host = &e->host, .be = &e->be,
+                     .lib = &e->lib, .lib_path = e->cfg.templates,
+                     .inst = &e->inst, .cmdline = cmdline, .targetid = ids,
+                     .ntargetid = nids, .progress = cli_progress,
+                     .progress_ctx = &e->lg};
+    if (!rc)
+        rc = rvfit_fit_opts_from_config(&e->cfg, &run.fo, &err);
+    if (rc) {
+        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "%s", err.msg);
+        cli_close_env(e);
+        return -1;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int failed = 0;
+    for (int i = 0; i < nfiles; i++) {
+        rvfit_err_clear(&err);
+        if (rvfit_run_file(&run, files[i], &err) != RVFIT_OK) {
+            rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "%s", err.msg);
+            failed++;
+        }
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double wall = (double)(t1.tv_sec - t0.tv_sec) +
+                  1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    print_profile(&e->host, &run, wall);
+    if (failed)
+        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit",
+                  "%d of %d input files failed (no output written for "
+                  "them)", failed, nfiles);
+    if (sum) {
+        rvfit_counters c;
+        e->be.ops->counters(e->be.state, &c);
+        sum->wall = wall;
+        sum->points = c.points;
+        sum->spectra = run.nspectra;
+        snprintf(sum->device, sizeof sum->device, "%s",
+                 e->be.ops->device(e->be.state));
+    }
+    cli_close_env(e);
+    return failed;
 }
 
 int cmd_fit(int argc, char **argv)
@@ -296,51 +332,17 @@ int cmd_fit(int argc, char **argv)
     if (cli_config(&e.cfg, a.config, &a.ov))
         return 2;
     cli_host_init(&e.host, &e.lg, (int)e.cfg.log_level, cli_threads(&e.cfg));
-    rvfit_err err;
-    rvfit_err_clear(&err);
     int64_t *ids = NULL;
     size_t nids = 0;
     char cmdline[8192];
     cli_cmdline(argc, argv, cmdline, sizeof cmdline);
-    if (a.targetid && parse_targetids(a.targetid, &ids, &nids))
+    if (a.targetid && cli_parse_targetids(a.targetid, &ids, &nids))
         return 2;
-    rc = open_env(&e, &err);
-    rvfit_run run;
-    memset(&run, 0, sizeof run);
-    run = (rvfit_run){.cfg = &e.cfg, .host = &e.host, .be = &e.be,
-                      .lib = &e.lib, .lib_path = e.cfg.templates,
-                      .inst = &e.inst, .cmdline = cmdline, .targetid = ids,
-                      .ntargetid = nids, .progress = cli_progress,
-                      .progress_ctx = &e.lg};
-    if (!rc)
-        rc = rvfit_fit_opts_from_config(&e.cfg, &run.fo, &err);
-    if (rc) {
-        rvfit_log(&e.host, RVFIT_LOG_ERROR, "rvfit", "%s", err.msg);
-        close_env(&e);
-        free(ids);
-        return 1;
-    }
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    int failed = 0;
-    for (int i = 0; i < a.nfiles; i++) {
-        rvfit_err_clear(&err);
-        if (rvfit_run_file(&run, a.files[i], &err) != RVFIT_OK) {
-            rvfit_log(&e.host, RVFIT_LOG_ERROR, "rvfit", "%s", err.msg);
-            failed++;
-        }
+    int failed = cli_fit_files(&e, a.files, a.nfiles, cmdline, ids, nids,
+                               NULL);
+    for (int i = 0; i < a.nfiles; i++)
         free(a.files[i]);
-    }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double wall = (double)(t1.tv_sec - t0.tv_sec) +
-                  1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    print_profile(&e.host, &run, wall);
-    if (failed)
-        rvfit_log(&e.host, RVFIT_LOG_ERROR, "rvfit",
-                  "%d of %d input files failed (no output written for "
-                  "them)", failed, a.nfiles);
     free(a.files);
     free(ids);
-    close_env(&e);
     return failed ? 1 : 0;
 }

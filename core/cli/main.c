@@ -17,6 +17,7 @@ static void usage(FILE *f)
             "grid\n"
             "  mock       write a synthetic grid (PHOENIX layout) or "
             "synthetic spectra\n"
+            "  compare    fit with several backends and compare the results\n"
             "  plugins    list plugins found, their versions, and load "
             "failures\n"
             "  config     print the configuration keys with defaults\n\n"
@@ -42,7 +43,7 @@ int main(int argc, char **argv)
     static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
         {"fit", cmd_fit},         {"templates", cmd_templates},
         {"mock", cmd_mock},       {"plugins", cmd_plugins},
-        {"config", cmd_config}};
+        {"config", cmd_config},   {"compare", cmd_compare}};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))
             return cmds[i].fn(argc - 1, argv + 1);
