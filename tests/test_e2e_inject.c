@@ -43,6 +43,12 @@ static int load(const char *tab, const char *truth, cols *t, cols *r)
            r->feh && r->ve;
 }
 
+static void cols_free(cols *c)
+{
+    free(c->id), free(c->v), free(c->ve), free(c->teff), free(c->teffe);
+    free(c->logg), free(c->feh), free(c->warn);
+}
+
 static void bin_report(const char *name, const cols *t, const cols *r,
                        double lo, double hi)
 {
@@ -84,6 +90,7 @@ int main(void)
     cols t = {0}, r = {0};
     if (!load(tab, truth, &t, &r)) {
         CHECK_MSG(0, "cannot read %s or %s", tab, truth);
+        cols_free(&t), cols_free(&r), free(log);
         return tu_finish("test_e2e_inject");
     }
     CHECK(t.n == NSTAR && r.n == NSTAR);
@@ -148,5 +155,6 @@ int main(void)
     CHECK_MSG(logged > 100ull * NSTAR && logged < 5000ull * NSTAR,
               "%llu points for %d stars", logged, NSTAR);
     free(log);
+    cols_free(&t), cols_free(&r);
     return tu_finish("test_e2e_inject");
 }

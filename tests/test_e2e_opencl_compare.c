@@ -15,7 +15,7 @@ int main(void)
     char *log = NULL;
     snprintf(cmd, sizeof cmd, "'%s' plugins", bin);
     tu_run(cmd, &log);
-    const char *p = log ? strstr(log, "opencl") : NULL;
+    const char *p = log ? strstr(log, "backend    opencl") : NULL;
     p = p ? strstr(p, "status: ") : NULL;
     if (!p || strncmp(p, "status: available", 17)) {
         char why[300] = "opencl plugin not built";
