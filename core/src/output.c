@@ -137,18 +137,17 @@ static int make_passthrough(fitsfile *f, const rvfit_table_schema *s,
     return *st;
 }
 
-static int make_models(rvfit_output *o, const double *const *wave, int *st)
+static int make_models(rvfit_output *o, int *st)
 {
     for (int a = 0; a < o->narm && *st == 0; a++) {
         char ext[80];
         long npix = (long)o->arm[a].npix;
         long shape2[2] = {npix, (long)o->nrow};
         snprintf(ext, sizeof ext, "%s_WAVELENGTH", o->arm[a].name);
-        if (wave && wave[a]) {
+        if (!o->arm[a].wave_per_spec) {
             fits_create_img(o->mod, DOUBLE_IMG, 1, &npix, st);
             fits_write_key_str(o->mod, "EXTNAME", ext, NULL, st);
             fits_write_key_str(o->mod, "BUNIT", "Angstrom", NULL, st);
-            fits_write_img(o->mod, TDOUBLE, 1, npix, (double *)wave[a], st);
         } else {
             o->wave_per_spec[a] = 1;
             fits_create_img(o->mod, DOUBLE_IMG, 2, shape2, st);
@@ -171,7 +170,6 @@ static int make_models(rvfit_output *o, const double *const *wave, int *st)
 int rvfit_output_open(rvfit_output **out, const char *tab_path,
                       const char *mod_path, const rvfit_library *lib,
                       const rvfit_file_info *info, size_t nrow,
-                      const double *const *wave,
                       const rvfit_output_meta *meta, rvfit_err *err)
 {
     rvfit_output *o = calloc(1, sizeof *o);
@@ -213,7 +211,7 @@ int rvfit_output_open(rvfit_output **out, const char *tab_path,
         snprintf(create, sizeof create, "!%s", o->mod_tmp);
         if (!fits_create_file(&o->mod, create, &st)) {
             write_primary(o->mod, meta, nrow, &st);
-            make_models(o, wave, &st);
+            make_models(o, &st);
         }
         if (st) {
             int rc = fits_fail(st, err, o->mod_final, "cannot create");

@@ -39,6 +39,7 @@ struct rvfit_output {
     int narm;
     rvfit_arm_info arm[RVFIT_MAX_ARMS];
     int wave_per_spec[RVFIT_MAX_ARMS];
+    int wave_written;   /* shared grids written (with the first batch) */
     size_t nrow;
 };
 

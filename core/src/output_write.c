@@ -113,6 +113,11 @@ static void write_models(rvfit_output *o, size_t first, const rvfit_batch *b,
         char ext[80];
         long npix = (long)o->arm[a].npix;
         long fp[2] = {1, (long)first + 1};
+        if (!o->wave_per_spec[a] && !o->wave_written) {
+            snprintf(ext, sizeof ext, "%s_WAVELENGTH", o->arm[a].name);
+            fits_movnam_hdu(o->mod, IMAGE_HDU, ext, 0, st);
+            fits_write_img(o->mod, TDOUBLE, 1, npix, b->arm[a].wave, st);
+        }
         if (o->wave_per_spec[a]) {
             snprintf(ext, sizeof ext, "%s_WAVELENGTH", o->arm[a].name);
             fits_movnam_hdu(o->mod, IMAGE_HDU, ext, 0, st);
@@ -124,6 +129,7 @@ static void write_models(rvfit_output *o, size_t first, const rvfit_batch *b,
         fits_write_pixnull(o->mod, TFLOAT, fp, (LONGLONG)n * npix,
                            models[a], NULL, st);
     }
+    o->wave_written = *st == 0;
 }
 
 int rvfit_output_write(rvfit_output *o, size_t first, const rvfit_batch *b,

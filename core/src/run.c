@@ -121,23 +121,11 @@ static int do_batch(rvfit_run *r, void *h, const rvfit_file_info *info,
     return rc;
 }
 
-static int open_output(rvfit_run *r, void *h, const char *path,
+static int open_output(rvfit_run *r, const char *path,
                        const rvfit_file_info *info, const char *tab,
                        const char *mod, rvfit_output **out, rvfit_err *err)
 {
-    /* Shared wavelength grids go into rvmod once: read one spectrum to
-     * learn them (the reader fills wave for any range). */
-    const double *wave[RVFIT_MAX_ARMS] = {0};
-    rvfit_batch probe;
-    memset(&probe, 0, sizeof probe);
     int rc = RVFIT_OK;
-    if (info->nselect > 0) {
-        rc = rvfit_batch_alloc(&probe, info->narm, info->arm, 1, err);
-        if (!rc)
-            rc = r->inst->instrument.read(h, 0, 1, &probe, err);
-    }
-    for (int a = 0; a < info->narm && !rc && info->nselect; a++)
-        wave[a] = info->arm[a].wave_per_spec ? NULL : probe.arm[a].wave;
     char *cfgtext = NULL;
     size_t need = rvfit_config_dump(r->cfg, NULL, 0) + 1;
     cfgtext = malloc(need);
@@ -149,9 +137,8 @@ static int open_output(rvfit_run *r, void *h, const char *path,
         r->inst->desc->version, r->lib_path, cfgtext, r->cmdline};
     if (!rc)
         rc = rvfit_output_open(out, tab, r->cfg->write_models ? mod : NULL,
-                               r->lib, info, info->nselect, wave, &meta, err);
+                               r->lib, info, info->nselect, &meta, err);
     free(cfgtext);
-    rvfit_batch_free(&probe);
     return rc;
 }
 
@@ -195,7 +182,7 @@ int rvfit_run_file(rvfit_run *r, const char *path, rvfit_err *err)
         rc = rvfit_err_set(err, RVFIT_ERR_INVALID, "%s: %d tables (max 16)",
                            path, info.ntable);
     if (!rc)
-        rc = open_output(r, h, path, &info, tab, mod, &out, err);
+        rc = open_output(r, path, &info, tab, mod, &out, err);
     rvfit_log(r->host, RVFIT_LOG_INFO, "rvfit",
               "%s: %zu of %zu spectra selected", path, info.nselect,
               info.ntotal);

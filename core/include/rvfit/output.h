@@ -31,13 +31,13 @@ typedef struct rvfit_output_meta {
     const char *cmdline;
 } rvfit_output_meta;
 
-/* mod_path may be NULL (no model file).  wave[a] is the shared grid of arm
- * a, or NULL when the arm has one grid per spectrum. */
+/* mod_path may be NULL (no model file).  Wavelength grids are taken from
+ * the batches given to rvfit_output_write: a shared grid is written once,
+ * with the first batch. */
 RVFIT_EXPORT int rvfit_output_open(rvfit_output **out, const char *tab_path,
                                    const char *mod_path,
                                    const rvfit_library *lib,
                                    const rvfit_file_info *info, size_t nrow,
-                                   const double *const *wave,
                                    const rvfit_output_meta *meta,
                                    rvfit_err *err);
 
