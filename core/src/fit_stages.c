@@ -155,7 +155,7 @@ static int init_lattice(fit_ctx *f, const double *v0)
 {
     const rvfit_library *L = f->lib;
     int caps[RVFIT_MAX_PARAMS] = {0};
-    static const int caps_by_rank[] = {5, 4, 3};
+    static const int caps_by_rank[] = {4, 3, 3};
     for (int i = 0, r = 0; i < L->nparam; i++)
         caps[i] = L->axis[i].nnode > 1 && r < 3 ? caps_by_rank[r++] : 1;
     size_t *nodes = malloc(LATTICE_MAX * sizeof *nodes);
