@@ -113,23 +113,6 @@ nomem:
     return rvfit_err_set(err, RVFIT_ERR_NOMEM, "library: out of memory");
 }
 
-/* Basis table and template coordinates of one wavelength row. */
-static void cpu_wave_row(const cpu_state *st, const cpu_arm *ca,
-                         const double *wave, double *u, double *basis)
-{
-    const rvfit_lib_arm *la = &st->lib.arm[ca->lib_arm];
-    int np = st->mo.npoly;
-    double lf = wave[0], ll = wave[ca->npix - 1];
-    double b[RVFIT_MAX_POLY];
-    for (size_t i = 0; i < ca->npix; i++) {
-        u[i] = (log(wave[i]) - la->lnl0) / la->dlnl;
-        double x = ll > lf ? (2.0 * wave[i] - (lf + ll)) / (ll - lf) : 0.0;
-        rvfit_basis(st->mo.basis, np, x, b);
-        for (int k = 0; k < np; k++)
-            basis[(size_t)k * ca->npad + i] = b[k];
-    }
-}
-
 /* Copy one batch arm; returns a status. */
 static int cpu_copy_arm(cpu_state *st, const rvfit_arm_batch *ba, cpu_arm *ca,
                         rvfit_err *err)
@@ -176,9 +159,11 @@ static int cpu_copy_arm(cpu_state *st, const rvfit_arm_batch *ba, cpu_arm *ca,
                              ba->name);
     if (ca->res)
         memcpy(ca->res, ba->res, ns * (size_t)ca->ndiag * n * sizeof(float));
+    const rvfit_lib_arm *la = &st->lib.arm[ca->lib_arm];
     for (size_t w = 0; w < nw; w++)
-        cpu_wave_row(st, ca, ba->wave + w * n, ca->u + w * ca->npad,
-                     ca->basis + w * np * ca->npad);
+        rvfit_pixel_tables(st->mo.basis, st->mo.npoly, la->lnl0, la->dlnl, n,
+                           ba->wave + w * n, ca->npad, ca->u + w * ca->npad,
+                           ca->basis + w * np * ca->npad);
     for (size_t s = 0; s < ns; s++) {
         long first = -1, last = -2, nuse = 0;
         for (size_t i = 0; i < n; i++) {

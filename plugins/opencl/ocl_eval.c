@@ -6,17 +6,8 @@
  * rvk_like launch (a work-group per point). */
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
 #include "ocl_internal.h"
-#include "rvfit/physics.h"
-
-static double ocl_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 void ocl_free_call_buffers(ocl_state *st)
 {
@@ -31,15 +22,9 @@ void ocl_free_call_buffers(ocl_state *st)
     st->n_m2lnl = st->n_achi = st->n_mout = st->n_cout = 0;
 }
 
-/* Same admissible velocities as the cpu backend. */
-static int ocl_check_v(double v)
-{
-    return isfinite(v) && fabs(v) < 0.5 * RVFIT_C_KMS;
-}
-
 static int ocl_ready(const ocl_state *st, rvfit_err *err)
 {
-    if (!st->have_lib || !st->have_batch)
+    if (!st->lib.have || !st->bat.have)
         return rvfit_err_set(err, RVFIT_ERR_INVALID,
                              "opencl: evaluation before load_library and "
                              "load_batch");
@@ -50,7 +35,7 @@ static int ocl_ready(const ocl_state *st, rvfit_err *err)
  * chunk within the scratch budget (at least one). */
 static size_t ocl_chunk(const ocl_state *st, size_t per_slot_extra)
 {
-    size_t per = st->slot_len * st->rsz + per_slot_extra + 64;
+    size_t per = st->bat.slot_len * st->rsz + per_slot_extra + 64;
     size_t c = st->scratch_bytes / per;
     return c < 1 ? 1 : c;
 }
@@ -59,7 +44,7 @@ static size_t ocl_chunk(const ocl_state *st, size_t per_slot_extra)
 static int ocl_put_slots(ocl_state *st, size_t n, const rvfit_point *pts,
                          rvfit_err *err)
 {
-    size_t np = (size_t)(st->nparam > 0 ? st->nparam : 1), r = st->rsz;
+    size_t np = (size_t)(st->lib.nparam > 0 ? st->lib.nparam : 1), r = st->rsz;
     /* Staging: flags and spectra (2n uints), then vsini and theta as
      * doubles (converted in place to reals before upload). */
     size_t bytes = (2 * n * sizeof(cl_uint) + 7) / 8 * 8;
@@ -69,11 +54,11 @@ static int ocl_put_slots(ocl_state *st, size_t n, const rvfit_point *pts,
     cl_uint *fl = (cl_uint *)h, *sp = fl + n;
     double *dv = (double *)(h + bytes), *dt = dv + n;
     for (size_t i = 0; i < n; i++) {
-        if (pts[i].spec >= st->nspec)
+        if (pts[i].spec >= st->bat.nspec)
             return rvfit_err_set(err, RVFIT_ERR_INVALID,
                                  "point %zu: spectrum %u not in the batch of "
-                                 "%zu", i, pts[i].spec, st->nspec);
-        if (!ocl_check_v(pts[i].v) || !isfinite(pts[i].vsini))
+                                 "%zu", i, pts[i].spec, st->bat.nspec);
+        if (!rvk_velocity_ok(pts[i].v) || !isfinite(pts[i].vsini))
             return rvfit_err_set(err, RVFIT_ERR_INVALID,
                                  "point %zu: v = %g, vsini = %g", i, pts[i].v,
                                  pts[i].vsini);
@@ -81,7 +66,8 @@ static int ocl_put_slots(ocl_state *st, size_t n, const rvfit_point *pts,
         sp[i] = pts[i].spec;
         dv[i] = pts[i].vsini;
         for (size_t k = 0; k < np; k++)
-            dt[i * np + k] = k < (size_t)st->nparam ? pts[i].theta[k] : 0.0;
+            dt[i * np + k] =
+                k < (size_t)st->lib.nparam ? pts[i].theta[k] : 0.0;
     }
     int rc = ocl_grow(st, &st->b_tflags, &st->n_tflags, n * 4, err);
     if (rc == RVFIT_OK)
@@ -94,8 +80,8 @@ static int ocl_put_slots(ocl_state *st, size_t n, const rvfit_point *pts,
         return rc;
     /* Convert in place; then non-blocking writes, all finished before the
      * staging area is reused (the reads below are blocking). */
-    ocl_to_real(st, dv, n, dv);
-    ocl_to_real(st, dt, n * np, dt);
+    rvk_to_real(st->fp64, dv, n, dv);
+    rvk_to_real(st->fp64, dt, n * np, dt);
     cl_int e = clEnqueueWriteBuffer(st->q, st->b_tflags, CL_TRUE, 0, n * 4, fl,
                                     0, NULL, NULL);
     if (e == CL_SUCCESS)
@@ -120,11 +106,11 @@ static int ocl_put_vel(ocl_state *st, size_t n, const rvfit_point *pts,
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "opencl: out of memory");
     for (size_t i = 0; i < n; i++) {
         h[i] = pts ? pts[i].v : v[i];
-        if (!ocl_check_v(h[i]))
+        if (!rvk_velocity_ok(h[i]))
             return rvfit_err_set(err, RVFIT_ERR_INVALID,
                                  "velocity %zu is %g km/s", i, h[i]);
     }
-    ocl_to_real(st, h, n, h);
+    rvk_to_real(st->fp64, h, n, h);
     int rc = ocl_grow(st, &st->b_pv, &st->n_pv, n * st->rsz, err);
     if (rc != RVFIT_OK)
         return rc;
@@ -155,18 +141,19 @@ static int ocl_launch(ocl_state *st, cl_kernel k, size_t groups,
 static int ocl_run_template(ocl_state *st, size_t ntpl, rvfit_err *err)
 {
     size_t groups = ntpl < st->maxgroups ? ntpl : st->maxgroups;
-    int rc = ocl_grow(st, &st->b_tr, &st->n_tr, ntpl * st->slot_len * st->rsz,
-                      err);
+    int rc = ocl_grow(st, &st->b_tr, &st->n_tr,
+                      ntpl * st->bat.slot_len * st->rsz, err);
     if (rc == RVFIT_OK)
         rc = ocl_grow(st, &st->b_tint, &st->n_tint,
-                      groups * st->lnpix_max * st->rsz, err);
+                      groups * st->bat.lnpix_max * st->rsz, err);
     if (rc == RVFIT_OK)
         rc = ocl_grow(st, &st->b_tpen, &st->n_tpen, ntpl * st->rsz, err);
     if (rc != RVFIT_OK)
         return rc;
-    cl_int e = CL_SUCCESS, nt = (cl_int)ntpl, npar = st->nparam,
-           narm = st->narm;
-    cl_long slot = (cl_long)st->slot_len, tlen = (cl_long)st->lnpix_max;
+    cl_int e = CL_SUCCESS, nt = (cl_int)ntpl, npar = st->lib.nparam,
+           narm = st->bat.narm;
+    cl_long slot = (cl_long)st->bat.slot_len;
+    cl_long tlen = (cl_long)st->bat.lnpix_max;
     cl_kernel k = st->k_tpl;
     OCL_ARG(k, 0, nt);
     OCL_ARG(k, 1, npar);
@@ -195,14 +182,14 @@ static int ocl_run_like(ocl_state *st, size_t np, size_t nrep, int mode,
                         rvfit_err *err)
 {
     size_t groups = np < st->maxgroups ? np : st->maxgroups;
-    size_t mo = mode ? np * st->npix_sum * sizeof(float) : 4;
+    size_t mo = mode ? np * st->bat.npix_sum * sizeof(float) : 4;
     int rc = ocl_grow(st, &st->b_scr, &st->n_scr,
-                      groups * 2 * st->npix_max * st->rsz, err);
+                      groups * 2 * st->bat.npix_max * st->rsz, err);
     if (rc == RVFIT_OK)
         rc = ocl_grow(st, &st->b_m2lnl, &st->n_m2lnl, np * st->rsz, err);
     if (rc == RVFIT_OK)
         rc = ocl_grow(st, &st->b_achi, &st->n_achi,
-                      np * (size_t)st->narm * st->rsz, err);
+                      np * (size_t)st->bat.narm * st->rsz, err);
     if (rc == RVFIT_OK)
         rc = ocl_grow(st, &st->b_mout, &st->n_mout, mo, err);
     if (rc == RVFIT_OK)
@@ -210,8 +197,9 @@ static int ocl_run_like(ocl_state *st, size_t np, size_t nrep, int mode,
     if (rc != RVFIT_OK)
         return rc;
     cl_int e = CL_SUCCESS, n = (cl_int)np, rep = (cl_int)nrep,
-           narm = st->narm, npoly = st->npoly, md = mode;
-    cl_long slot = (cl_long)st->slot_len, slen = (cl_long)st->npix_max;
+           narm = st->bat.narm, npoly = st->bat.npoly, md = mode;
+    cl_long slot = (cl_long)st->bat.slot_len;
+    cl_long slen = (cl_long)st->bat.npix_max;
     cl_kernel k = st->k_like;
     OCL_ARG(k, 0, n);
     OCL_ARG(k, 1, rep);
@@ -253,11 +241,8 @@ static int ocl_get_reals(ocl_state *st, cl_mem buf, size_t n, double *dst,
                                    NULL, NULL);
     if (e != CL_SUCCESS)
         return ocl_fail(err, "clEnqueueReadBuffer", e);
-    for (size_t i = 0; i < n; i++) {
-        dst[i] = ocl_real_at(st, h, i);
-        if (dst[i] == (double)(float)RVK_FAIL) /* float devices */
-            dst[i] = RVK_FAIL;
-    }
+    for (size_t i = 0; i < n; i++)
+        dst[i] = rvk_result_at(st->fp64, h, i);
     return RVFIT_OK;
 }
 
@@ -280,7 +265,7 @@ int ocl_chisq(void *state, size_t n, const rvfit_point *pts,
 {
     ocl_state *st = state;
     int rc = ocl_ready(st, err);
-    double t0 = ocl_now();
+    double t0 = rvk_now();
     size_t cap = ocl_chunk(st, 0);
     for (size_t p0 = 0; p0 < n && rc == RVFIT_OK; p0 += cap) {
         size_t c = n - p0 < cap ? n - p0 : cap;
@@ -288,8 +273,8 @@ int ocl_chisq(void *state, size_t n, const rvfit_point *pts,
         if (rc == RVFIT_OK)
             rc = ocl_get_reals(st, st->b_m2lnl, c, out->m2lnl + p0, err);
         if (rc == RVFIT_OK && out->chisq)
-            rc = ocl_get_reals(st, st->b_achi, c * (size_t)st->narm,
-                               out->chisq + p0 * (size_t)st->narm, err);
+            rc = ocl_get_reals(st, st->b_achi, c * (size_t)st->bat.narm,
+                               out->chisq + p0 * (size_t)st->bat.narm, err);
     }
     if (rc != RVFIT_OK) {
         rvfit_err_prefix(err, "opencl chisq(%zu points)", n);
@@ -297,7 +282,7 @@ int ocl_chisq(void *state, size_t n, const rvfit_point *pts,
     }
     st->cnt.points += n;
     st->cnt.calls++;
-    st->cnt.seconds += ocl_now() - t0;
+    st->cnt.seconds += rvk_now() - t0;
     return RVFIT_OK;
 }
 
@@ -306,7 +291,7 @@ int ocl_vscan(void *state, size_t nq, const rvfit_point *base, size_t nvel,
 {
     ocl_state *st = state;
     int rc = ocl_ready(st, err);
-    double t0 = ocl_now();
+    double t0 = rvk_now();
     size_t cap = ocl_chunk(st, nvel * st->rsz);
     for (size_t q0 = 0; q0 < nq && nvel > 0 && rc == RVFIT_OK; q0 += cap) {
         size_t c = nq - q0 < cap ? nq - q0 : cap;
@@ -327,7 +312,7 @@ int ocl_vscan(void *state, size_t nq, const rvfit_point *base, size_t nvel,
     }
     st->cnt.points += nq * nvel;
     st->cnt.calls++;
-    st->cnt.seconds += ocl_now() - t0;
+    st->cnt.seconds += rvk_now() - t0;
     return RVFIT_OK;
 }
 
@@ -336,15 +321,15 @@ static int ocl_get_models(ocl_state *st, size_t p0, size_t c, cl_mem buf,
                           float *const *dst, rvfit_err *err)
 {
     size_t off = 0;
-    for (int a = 0; a < st->narm; a++) {
-        size_t n = c * st->npix[a];
+    for (int a = 0; a < st->bat.narm; a++) {
+        size_t n = c * st->bat.npix[a];
         if (!dst[a]) { /* cont[a] may be NULL */
             off += n;
             continue;
         }
         cl_int e = clEnqueueReadBuffer(st->q, buf, CL_TRUE, off * sizeof(float),
                                        n * sizeof(float),
-                                       dst[a] + p0 * st->npix[a], 0, NULL,
+                                       dst[a] + p0 * st->bat.npix[a], 0, NULL,
                                        NULL);
         if (e != CL_SUCCESS)
             return ocl_fail(err, "clEnqueueReadBuffer(models)", e);
@@ -358,12 +343,12 @@ int ocl_models(void *state, size_t n, const rvfit_point *pts,
 {
     ocl_state *st = state;
     int rc = ocl_ready(st, err);
-    for (int a = 0; a < st->narm && rc == RVFIT_OK; a++)
+    for (int a = 0; a < st->bat.narm && rc == RVFIT_OK; a++)
         if (!model || !model[a])
             rc = rvfit_err_set(err, RVFIT_ERR_INVALID,
                                "no output array for arm %d", a);
-    double t0 = ocl_now();
-    size_t cap = ocl_chunk(st, 2 * st->npix_sum * sizeof(float));
+    double t0 = rvk_now();
+    size_t cap = ocl_chunk(st, 2 * st->bat.npix_sum * sizeof(float));
     for (size_t p0 = 0; p0 < n && rc == RVFIT_OK; p0 += cap) {
         size_t c = n - p0 < cap ? n - p0 : cap;
         rc = ocl_chunk_points(st, c, pts + p0, 1, err);
@@ -378,6 +363,6 @@ int ocl_models(void *state, size_t n, const rvfit_point *pts,
     }
     st->cnt.points += n;
     st->cnt.calls++;
-    st->cnt.seconds += ocl_now() - t0;
+    st->cnt.seconds += rvk_now() - t0;
     return RVFIT_OK;
 }

@@ -1,6 +1,7 @@
 /* ocl_internal.h — shared state of the OpenCL backend plugin (not
  * installed).  The device code is plugins/kernels/rvfit_kernels.c, shared
- * with the CUDA backend; its metadata layouts are rvfit_klayout.h. */
+ * with the CUDA backend; its metadata layouts are rvfit_klayout.h and the
+ * host images of the resident data are built by rvk_host.h. */
 #ifndef OCL_INTERNAL_H
 #define OCL_INTERNAL_H
 
@@ -11,7 +12,7 @@
 
 #include "rvfit/backend.h"
 #include "rvfit/library.h"
-#include "rvfit_klayout.h"
+#include "rvk_host.h"
 
 /* Default device memory for per-call template slots (MiB, option
  * scratch_mb): bounds how many points one launch covers. */
@@ -39,20 +40,12 @@ typedef struct ocl_state {
     char device[512];
     rvfit_counters cnt;
 
-    /* library (resident) */
-    int have_lib;
-    int nparam;
-    size_t nmodel;
-    rvfit_library meta;      /* axes and arms, flux pointers NULL     */
-    size_t lfoff[RVFIT_MAX_ARMS];
+    /* library (resident): geometry, then the device arrays */
+    rvk_lib lib;
     cl_mem ax_n, ax_node, exists, lib_flux;
 
-    /* batch (resident) */
-    int have_batch;
-    size_t nspec;
-    int narm, npoly;
-    size_t npix[RVFIT_MAX_ARMS], npix_sum, npix_max, lnpix_max;
-    size_t slot_len;         /* reals per template slot               */
+    /* batch (resident): geometry, then the device arrays */
+    rvk_batch bat;
     cl_mem ai, ad, pos, flux, ivar, res, basis, nuse;
 
     /* per-call buffers, grown on demand (ocl_grow) */
@@ -76,10 +69,6 @@ int ocl_upload(ocl_state *st, cl_mem *buf, const void *src, size_t bytes,
                rvfit_err *err);
 /* Host staging area of at least `bytes`. */
 void *ocl_stage(ocl_state *st, size_t bytes);
-/* Convert n doubles to device reals in dst. */
-void ocl_to_real(const ocl_state *st, const double *src, size_t n, void *dst);
-/* Device real i of src as double. */
-double ocl_real_at(const ocl_state *st, const void *src, size_t i);
 void ocl_release(cl_mem *m);
 
 /* ocl_program.c */

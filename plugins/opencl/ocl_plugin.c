@@ -128,20 +128,9 @@ static int ocl_select(const ocl_devlist *L, const char *psel, const char *dsel,
 static int ocl_options(ocl_state *st, const rvfit_kv *opts, int nopt,
                        long *fp64, rvfit_err *err)
 {
-    long wg = OCL_WG_DEFAULT, mb = OCL_SCRATCH_MB;
-    int rc = rvfit_kv_int(opts, nopt, "wgsize", 1, RVK_WG_MAX, &wg, err);
-    if (rc == RVFIT_OK)
-        rc = rvfit_kv_int(opts, nopt, "scratch_mb", 1, 1 << 20, &mb, err);
-    if (rc == RVFIT_OK)
-        rc = rvfit_kv_int(opts, nopt, "fp64", -1, 1, fp64, err);
-    if (rc != RVFIT_OK)
-        return rc;
-    if (wg & (wg - 1))
-        return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                             "wgsize %ld is not a power of two", wg);
-    st->wg = (size_t)wg;
-    st->scratch_bytes = (size_t)mb << 20;
-    return RVFIT_OK;
+    /* The kernels take any power of two (rvfit_kernels.c). */
+    return rvk_options(opts, nopt, OCL_WG_DEFAULT, 1, OCL_SCRATCH_MB, &st->wg,
+                       &st->scratch_bytes, fp64, err);
 }
 
 static void ocl_close(void *state);

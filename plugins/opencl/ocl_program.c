@@ -68,12 +68,6 @@ int ocl_build(ocl_state *st, rvfit_err *err)
     cl_uint cu = 1;
     clGetDeviceInfo(st->dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu,
                     NULL);
-    /* Enough groups to fill the device several times over; each group
-     * owns global scratch, so this also bounds scratch memory. */
-    st->maxgroups = (size_t)cu * 16;
-    if (st->maxgroups < 32)
-        st->maxgroups = 32;
-    if (st->maxgroups > 8192)
-        st->maxgroups = 8192;
+    st->maxgroups = rvk_maxgroups((size_t)cu);
     return RVFIT_OK;
 }

@@ -1,6 +1,5 @@
-/* ocl_util.c — OpenCL error names, buffer helpers and host<->device real
- * conversion (the device computes in double when it has fp64, else in
- * float). */
+/* ocl_util.c — OpenCL error names and buffer helpers (host<->device real
+ * conversion is rvk_to_real and friends, plugins/kernels/rvk_host.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,29 +93,4 @@ void *ocl_stage(ocl_state *st, size_t bytes)
     st->hbuf = p;
     st->n_hbuf = bytes;
     return p;
-}
-
-void ocl_to_real(const ocl_state *st, const double *src, size_t n, void *dst)
-{
-    if (st->fp64) {
-        if (dst != (const void *)src)
-            memcpy(dst, src, n * sizeof(double));
-        return;
-    }
-    /* In place (dst == src) is allowed: element i is read before bytes
-     * [4i, 4i+4) are written, and those lie in doubles already read;
-     * byte copies keep the compiler from reordering across the types. */
-    const char *in = (const char *)src;
-    char *out = dst;
-    for (size_t i = 0; i < n; i++) {
-        double v;
-        memcpy(&v, in + i * sizeof v, sizeof v);
-        float f = (float)v;
-        memcpy(out + i * sizeof f, &f, sizeof f);
-    }
-}
-
-double ocl_real_at(const ocl_state *st, const void *src, size_t i)
-{
-    return st->fp64 ? ((const double *)src)[i] : (double)((const float *)src)[i];
 }

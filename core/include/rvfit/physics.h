@@ -19,6 +19,8 @@
 #ifndef RVFIT_PHYSICS_H
 #define RVFIT_PHYSICS_H
 
+#include <stddef.h>
+
 #include "rvfit/status.h"
 
 #ifdef __cplusplus
@@ -45,6 +47,20 @@ RVFIT_EXPORT double rvfit_dlnl_doppler(double v_kms);
  * c_k = -1 + 2k/(npoly-4) (c_0 = -1 when npoly-3 == 1), s = 1/(npoly-3).
  * npoly in 1..RVFIT_MAX_POLY. */
 RVFIT_EXPORT void rvfit_basis(int kind, int npoly, double x, double *b);
+
+/* Per-pixel tables of one row of n observed wavelengths (n >= 1) against a
+ * library arm whose grid is ln lambda_j = lnl0 + j dlnl, as every backend
+ * precomputes them (physics_tables.c):
+ *   u[i] = (ln wave[i] - lnl0) / dlnl  (template pixel coordinate),
+ *   B[k*ld + i] = B_k(x_i) for k < npoly (rvfit_basis, npoly in
+ *   1..RVFIT_MAX_POLY), where x maps
+ *   [wave[0], wave[n-1]] linearly to [-1, 1] (x = 0 when wave[n-1] <=
+ *   wave[0]).
+ * ld >= n is the row stride of B; B[k*ld + i] for i >= n is not written. */
+RVFIT_EXPORT void rvfit_pixel_tables(int kind, int npoly, double lnl0,
+                                     double dlnl, size_t n,
+                                     const double *wave, size_t ld,
+                                     double *u, double *B);
 
 /* Keys cubic-convolution weights (a = -1/2) for fractional offset
  * t in [0,1): value = w0 f[k-1] + w1 f[k] + w2 f[k+1] + w3 f[k+2]. */

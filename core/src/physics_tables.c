@@ -1,0 +1,23 @@
+/* physics_tables.c — the per-pixel tables every backend precomputes when a
+ * batch is loaded (rvfit_pixel_tables in rvfit/physics.h): template pixel
+ * coordinates of the observed pixels and the continuum basis on them.  One
+ * implementation, so that the cpu reference and the GPU backends start
+ * from bit-identical tables. */
+#include <math.h>
+
+#include "rvfit/physics.h"
+
+void rvfit_pixel_tables(int kind, int npoly, double lnl0, double dlnl,
+                        size_t n, const double *wave, size_t ld, double *u,
+                        double *B)
+{
+    double lf = wave[0], ll = wave[n - 1];
+    double b[RVFIT_MAX_POLY];
+    for (size_t i = 0; i < n; i++) {
+        u[i] = (log(wave[i]) - lnl0) / dlnl;
+        double x = ll > lf ? (2.0 * wave[i] - (lf + ll)) / (ll - lf) : 0.0;
+        rvfit_basis(kind, npoly, x, b);
+        for (int k = 0; k < npoly; k++)
+            B[(size_t)k * ld + i] = b[k];
+    }
+}

@@ -1,0 +1,347 @@
+/* rvk_host.c — see rvk_host.h.  The batch layout mirrors the cpu backend's
+ * (plugins/cpu/cpu_batch.c): the same per-pixel tables (rvfit_pixel_tables)
+ * and the same usable-pixel rule, without the cpu's lane padding. */
+#include "rvk_host.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rvfit/physics.h"
+
+/* ---- library --------------------------------------------------------- */
+
+static int rvk_lib_check(const rvfit_library *lib, rvfit_err *err)
+{
+    if (lib->nparam < 0 || lib->nparam > RVFIT_MAX_PARAMS || lib->narm < 1 ||
+        lib->narm > RVFIT_MAX_ARMS || lib->nmodel < 1)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "library: nparam %d, narm %d, nmodel %zu out of "
+                             "range", lib->nparam, lib->narm, lib->nmodel);
+    size_t nm = 1;
+    for (int p = 0; p < lib->nparam; p++) {
+        if (lib->axis[p].nnode < 1 || lib->axis[p].nnode > RVFIT_MAX_NODES)
+            return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                                 "library: axis %s has %d nodes",
+                                 lib->axis[p].name, lib->axis[p].nnode);
+        nm *= (size_t)lib->axis[p].nnode;
+    }
+    /* The kernels index models and pixels with 32-bit ints. */
+    if (nm != lib->nmodel || nm > 0x7fffffff)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "library: nmodel %zu != product of axis nodes "
+                             "%zu (or too large)", lib->nmodel, nm);
+    for (int a = 0; a < lib->narm; a++) {
+        const rvfit_lib_arm *la = &lib->arm[a];
+        if (la->npix < 4 || la->npix > 0x7fffffff || !(la->dlnl > 0.0) ||
+            !la->flux)
+            return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                                 "library arm %s: npix %zu, dlnl %g",
+                                 la->name, la->npix, la->dlnl);
+    }
+    return RVFIT_OK;
+}
+
+void rvk_lib_img_free(rvk_lib_img *im)
+{
+    free(im->nodes);
+    free(im->ex);
+    im->nodes = NULL;
+    im->ex = NULL;
+}
+
+int rvk_lib_prepare(const rvfit_library *lib, int fp64, rvk_lib *L,
+                    rvk_lib_img *im, rvfit_err *err)
+{
+    memset(im, 0, sizeof *im);
+    int rc = rvk_lib_check(lib, err);
+    if (rc != RVFIT_OK)
+        return rc;
+    im->na = lib->nparam > 0 ? (size_t)lib->nparam : 1;
+    double *nodes = calloc(im->na * RVK_MAX_NODES, sizeof(double));
+    im->ex = malloc(lib->nmodel);
+    im->nodes = nodes;
+    if (!nodes || !im->ex) {
+        rvk_lib_img_free(im);
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "library: out of memory");
+    }
+    for (int p = 0; p < lib->nparam; p++) {
+        im->nn[p] = lib->axis[p].nnode;
+        memcpy(nodes + p * RVK_MAX_NODES, lib->axis[p].node,
+               (size_t)im->nn[p] * sizeof(double));
+    }
+    rvk_to_real(fp64, nodes, im->na * RVK_MAX_NODES, nodes);
+    for (size_t m = 0; m < lib->nmodel; m++)
+        im->ex[m] = lib->exists ? (lib->exists[m] != 0) : 1;
+
+    memset(L, 0, sizeof *L);
+    for (int a = 0; a < lib->narm; a++) {
+        L->lfoff[a] = L->nflux;
+        L->nflux += lib->nmodel * lib->arm[a].npix;
+    }
+    L->meta = *lib;
+    L->meta.exists = NULL;
+    for (int a = 0; a < lib->narm; a++)
+        L->meta.arm[a].flux = NULL;
+    L->nparam = lib->nparam;
+    L->nmodel = lib->nmodel;
+    return RVFIT_OK;
+}
+
+/* ---- batch ------------------------------------------------------------ */
+
+static int rvk_check_opts(const rvk_lib *L, const rvfit_batch *bt,
+                          const rvfit_model_opts *mo, rvfit_err *err)
+{
+    if (!L->have)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "load_batch: no library loaded");
+    if (mo->npoly < 1 || mo->npoly > RVFIT_MAX_POLY ||
+        (mo->basis != RVFIT_BASIS_GAUSS && mo->basis != RVFIT_BASIS_CHEB))
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "load_batch: npoly %d or basis %d invalid",
+                             mo->npoly, mo->basis);
+    if (bt->narm < 1 || bt->narm > RVFIT_MAX_ARMS)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID, "load_batch: narm %d",
+                             bt->narm);
+    return RVFIT_OK;
+}
+
+/* Library arm of batch arm ba in *la, and ba usable by the kernels. */
+static int rvk_check_arm(const rvk_lib *L, const rvfit_arm_batch *ba, int *la,
+                         rvfit_err *err)
+{
+    *la = rvfit_library_arm(&L->meta, ba->name);
+    if (*la < 0)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "batch arm '%.16s' is not in the library",
+                             ba->name);
+    if (ba->res_kind == RVFIT_RES_LSF)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "arm %.16s: LSF resolution must be converted to a "
+                             "band matrix by the core", ba->name);
+    if (ba->res_kind == RVFIT_RES_BAND &&
+        (ba->ndiag < 1 || ba->ndiag % 2 == 0 || !ba->res))
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "arm %.16s: band matrix with ndiag %d", ba->name,
+                             ba->ndiag);
+    if (ba->npix < 2 || ba->npix > 0x7fffffff || !ba->wave || !ba->flux ||
+        !ba->ivar)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "arm %.16s: npix %zu or missing arrays", ba->name,
+                             ba->npix);
+    return RVFIT_OK;
+}
+
+/* Offsets of every arm in the images (RVK_AI_*) and the geometry *B;
+ * lam[a] receives the library arm of batch arm a. */
+static int rvk_layout(const rvk_lib *L, const rvfit_batch *bt, int *lam,
+                      rvk_batch *B, rvk_batch_img *im, rvfit_err *err)
+{
+    size_t ns = bt->nspec, np = (size_t)B->npoly, tr = 0;
+    for (int a = 0; a < bt->narm; a++) {
+        const rvfit_arm_batch *ba = &bt->arm[a];
+        int rc = rvk_check_arm(L, ba, &lam[a], err);
+        if (rc != RVFIT_OK)
+            return rc;
+        size_t n = ba->npix, nw = ba->wave_per_spec ? ns : 1;
+        size_t nl = L->meta.arm[lam[a]].npix;
+        int nd = ba->res_kind == RVFIT_RES_BAND ? ba->ndiag : 0;
+        int64_t *ai = im->ai + a * RVK_AI_N;
+        ai[RVK_AI_NPIX] = (int64_t)n;
+        ai[RVK_AI_PERSPEC] = ba->wave_per_spec ? 1 : 0;
+        ai[RVK_AI_NDIAG] = nd;
+        ai[RVK_AI_DOFF] = (int64_t)im->ndata;
+        ai[RVK_AI_ROFF] = (int64_t)im->nres;
+        ai[RVK_AI_BOFF] = (int64_t)im->nbas;
+        ai[RVK_AI_POFF] = (int64_t)im->npos;
+        ai[RVK_AI_LNPIX] = (int64_t)nl;
+        ai[RVK_AI_LFOFF] = (int64_t)L->lfoff[lam[a]];
+        ai[RVK_AI_TROFF] = (int64_t)tr;
+        im->ndata += ns * n;
+        im->nres += ns * (size_t)nd * n;
+        im->nbas += nw * np * n;
+        im->npos += nw * n;
+        tr += nl;
+        B->npix[a] = n;
+        B->npix_sum += n;
+        if (n > B->npix_max)
+            B->npix_max = n;
+        if (nl > B->lnpix_max)
+            B->lnpix_max = nl;
+    }
+    im->nnuse = ns * (size_t)bt->narm;
+    B->slot_len = tr;
+    return RVFIT_OK;
+}
+
+/* Fill arm a of the images (arrays already sized): pixel tables, data
+ * sanitised by the cpu backend's rule, band matrices, arm reals. */
+static void rvk_fill_arm(const rvk_lib *L, const rvfit_batch *bt, int a,
+                         int la, const rvfit_model_opts *mo,
+                         rvk_batch_img *im)
+{
+    const rvfit_arm_batch *ba = &bt->arm[a];
+    const rvfit_lib_arm *lar = &L->meta.arm[la];
+    const int64_t *ai = im->ai + a * RVK_AI_N;
+    size_t n = ba->npix, ns = bt->nspec, nw = ba->wave_per_spec ? ns : 1;
+    for (size_t w = 0; w < nw; w++)
+        rvfit_pixel_tables(mo->basis, mo->npoly, lar->lnl0, lar->dlnl, n,
+                           ba->wave + w * n, n,
+                           im->pos + ai[RVK_AI_POFF] + w * n,
+                           im->basis + ai[RVK_AI_BOFF] +
+                               w * (size_t)mo->npoly * n);
+    for (size_t s = 0; s < ns; s++) {
+        int32_t nuse = 0;
+        for (size_t i = 0; i < n; i++) {
+            float f = ba->flux[s * n + i], iv = ba->ivar[s * n + i];
+            int ok = iv > 0.0f && isfinite(iv) && isfinite(f);
+            im->flux[ai[RVK_AI_DOFF] + s * n + i] = ok ? f : 0.0f;
+            im->ivar[ai[RVK_AI_DOFF] + s * n + i] = ok ? iv : 0.0f;
+            nuse += ok;
+        }
+        im->nuse[s * (size_t)bt->narm + (size_t)a] = nuse;
+    }
+    if (ai[RVK_AI_NDIAG] > 0)
+        memcpy(im->res + ai[RVK_AI_ROFF], ba->res,
+               ns * (size_t)ba->ndiag * n * sizeof(float));
+    im->ad[a * RVK_AD_N + RVK_AD_INVDLNL] = 1.0 / lar->dlnl;
+}
+
+void rvk_batch_img_free(rvk_batch_img *im)
+{
+    free(im->pos);
+    free(im->basis);
+    free(im->flux);
+    free(im->ivar);
+    free(im->res);
+    free(im->nuse);
+    im->pos = im->basis = NULL;
+    im->flux = im->ivar = im->res = NULL;
+    im->nuse = NULL;
+}
+
+int rvk_batch_prepare(const rvk_lib *L, const rvfit_batch *bt,
+                      const rvfit_model_opts *mo, int fp64, rvk_batch *B,
+                      rvk_batch_img *im, rvfit_err *err)
+{
+    memset(im, 0, sizeof *im);
+    memset(B, 0, sizeof *B);
+    int rc = rvk_check_opts(L, bt, mo, err);
+    if (rc != RVFIT_OK)
+        return rc;
+    B->npoly = mo->npoly;
+    B->nspec = bt->nspec;
+    B->narm = bt->narm;
+    int lam[RVFIT_MAX_ARMS];
+    rc = rvk_layout(L, bt, lam, B, im, err);
+    if (rc != RVFIT_OK)
+        return rc;
+    /* +1: malloc(0) may return NULL. */
+    im->pos = malloc((im->npos + 1) * sizeof(double));
+    im->basis = malloc((im->nbas + 1) * sizeof(double));
+    im->flux = malloc((im->ndata + 1) * sizeof(float));
+    im->ivar = malloc((im->ndata + 1) * sizeof(float));
+    im->res = malloc((im->nres + 1) * sizeof(float));
+    im->nuse = malloc((im->nnuse + 1) * sizeof(int32_t));
+    if (!im->pos || !im->basis || !im->flux || !im->ivar || !im->res ||
+        !im->nuse) {
+        rvk_batch_img_free(im);
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "batch: out of memory");
+    }
+    for (int a = 0; a < bt->narm; a++)
+        rvk_fill_arm(L, bt, a, lam[a], mo, im);
+    rvk_to_real(fp64, im->pos, im->npos, im->pos);
+    rvk_to_real(fp64, im->basis, im->nbas, im->basis);
+    rvk_to_real(fp64, im->ad, (size_t)bt->narm * RVK_AD_N, im->ad);
+    return RVFIT_OK;
+}
+
+/* ---- host <-> device reals ------------------------------------------- */
+
+void rvk_to_real(int fp64, const double *src, size_t n, void *dst)
+{
+    if (fp64) {
+        if (dst != (const void *)src)
+            memmove(dst, src, n * sizeof(double));
+        return;
+    }
+    /* In place is safe: element i is read before bytes [4i, 4i+4) are
+     * written, and those belong to doubles already read; byte copies keep
+     * the compiler from reordering across the two types. */
+    const char *in = (const char *)src;
+    char *out = dst;
+    for (size_t i = 0; i < n; i++) {
+        double v;
+        memcpy(&v, in + i * sizeof v, sizeof v);
+        float f = (float)v;
+        memcpy(out + i * sizeof f, &f, sizeof f);
+    }
+}
+
+double rvk_real_at(int fp64, const void *src, size_t i)
+{
+    return fp64 ? ((const double *)src)[i] : (double)((const float *)src)[i];
+}
+
+void rvk_put_real(int fp64, void *base, size_t i, double v)
+{
+    char *b = base;
+    if (fp64) {
+        memcpy(b + i * sizeof(double), &v, sizeof v);
+    } else {
+        float f = (float)v;
+        memcpy(b + i * sizeof f, &f, sizeof f);
+    }
+}
+
+double rvk_result_at(int fp64, const void *src, size_t i)
+{
+    double v = rvk_real_at(fp64, src, i);
+    return v == (double)(float)RVK_FAIL ? RVK_FAIL : v; /* float devices */
+}
+
+/* ---- shared by the evaluation code ------------------------------------ */
+
+int rvk_velocity_ok(double v)
+{
+    return isfinite(v) && fabs(v) < 0.5 * RVFIT_C_KMS;
+}
+
+size_t rvk_maxgroups(size_t units)
+{
+    size_t g = units * 16;
+    return g < 32 ? 32 : (g > 8192 ? 8192 : g);
+}
+
+double rvk_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int rvk_options(const rvfit_kv *opts, int nopt, long wg_def, long wg_min,
+                long mb_def, size_t *wg, size_t *scratch_bytes, long *fp64,
+                rvfit_err *err)
+{
+    long w = wg_def, mb = mb_def;
+    int rc = rvfit_kv_int(opts, nopt, "wgsize", 1, RVK_WG_MAX, &w, err);
+    if (rc == RVFIT_OK)
+        rc = rvfit_kv_int(opts, nopt, "scratch_mb", 1, 1 << 20, &mb, err);
+    if (rc == RVFIT_OK)
+        rc = rvfit_kv_int(opts, nopt, "fp64", -1, 1, fp64, err);
+    if (rc != RVFIT_OK)
+        return rc;
+    if ((w & (w - 1)) || w < wg_min)
+        return wg_min > 1 ? rvfit_err_set(err, RVFIT_ERR_CONFIG,
+                                          "wgsize %ld is not a power of two "
+                                          ">= %ld", w, wg_min)
+                          : rvfit_err_set(err, RVFIT_ERR_CONFIG,
+                                          "wgsize %ld is not a power of two",
+                                          w);
+    *wg = (size_t)w;
+    *scratch_bytes = (size_t)mb << 20;
+    return RVFIT_OK;
+}
