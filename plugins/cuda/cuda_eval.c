@@ -14,10 +14,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "cuda_internal.h"
-#include "rvfit/physics.h"
 
 typedef struct cuda_job {
     size_t nslot, nrep;
@@ -39,13 +37,6 @@ typedef struct cuda_geom {
 
 #define CUDA_ALIGN 256
 
-static double cuda_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static size_t cuda_al(size_t x)
 {
     return (x + CUDA_ALIGN - 1) / CUDA_ALIGN * CUDA_ALIGN;
@@ -59,7 +50,7 @@ static size_t cuda_min(size_t a, size_t b)
 static void cuda_geometry(const cuda_state *st, const cuda_dev *d,
                           const cuda_job *job, size_t c, cuda_geom *g)
 {
-    size_t r = st->rsz, np = (size_t)(st->nparam > 0 ? st->nparam : 1);
+    size_t r = st->rsz, np = (size_t)(st->lib.nparam > 0 ? st->lib.nparam : 1);
     g->c = c;
     g->P = c * job->nrep;
     g->gt = cuda_min(c, d->maxgroups);
@@ -70,16 +61,16 @@ static void cuda_geometry(const cuda_state *st, const cuda_dev *d,
     g->o_th = g->o_vs + cuda_al(c * r);
     g->o_pv = g->o_th + cuda_al(c * np * r);
     g->n_in = g->o_pv + cuda_al(g->P * r);
-    size_t mo = job->mode ? g->P * st->npix_sum * sizeof(float) : 0;
+    size_t mo = job->mode ? g->P * st->bat.npix_sum * sizeof(float) : 0;
     g->o_m2 = 0;
     g->o_ach = cuda_al(g->P * r);
-    g->o_mo = g->o_ach + cuda_al(g->P * (size_t)st->narm * r);
+    g->o_mo = g->o_ach + cuda_al(g->P * (size_t)st->bat.narm * r);
     g->o_co = g->o_mo + cuda_al(mo);
     g->n_out = g->o_co + cuda_al(mo);
-    g->n_tr = c * st->slot_len * r;
-    g->n_tint = g->gt * st->lnpix_max * r;
+    g->n_tr = c * st->bat.slot_len * r;
+    g->n_tint = g->gt * st->bat.lnpix_max * r;
     g->n_tpen = c * r;
-    g->n_scr = g->gl * 2 * st->npix_max * r;
+    g->n_scr = g->gl * 2 * st->bat.npix_max * r;
 }
 
 static size_t cuda_bytes(const cuda_geom *g)
@@ -159,36 +150,25 @@ static int cuda_chunk_fit(cuda_state *st, cuda_dev *d, const cuda_job *job,
     }
 }
 
-static void cuda_put_real(const cuda_state *st, char *base, size_t i,
-                          double v)
-{
-    if (st->fp64)
-        memcpy(base + i * sizeof(double), &v, sizeof v);
-    else {
-        float f = (float)v;
-        memcpy(base + i * sizeof f, &f, sizeof f);
-    }
-}
-
 /* Inputs of slots [s0, s0+c) into the pinned staging buffer. */
 static void cuda_pack(const cuda_state *st, cuda_dev *d, const cuda_job *job,
                       const cuda_geom *g, size_t s0)
 {
     char *h = d->h_in.p;
-    size_t np = (size_t)(st->nparam > 0 ? st->nparam : 1);
+    size_t np = (size_t)(st->lib.nparam > 0 ? st->lib.nparam : 1);
     uint32_t *fl = (uint32_t *)(h + g->o_fl), *sp = (uint32_t *)(h + g->o_sp);
     for (size_t i = 0; i < g->c; i++) {
         const rvfit_point *p = &job->pts[s0 + i];
         fl[i] = p->flags;
         sp[i] = p->spec;
-        cuda_put_real(st, h + g->o_vs, i, p->vsini);
+        rvk_put_real(st->fp64, h + g->o_vs, i, p->vsini);
         for (size_t k = 0; k < np; k++)
-            cuda_put_real(st, h + g->o_th, i * np + k,
-                          k < (size_t)st->nparam ? p->theta[k] : 0.0);
+            rvk_put_real(st->fp64, h + g->o_th, i * np + k,
+                          k < (size_t)st->lib.nparam ? p->theta[k] : 0.0);
     }
     size_t p0 = s0 * job->nrep;
     for (size_t i = 0; i < g->P; i++)
-        cuda_put_real(st, h + g->o_pv, i,
+        rvk_put_real(st->fp64, h + g->o_pv, i,
                       job->vel ? job->vel[p0 + i] : job->pts[p0 + i].v);
 }
 
@@ -197,20 +177,20 @@ static int cuda_launch(const cuda_state *st, cuda_dev *d, const cuda_job *job,
                        const cuda_geom *g, rvfit_err *err)
 {
     char *in = d->d_in.p, *out = d->d_out.p;
-    cuda_tpl_args t = {(int)g->c, st->nparam, st->narm,
-                       (long long)st->slot_len, d->ax_n, d->ax_node,
+    cuda_tpl_args t = {(int)g->c, st->lib.nparam, st->bat.narm,
+                       (long long)st->bat.slot_len, d->ax_n, d->ax_node,
                        d->exists, d->lib_flux, d->ai, d->ad, in + g->o_fl,
                        in + g->o_vs, in + g->o_th, d->d_tr.p, d->d_tint.p,
-                       (long long)st->lnpix_max, d->d_tpen.p};
+                       (long long)st->bat.lnpix_max, d->d_tpen.p};
     int e = (st->fp64 ? cuda_launch_template_d : cuda_launch_template_f)(
         &t, (unsigned)g->gt, (unsigned)st->wg, d->stream);
     if (e != 0)
         return cuda_fail(err, d, "launch rvk_template", (cudaError_t)e);
-    cuda_like_args l = {(int)g->P, (int)job->nrep, st->narm, st->npoly,
-                        job->mode, (long long)st->slot_len, in + g->o_sp,
+    cuda_like_args l = {(int)g->P, (int)job->nrep, st->bat.narm, st->bat.npoly,
+                        job->mode, (long long)st->bat.slot_len, in + g->o_sp,
                         d->d_tpen.p, in + g->o_pv, d->d_tr.p, d->ai, d->ad,
                         d->pos, d->flux, d->ivar, d->res, d->basis, d->nuse,
-                        d->d_scr.p, (long long)st->npix_max, out + g->o_m2,
+                        d->d_scr.p, (long long)st->bat.npix_max, out + g->o_m2,
                         out + g->o_ach, out + (job->mode ? g->o_mo : 0),
                         out + (job->mode ? g->o_co : 0)};
     /* (Likelihood mode writes no models: any valid pointer will do.) */
@@ -257,22 +237,17 @@ static void cuda_gather(const cuda_state *st, cuda_dev *d,
     cuda_geom g;
     cuda_geometry(st, d, job, d->ns, &g);
     const char *h = d->h_out.p;
-    size_t p0 = d->s0 * job->nrep, narm = (size_t)st->narm;
+    size_t p0 = d->s0 * job->nrep, narm = (size_t)st->bat.narm;
     if (job->mode == 0) {
-        for (size_t i = 0; i < g.P; i++) {
-            double v = cuda_real_at(st, h + g.o_m2, i);
-            job->m2lnl[p0 + i] = v == (double)(float)RVK_FAIL ? RVK_FAIL : v;
-        }
-        for (size_t i = 0; job->chisq && i < g.P * narm; i++) {
-            double v = cuda_real_at(st, h + g.o_ach, i);
-            job->chisq[p0 * narm + i] =
-                v == (double)(float)RVK_FAIL ? RVK_FAIL : v;
-        }
+        for (size_t i = 0; i < g.P; i++)
+            job->m2lnl[p0 + i] = rvk_result_at(st->fp64, h + g.o_m2, i);
+        for (size_t i = 0; job->chisq && i < g.P * narm; i++)
+            job->chisq[p0 * narm + i] = rvk_result_at(st->fp64, h + g.o_ach, i);
         return;
     }
     size_t off = 0; /* arm blocks of P * npix floats */
     for (size_t a = 0; a < narm; a++) {
-        size_t n = g.P * st->npix[a], o = p0 * st->npix[a];
+        size_t n = g.P * st->bat.npix[a], o = p0 * st->bat.npix[a];
         memcpy(job->model[a] + o, h + g.o_mo + off * sizeof(float),
                n * sizeof(float));
         if (job->cont && job->cont[a])
@@ -338,34 +313,28 @@ static int cuda_run(cuda_state *st, const cuda_job *job, rvfit_err *err)
     return rc;
 }
 
-/* Same admissible velocities as the cpu backend. */
-static int cuda_check_v(double v)
-{
-    return isfinite(v) && fabs(v) < 0.5 * RVFIT_C_KMS;
-}
-
 /* Ready to evaluate, and every input valid (before any device work, so
  * that a bad point costs nothing and counts nothing). */
 static int cuda_validate(const cuda_state *st, const cuda_job *job,
                          rvfit_err *err)
 {
-    if (!st->have_lib || !st->have_batch)
+    if (!st->lib.have || !st->bat.have)
         return rvfit_err_set(err, RVFIT_ERR_INVALID,
                              "cuda: evaluation before load_library and "
                              "load_batch");
     for (size_t i = 0; i < job->nslot; i++) {
         const rvfit_point *p = &job->pts[i];
-        if (p->spec >= st->nspec)
+        if (p->spec >= st->bat.nspec)
             return rvfit_err_set(err, RVFIT_ERR_INVALID,
                                  "point %zu: spectrum %u not in the batch of "
-                                 "%zu", i, p->spec, st->nspec);
-        if ((!job->vel && !cuda_check_v(p->v)) || !isfinite(p->vsini))
+                                 "%zu", i, p->spec, st->bat.nspec);
+        if ((!job->vel && !rvk_velocity_ok(p->v)) || !isfinite(p->vsini))
             return rvfit_err_set(err, RVFIT_ERR_INVALID,
                                  "point %zu: v = %g, vsini = %g", i, p->v,
                                  p->vsini);
     }
     for (size_t i = 0; job->vel && i < job->nslot * job->nrep; i++)
-        if (!cuda_check_v(job->vel[i]))
+        if (!rvk_velocity_ok(job->vel[i]))
             return rvfit_err_set(err, RVFIT_ERR_INVALID,
                                  "velocity %zu is %g km/s", i, job->vel[i]);
     return RVFIT_OK;
@@ -375,7 +344,7 @@ static int cuda_validate(const cuda_state *st, const cuda_job *job,
 static int cuda_call(cuda_state *st, const cuda_job *job, const char *what,
                      rvfit_err *err)
 {
-    double t0 = cuda_now();
+    double t0 = rvk_now();
     int rc = cuda_validate(st, job, err);
     if (rc == RVFIT_OK)
         rc = cuda_run(st, job, err);
@@ -385,7 +354,7 @@ static int cuda_call(cuda_state *st, const cuda_job *job, const char *what,
     }
     st->cnt.points += job->nslot * job->nrep;
     st->cnt.calls++;
-    st->cnt.seconds += cuda_now() - t0;
+    st->cnt.seconds += rvk_now() - t0;
     return RVFIT_OK;
 }
 
@@ -411,7 +380,7 @@ int cuda_models(void *state, size_t n, const rvfit_point *pts,
                 float *const *model, float *const *cont, rvfit_err *err)
 {
     cuda_state *st = state;
-    for (int a = 0; a < st->narm; a++)
+    for (int a = 0; a < st->bat.narm; a++)
         if (!model || !model[a])
             return rvfit_err_set(err, RVFIT_ERR_INVALID,
                                  "cuda models: no output array for arm %d", a);

@@ -1,7 +1,8 @@
 /* cuda_internal.h — shared state of the CUDA backend plugin (not
  * installed).  Host-side structure, data layout and semantics mirror the
  * OpenCL backend (plugins/opencl); the device code is the shared
- * plugins/kernels/rvfit_kernels.c, reached through cuda_launch.h.
+ * plugins/kernels/rvfit_kernels.c, reached through cuda_launch.h; the host
+ * images of the resident data are built by rvk_host.h (shared with it).
  *
  * Several devices: the library and the batch are resident on each; every
  * call's template slots are split into contiguous parts, one per device,
@@ -17,7 +18,7 @@
 #include "cuda_launch.h"
 #include "rvfit/backend.h"
 #include "rvfit/library.h"
-#include "rvfit_klayout.h"
+#include "rvk_host.h"
 
 /* Most devices one handle drives (option devices). */
 #ifndef CUDA_MAX_DEV
@@ -74,19 +75,8 @@ typedef struct cuda_state {
     char device[1024];
     rvfit_counters cnt;
 
-    /* library (resident on every device) */
-    int have_lib;
-    int nparam;
-    size_t nmodel;
-    rvfit_library meta;      /* axes and arms, flux pointers NULL      */
-    size_t lfoff[RVFIT_MAX_ARMS];
-
-    /* batch (resident on every device) */
-    int have_batch;
-    size_t nspec;
-    int narm, npoly;
-    size_t npix[RVFIT_MAX_ARMS], npix_sum, npix_max, lnpix_max;
-    size_t slot_len;         /* reals per template slot                */
+    rvk_lib lib;             /* resident on every device               */
+    rvk_batch bat;           /* resident on every device               */
 } cuda_state;
 
 /* cuda_util.c */
@@ -107,11 +97,6 @@ void cuda_buf_free_host(cuda_buf *b);
 int cuda_upload(const cuda_dev *d, void **dst, const void *src, size_t bytes,
                 const char *what, rvfit_err *err);
 void cuda_free(void **p);
-/* Convert n doubles to device reals in dst (dst == src allowed). */
-void cuda_to_real(const cuda_state *st, const double *src, size_t n,
-                  void *dst);
-/* Device real i of src as double. */
-double cuda_real_at(const cuda_state *st, const void *src, size_t i);
 
 /* cuda_data.c */
 int cuda_load_library(void *state, const rvfit_library *lib, rvfit_err *err);

@@ -48,6 +48,40 @@ int cuda_launch_like_f(const cuda_like_args *a, unsigned groups, unsigned wg,
 int cuda_kernel_limit_d(int *maxwg);
 int cuda_kernel_limit_f(int *maxwg);
 
+/* For the two files that compile the kernels (cuda_kernels.cu with nvcc,
+ * emu/cuda_emu_kernels.cpp with the host C++ compiler), built with
+ * CUDA_KSFX = _d or _f: the kernels are extern "C", so their names carry
+ * the suffix to keep the two precisions apart; and the kernels' argument
+ * lists unpacked from the structs above (expanded after rvfit_kernels.c,
+ * which defines real, rvk_long, rvk_uint and rvk_uchar). */
+#ifdef CUDA_KSFX
+#define CUDA_CAT2(a, b) a##b
+#define CUDA_CAT(a, b) CUDA_CAT2(a, b)
+#define CUDA_SFX(name) CUDA_CAT(name, CUDA_KSFX)
+#define rvk_template CUDA_SFX(rvk_template)
+#define rvk_like CUDA_SFX(rvk_like)
+
+#define CUDA_TPL_ARGS(a)                                                   \
+    (a)->ntpl, (a)->nparam, (a)->narm, (a)->slot_len,                      \
+        (const int *)(a)->ax_n, (const real *)(a)->ax_node,                \
+        (const rvk_uchar *)(a)->exists, (const float *)(a)->lib_flux,      \
+        (const rvk_long *)(a)->ai, (const real *)(a)->ad,                  \
+        (const rvk_uint *)(a)->tflags, (const real *)(a)->tvsini,          \
+        (const real *)(a)->ttheta, (real *)(a)->tr, (real *)(a)->tint,     \
+        (a)->tint_len, (real *)(a)->tpen
+
+#define CUDA_LIKE_ARGS(a)                                                  \
+    (a)->np, (a)->nrep, (a)->narm, (a)->npoly, (a)->mode, (a)->slot_len,   \
+        (const rvk_uint *)(a)->tspec, (const real *)(a)->tpen,             \
+        (const real *)(a)->pv, (const real *)(a)->tr,                      \
+        (const rvk_long *)(a)->ai, (const real *)(a)->ad,                  \
+        (const real *)(a)->pos, (const float *)(a)->flux,                  \
+        (const float *)(a)->ivar, (const float *)(a)->res,                 \
+        (const real *)(a)->basis, (const int *)(a)->nuse,                  \
+        (real *)(a)->scratch, (a)->scr_len, (real *)(a)->m2lnl,            \
+        (real *)(a)->achi, (float *)(a)->mout, (float *)(a)->cout
+#endif
+
 #ifdef __cplusplus
 }
 #endif

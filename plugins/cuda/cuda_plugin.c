@@ -80,24 +80,11 @@ static int cuda_parse_devices(const rvfit_kv *kv, int *ord, int *n, int *all,
 static int cuda_options(cuda_state *st, const rvfit_kv *opts, int nopt,
                         long *fp64, long *list, rvfit_err *err)
 {
-    long wg = CUDA_WG_DEFAULT, mb = CUDA_SCRATCH_MB;
-    int rc = rvfit_kv_int(opts, nopt, "wgsize", 1, RVK_WG_MAX, &wg, err);
-    if (rc == RVFIT_OK)
-        rc = rvfit_kv_int(opts, nopt, "scratch_mb", 1, 1 << 20, &mb, err);
-    if (rc == RVFIT_OK)
-        rc = rvfit_kv_int(opts, nopt, "fp64", -1, 1, fp64, err);
-    if (rc == RVFIT_OK)
-        rc = rvfit_kv_int(opts, nopt, "list", 0, 1, list, err);
-    if (rc != RVFIT_OK)
-        return rc;
     /* The kernels' reductions need a power of two of at least RVK_PC. */
-    if ((wg & (wg - 1)) || wg < RVK_PC)
-        return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                             "wgsize %ld is not a power of two >= %d", wg,
-                             RVK_PC);
-    st->wg = (size_t)wg;
-    st->scratch_bytes = (size_t)mb << 20;
-    return RVFIT_OK;
+    int rc = rvk_options(opts, nopt, CUDA_WG_DEFAULT, RVK_PC, CUDA_SCRATCH_MB,
+                         &st->wg, &st->scratch_bytes, fp64, err);
+    return rc == RVFIT_OK ? rvfit_kv_int(opts, nopt, "list", 0, 1, list, err)
+                          : rc;
 }
 
 /* Log every device at `level`; *count receives their number. */
@@ -168,10 +155,7 @@ static int cuda_setup_dev(cuda_state *st, cuda_dev *d, rvfit_err *err)
     }
     while (maxwg > 0 && st->wg > (size_t)maxwg && st->wg > RVK_PC)
         st->wg /= 2;
-    /* Enough blocks to fill the device several times over; each block
-     * owns global scratch, so this also bounds scratch memory. */
-    size_t g = (size_t)p.multiProcessorCount * 16;
-    d->maxgroups = g < 32 ? 32 : (g > 8192 ? 8192 : g);
+    d->maxgroups = rvk_maxgroups((size_t)p.multiProcessorCount);
     d->budget = st->scratch_bytes;
     int ratio = 0;
     if (cudaDeviceGetAttribute(&ratio,

@@ -1,5 +1,5 @@
-/* cuda_util.c — CUDA error messages, buffer helpers and host<->device real
- * conversion (the device computes in double, or in float with fp64 = 0). */
+/* cuda_util.c — CUDA error messages and buffer helpers (host<->device real
+ * conversion is rvk_to_real and friends, plugins/kernels/rvk_host.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,31 +99,4 @@ int cuda_upload(const cuda_dev *d, void **dst, const void *src, size_t bytes,
         return RVFIT_ERR_DEVICE;
     }
     return RVFIT_OK;
-}
-
-void cuda_to_real(const cuda_state *st, const double *src, size_t n,
-                  void *dst)
-{
-    if (st->fp64) {
-        if (dst != (const void *)src)
-            memmove(dst, src, n * sizeof(double));
-        return;
-    }
-    /* In place is safe: element i is read before bytes [4i, 4i+4) are
-     * written, and those belong to doubles already read; byte copies keep
-     * the compiler from reordering across the two types. */
-    const char *in = (const char *)src;
-    char *out = dst;
-    for (size_t i = 0; i < n; i++) {
-        double v;
-        memcpy(&v, in + i * sizeof v, sizeof v);
-        float f = (float)v;
-        memcpy(out + i * sizeof f, &f, sizeof f);
-    }
-}
-
-double cuda_real_at(const cuda_state *st, const void *src, size_t i)
-{
-    return st->fp64 ? ((const double *)src)[i]
-                    : (double)((const float *)src)[i];
 }

@@ -21,12 +21,6 @@
 #define gridDim (*emu_grid_dim())
 #define __syncthreads() emu_sync()
 
-#define CUDA_CAT2(a, b) a##b
-#define CUDA_CAT(a, b) CUDA_CAT2(a, b)
-#define CUDA_SFX(name) CUDA_CAT(name, CUDA_KSFX)
-
-#define rvk_template CUDA_SFX(rvk_template)
-#define rvk_like CUDA_SFX(rvk_like)
 #include "rvfit_kernels.c"
 
 /* Launch preconditions of the real runtime, made strict: the stream's
@@ -50,13 +44,7 @@ typedef struct emu_tpl {
 static void emu_tpl_body(void *ctx)
 {
     const cuda_tpl_args *a = &((emu_tpl *)ctx)->a;
-    rvk_template(a->ntpl, a->nparam, a->narm, a->slot_len,
-                 (const int *)a->ax_n, (const real *)a->ax_node,
-                 (const rvk_uchar *)a->exists, (const float *)a->lib_flux,
-                 (const rvk_long *)a->ai, (const real *)a->ad,
-                 (const rvk_uint *)a->tflags, (const real *)a->tvsini,
-                 (const real *)a->ttheta, (real *)a->tr, (real *)a->tint,
-                 a->tint_len, (real *)a->tpen);
+    rvk_template(CUDA_TPL_ARGS(a));
 }
 
 static void emu_tpl_run(void *ctx)
@@ -92,14 +80,7 @@ typedef struct emu_like {
 static void emu_like_body(void *ctx)
 {
     const cuda_like_args *a = &((emu_like *)ctx)->a;
-    rvk_like(a->np, a->nrep, a->narm, a->npoly, a->mode, a->slot_len,
-             (const rvk_uint *)a->tspec, (const real *)a->tpen,
-             (const real *)a->pv, (const real *)a->tr, (const rvk_long *)a->ai,
-             (const real *)a->ad, (const real *)a->pos, (const float *)a->flux,
-             (const float *)a->ivar, (const float *)a->res,
-             (const real *)a->basis, (const int *)a->nuse, (real *)a->scratch,
-             a->scr_len, (real *)a->m2lnl, (real *)a->achi, (float *)a->mout,
-             (float *)a->cout);
+    rvk_like(CUDA_LIKE_ARGS(a));
 }
 
 static void emu_like_run(void *ctx)
