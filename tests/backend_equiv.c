@@ -1,5 +1,6 @@
 /* backend_equiv.c — see backend_equiv.h.  Included by the equivalence
- * tests (one translation unit per test executable). */
+ * tests (one translation unit per test executable): random problems, then
+ * the suite every backend runs (be_equiv_suite). */
 #include "backend_equiv.h"
 
 #include <dlfcn.h>
@@ -7,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rvfit/physics.h"
+#include "testutil.h"
 
 double be_unif(uint64_t *rng)
 {
@@ -20,12 +23,13 @@ double be_unif(uint64_t *rng)
     return (double)((x * 2685821657736338717ull) >> 11) * 0x1.0p-53;
 }
 
-int be_open(be_backend *b, const char *name, const rvfit_host *host,
-            const rvfit_kv *opts, int nopt, rvfit_err *err)
+/* be_open from directory dir (NULL: "."). */
+static int be_open_in(be_backend *b, const char *dir, const char *name,
+                      const rvfit_host *host, const rvfit_kv *opts, int nopt,
+                      rvfit_err *err)
 {
     char path[4096];
     memset(b, 0, sizeof *b);
-    const char *dir = getenv("RVFIT_PLUGIN_PATH");
     snprintf(path, sizeof path, "%s/rvfit_backend_%s.so", dir ? dir : ".",
              name);
     b->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -49,6 +53,13 @@ int be_open(be_backend *b, const char *name, const rvfit_host *host,
         be_close(b);
     }
     return rc;
+}
+
+int be_open(be_backend *b, const char *name, const rvfit_host *host,
+            const rvfit_kv *opts, int nopt, rvfit_err *err)
+{
+    return be_open_in(b, getenv("RVFIT_PLUGIN_PATH"), name, host, opts, nopt,
+                      err);
 }
 
 void be_close(be_backend *b)
@@ -347,4 +358,262 @@ int be_load(be_backend *b, const be_problem *pr, rvfit_err *err)
     if (rc == RVFIT_OK)
         rc = b->ops->load_batch(b->st, &pr->batch, &pr->mo, err);
     return rc;
+}
+
+/* ---- the suite -------------------------------------------------------- */
+
+const be_case be_cases[BE_NCASES] = {
+    /* narm npix npoly basis ndiag nparam holes vsini nspec wps | points */
+    {{1, 40, 1, RVFIT_BASIS_GAUSS, 0, 1, 0.0, 0.0, 3, 0}, 1},
+    {{2, 60, 3, RVFIT_BASIS_CHEB, 11, 2, 0.2, 35.0, 4, 1}, 64},
+    {{3, 500, 10, RVFIT_BASIS_GAUSS, 11, 3, 0.15, 35.0, 6, 0}, 512},
+    {{1, 500, 3, RVFIT_BASIS_GAUSS, 0, 2, 0.1, 35.0, 5, 1}, 4096},
+    {{2, 3000, 10, RVFIT_BASIS_GAUSS, 11, 3, 0.1, 35.0, 4, 0}, 200},
+    {{3, 3000, 1, RVFIT_BASIS_CHEB, 0, 2, 0.0, 0.0, 3, 0}, 100},
+    {{2, 500, 10, RVFIT_BASIS_CHEB, 5, 3, 0.3, 300.0, 4, 1}, 300},
+};
+
+static double be_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int be_target_open(const be_target *t, be_backend *b, const rvfit_host *host,
+                   const rvfit_kv *opts, int nopt, rvfit_err *err)
+{
+    const char *dir = t->dir && *t->dir ? t->dir : getenv("RVFIT_PLUGIN_PATH");
+    return be_open_in(b, dir, t->name, host, opts, nopt, err);
+}
+
+/* Models of the first n points: max |diff| / max(|row|) over rows. */
+static double be_cmp_models(be_backend *cpu, be_backend *gpu,
+                            const be_problem *pr, size_t n,
+                            const rvfit_point *pts)
+{
+    int na = pr->batch.narm;
+    size_t np = pr->batch.arm[0].npix * n;
+    float *buf = calloc(4 * (size_t)na * np, sizeof(float));
+    float *m[2][RVFIT_MAX_ARMS], *c[2][RVFIT_MAX_ARMS];
+    for (int a = 0; a < na; a++)
+        for (int k = 0; k < 2; k++) {
+            m[k][a] = buf + ((size_t)(4 * a + 2 * k)) * np;
+            c[k][a] = m[k][a] + np;
+        }
+    rvfit_err err;
+    int r1 = cpu->ops->models(cpu->st, n, pts, m[0], c[0], &err);
+    int r2 = gpu->ops->models(gpu->st, n, pts, m[1], c[1], &err);
+    CHECK_MSG(r1 == RVFIT_OK && r2 == RVFIT_OK, "models: %s", err.msg);
+    double worst = 0.0;
+    size_t npix = pr->batch.arm[0].npix;
+    for (int a = 0; a < na; a++)
+        for (size_t q = 0; q < n; q++)
+            for (int w = 0; w < 2; w++) {
+                const float *x = (w ? c[0][a] : m[0][a]) + q * npix;
+                const float *y = (w ? c[1][a] : m[1][a]) + q * npix;
+                double mx = 0.0, d = 0.0;
+                for (size_t i = 0; i < npix; i++) {
+                    mx = fmax(mx, fabs(x[i]));
+                    d = fmax(d, fabs((double)x[i] - y[i]));
+                }
+                double rel = mx > 0 ? d / mx : d;
+                worst = isnan(rel) ? INFINITY : fmax(worst, rel);
+            }
+    free(buf);
+    return worst;
+}
+
+/* vscan of nq base points on nvel velocities each. */
+static double be_cmp_vscan(be_backend *cpu, be_backend *gpu, size_t nq,
+                           const rvfit_point *base, size_t nvel)
+{
+    double *vel = malloc(nq * nvel * sizeof(double));
+    double *r = malloc(2 * nq * nvel * sizeof(double));
+    for (size_t q = 0; q < nq; q++)
+        for (size_t k = 0; k < nvel; k++)
+            vel[q * nvel + k] = -400.0 + 800.0 * (double)k / (double)(nvel - 1) +
+                                3.0 * (double)q;
+    rvfit_err err;
+    int r1 = cpu->ops->vscan(cpu->st, nq, base, nvel, vel, r, &err);
+    int r2 = gpu->ops->vscan(gpu->st, nq, base, nvel, vel, r + nq * nvel, &err);
+    CHECK_MSG(r1 == RVFIT_OK && r2 == RVFIT_OK, "vscan: %s", err.msg);
+    double d = be_maxrel(r, r + nq * nvel, nq * nvel);
+    free(vel);
+    free(r);
+    return d;
+}
+
+/* Compare chisq outputs o1 (cpu) and o2 (gpu) of n points, then models and
+ * vscan on the first points; print and check against tol. */
+static void be_compare(const be_target *t, be_backend *cpu, be_backend *gpu,
+                       const be_problem *pr, size_t n, const rvfit_point *pts,
+                       const rvfit_chisq_out *o1, const rvfit_chisq_out *o2,
+                       const double secs[2], be_result *res, double tol)
+{
+    const be_shape *sh = &pr->sh;
+    size_t na = (size_t)sh->narm;
+    double d1 = be_maxrel(o1->m2lnl, o2->m2lnl, n);
+    double d2 = be_maxrel(o1->chisq, o2->chisq, n * na);
+    size_t nm = n < 16 ? n : 16, nq = n < BE_NVSCAN ? n : BE_NVSCAN;
+    double d3 = be_cmp_models(cpu, gpu, pr, nm, pts);
+    double d4 = be_cmp_vscan(cpu, gpu, nq, pts, 41);
+    printf("  %zu arm x %4zu px npoly %2d ndiag %2d nparam %d vsini<=%3.0f "
+           "n %4zu: m2lnl %.1e chisq %.1e models %.1e vscan %.1e "
+           "(cpu %.3f s, %s %.3f s)\n",
+           na, sh->npix, sh->npoly, sh->ndiag, sh->nparam, sh->vsini_max, n,
+           d1, d2, d3, d4, secs[0], t->name, secs[1]);
+    CHECK_MSG(d1 <= tol, "m2lnl rel diff %.3g", d1);
+    CHECK_MSG(d2 <= tol, "chisq rel diff %.3g", d2);
+    CHECK_MSG(d3 <= (tol > BE_TOL ? tol : BE_TOL_MODEL), "models %.3g", d3);
+    CHECK_MSG(d4 <= tol, "vscan rel diff %.3g", d4);
+    res->m2lnl = fmax(res->m2lnl, d1);
+    res->chisq = fmax(res->chisq, d2);
+    res->models = fmax(res->models, d3);
+    res->vscan = fmax(res->vscan, d4);
+    /* Known cases from the harness: skipped arm, failed Cholesky. */
+    for (size_t q = 0; q < n; q++) {
+        if (pts[q].spec == 1 && sh->ndiag > 0)
+            CHECK_MSG(o2->m2lnl[q] == 1e30, "%.17g %.17g", o2->m2lnl[q],
+                      o1->m2lnl[q]);
+        if (pts[q].spec == 0)
+            CHECK(o2->chisq[q * na] == 0.0);
+    }
+}
+
+void be_run_case(const be_target *t, be_backend *cpu, be_backend *gpu,
+                 const be_case *sc, uint64_t *rng, be_result *res, double tol)
+{
+    be_problem pr;
+    rvfit_err err;
+    int rc = be_problem_make(&pr, &sc->sh, rng, &err);
+    CHECK_MSG(rc == RVFIT_OK, "problem: %s", err.msg);
+    if (rc != RVFIT_OK)
+        return;
+    rc = be_load(cpu, &pr, &err);
+    CHECK_MSG(rc == RVFIT_OK, "cpu load: %s", err.msg);
+    rc = rc ? rc : be_load(gpu, &pr, &err);
+    CHECK_MSG(rc == RVFIT_OK, "%s load: %s", t->name, err.msg);
+    size_t n = sc->npts, na = (size_t)sc->sh.narm;
+    rvfit_point *pts = malloc(n * sizeof *pts);
+    double *out = malloc(2 * n * (1 + na) * sizeof(double));
+    be_points(&pr, n, rng, pts);
+    rvfit_chisq_out o1 = {out, out + n}, o2 = {out + n * (1 + na),
+                                               out + n * (2 + na)};
+    double t0 = be_now();
+    int r1 = rc ? rc : cpu->ops->chisq(cpu->st, n, pts, &o1, &err);
+    double t1 = be_now();
+    int r2 = r1 ? r1 : gpu->ops->chisq(gpu->st, n, pts, &o2, &err);
+    double secs[2] = {t1 - t0, be_now() - t1};
+    CHECK_MSG(r1 == RVFIT_OK && r2 == RVFIT_OK, "chisq: %s", err.msg);
+    if (r1 == RVFIT_OK && r2 == RVFIT_OK)
+        be_compare(t, cpu, gpu, &pr, n, pts, &o1, &o2, secs, res, tol);
+    free(pts);
+    free(out);
+    be_problem_free(&pr);
+}
+
+/* Counters count exactly the points evaluated (none for a rejected call);
+ * the device string names the backend. */
+static void be_check_counters(const be_target *t, be_backend *gpu,
+                              uint64_t *rng)
+{
+    const char *dev = gpu->ops->device(gpu->st);
+    size_t len = strlen(t->name);
+    printf("  device: %s\n", dev);
+    CHECK(strncmp(dev, t->name, len) == 0 && strncmp(dev + len, ": ", 2) == 0 &&
+          strlen(dev) > len + 2);
+    be_shape sh = {2, 100, 3, RVFIT_BASIS_GAUSS, 5, 2, 0.0, 10.0, 3, 0};
+    be_problem pr;
+    rvfit_err err;
+    CHECK(be_problem_make(&pr, &sh, rng, &err) == RVFIT_OK);
+    CHECK(be_load(gpu, &pr, &err) == RVFIT_OK);
+    rvfit_counters c0, c1;
+    gpu->ops->counters(gpu->st, &c0);
+    rvfit_point pts[7];
+    double m2[7 * 5], vel[5 * 3] = {0};
+    float mbuf[2][7 * 100];
+    float *mo[2] = {mbuf[0], mbuf[1]};
+    be_points(&pr, 7, rng, pts);
+    rvfit_chisq_out o = {m2, NULL};
+    CHECK(gpu->ops->chisq(gpu->st, 7, pts, &o, &err) == RVFIT_OK);
+    CHECK(gpu->ops->vscan(gpu->st, 3, pts, 5, vel, m2, &err) == RVFIT_OK);
+    CHECK(gpu->ops->models(gpu->st, 2, pts, mo, NULL, &err) == RVFIT_OK);
+    CHECK(gpu->ops->vscan(gpu->st, 3, pts, 0, vel, m2, &err) == RVFIT_OK);
+    pts[0].spec = 99; /* invalid: no points counted */
+    CHECK(gpu->ops->chisq(gpu->st, 1, pts, &o, &err) == RVFIT_ERR_INVALID);
+    CHECK(tu_contains(err.msg, "spectrum 99"));
+    pts[0].spec = 0;
+    pts[0].v = 2e5; /* beyond c/2 */
+    CHECK(gpu->ops->chisq(gpu->st, 1, pts, &o, &err) == RVFIT_ERR_INVALID);
+    gpu->ops->counters(gpu->st, &c1);
+    CHECK_MSG(c1.points - c0.points == 7 + 15 + 2, "points %llu",
+              (unsigned long long)(c1.points - c0.points));
+    CHECK(c1.calls - c0.calls == 4);
+    CHECK(c1.seconds > c0.seconds);
+    be_problem_free(&pr);
+}
+
+/* DESI-like throughput: 3 arms x ~2700 px, npoly 10, ndiag 11; 2048
+ * points on the cpu, t->bench_points on the backend. */
+static void be_bench(const be_target *t, be_backend *cpu, be_backend *gpu,
+                     uint64_t *rng)
+{
+    be_shape sh = {3, 2700, 10, RVFIT_BASIS_GAUSS, 11, 3, 0.0, 10.0, 16, 0};
+    be_problem pr;
+    rvfit_err err;
+    if (be_problem_make(&pr, &sh, rng, &err) != RVFIT_OK)
+        return;
+    be_load(cpu, &pr, &err);
+    be_load(gpu, &pr, &err);
+    size_t n = t->bench_points > 2048 ? t->bench_points : 2048;
+    rvfit_point *pts = malloc(n * sizeof *pts);
+    double *m2 = malloc(n * sizeof(double));
+    be_points(&pr, n, rng, pts);
+    rvfit_chisq_out o = {m2, NULL};
+    be_backend *b[2] = {cpu, gpu};
+    for (int k = 0; k < 2; k++) {
+        size_t nk = k ? t->bench_points : 2048;
+        b[k]->ops->chisq(b[k]->st, 64, pts, &o, &err); /* warm-up */
+        double t0 = be_now();
+        b[k]->ops->chisq(b[k]->st, nk, pts, &o, &err);
+        double dt = be_now() - t0;
+        printf("  bench %-40s %8.0f points/s\n", b[k]->ops->device(b[k]->st),
+               (double)nk / dt);
+    }
+    free(pts);
+    free(m2);
+    be_problem_free(&pr);
+}
+
+void be_equiv_suite(const be_target *t, be_backend *gpu, be_backend *cpu,
+                    const rvfit_host *host)
+{
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    be_result res = {0, 0, 0, 0};
+    printf("fp64 device code:\n");
+    for (size_t k = 0; k < BE_NCASES; k++)
+        be_run_case(t, cpu, gpu, &be_cases[k], &rng, &res, BE_TOL);
+    printf("max rel diff: m2lnl %.2e chisq %.2e models %.2e vscan %.2e\n",
+           res.m2lnl, res.chisq, res.models, res.vscan);
+    be_check_counters(t, gpu, &rng);
+    if (getenv("RVFIT_BENCH"))
+        be_bench(t, cpu, gpu, &rng);
+    be_close(gpu);
+    if (t->extra)
+        t->extra(t, cpu, host, &rng);
+
+    /* The float device code (devices without fp64), forced: looser. */
+    rvfit_kv f32 = {"fp64", "0", "test", 0};
+    rvfit_err err;
+    int rc = be_target_open(t, gpu, host, &f32, 1, &err);
+    CHECK_MSG(rc == RVFIT_OK, "fp64 = 0: %s", err.msg);
+    if (rc != RVFIT_OK)
+        return;
+    be_result rf = {0, 0, 0, 0};
+    printf("float device code (fp64 = 0):\n");
+    be_run_case(t, cpu, gpu, &be_cases[2], &rng, &rf, BE_TOL_FLOAT);
+    if (getenv("RVFIT_BENCH"))
+        be_bench(t, cpu, gpu, &rng);
+    be_close(gpu);
 }

@@ -52,8 +52,9 @@ static void check_three(be_backend *cpu, uint64_t *rng)
         return;
     CHECK(!strcmp(g.ops->device(g.st),
                   "cuda: Emulated GPU 0, Emulated GPU 1, Emulated GPU 2"));
-    result r = {0, 0, 0, 0};
-    run_case(cpu, &g, &cases[1], rng, &r, TOL); /* 64 pts + 16 + 7x41 */
+    be_result r = {0, 0, 0, 0};
+    /* 64 pts + 16 + BE_NVSCAN (7) x 41 */
+    be_run_case(&cuda_target, cpu, &g, &be_cases[1], rng, &r, BE_TOL);
     be_close(&g);
     /* chisq 64 = 21+21+22, models 16 = 5+5+6, vscan 7 slots x 41 =
      * (2+2+3) x 41: device 0 and 1 get 21+5+82 = 108, device 2 gets
@@ -81,9 +82,9 @@ static void check_oom(be_backend *cpu, uint64_t *rng)
     int rc = open_cuda(&g, &h, NULL, 0, &err);
     CHECK_MSG(rc == RVFIT_OK, "oom open: %s", err.msg);
     if (rc == RVFIT_OK) {
-        result r = {0, 0, 0, 0};
+        be_result r = {0, 0, 0, 0};
         printf("24 MiB device reporting 8x its free memory:\n");
-        run_case(cpu, &g, &cases[4], rng, &r, TOL);
+        be_run_case(&cuda_target, cpu, &g, &be_cases[4], rng, &r, BE_TOL);
         be_close(&g);
         CHECK_MSG(cap_find(&lc, "budget halved") >= 0, "no halving logged");
     }
@@ -111,7 +112,7 @@ int main(void)
     CHECK_MSG(rc2 == RVFIT_OK, "emulated cuda open: %s", err.msg);
     if (rc != RVFIT_OK || rc2 != RVFIT_OK)
         return tu_finish("test_cuda_emu");
-    equiv_suite(&gpu, &cpu, &host, 1);
+    be_equiv_suite(&cuda_target, &gpu, &cpu, &host);
     uint64_t rng = 12345;
     check_three(&cpu, &rng);
     check_oom(&cpu, &rng);
