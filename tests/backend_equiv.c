@@ -432,7 +432,8 @@ static double be_cmp_vscan(be_backend *cpu, be_backend *gpu, size_t nq,
     double *r = malloc(2 * nq * nvel * sizeof(double));
     for (size_t q = 0; q < nq; q++)
         for (size_t k = 0; k < nvel; k++)
-            vel[q * nvel + k] = -400.0 + 800.0 * (double)k / (double)(nvel - 1) +
+            vel[q * nvel + k] = -400.0 +
+                                800.0 * (double)k / (double)(nvel - 1) +
                                 3.0 * (double)q;
     rvfit_err err;
     int r1 = cpu->ops->vscan(cpu->st, nq, base, nvel, vel, r, &err);

@@ -35,13 +35,20 @@ static int cap_find(const logcap *c, const char *s)
     return -1;
 }
 
+/* A host whose log lines (info and up) go to c. */
+static rvfit_host cap_host(logcap *c)
+{
+    rvfit_host h = tu_host(RVFIT_LOG_INFO);
+    h.log = cap_log;
+    h.log_ctx = c;
+    return h;
+}
+
 /* Three devices: the points of a call split contiguously over them. */
 static void check_three(be_backend *cpu, uint64_t *rng)
 {
     logcap lc = {.n = 0};
-    rvfit_host h = tu_host(RVFIT_LOG_INFO);
-    h.log = cap_log;
-    h.log_ctx = &lc;
+    rvfit_host h = cap_host(&lc);
     setenv("RVFIT_CUDA_EMU_DEVICES", "3", 1);
     rvfit_kv all = {"devices", "all", "test", 0};
     be_backend g;
@@ -72,9 +79,7 @@ static void check_three(be_backend *cpu, uint64_t *rng)
 static void check_oom(be_backend *cpu, uint64_t *rng)
 {
     logcap lc = {.n = 0};
-    rvfit_host h = tu_host(RVFIT_LOG_INFO);
-    h.log = cap_log;
-    h.log_ctx = &lc;
+    rvfit_host h = cap_host(&lc);
     setenv("RVFIT_CUDA_EMU_MEM_MB", "24", 1);
     setenv("RVFIT_CUDA_EMU_MEMINFO_X", "8", 1);
     be_backend g;

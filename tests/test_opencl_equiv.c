@@ -29,7 +29,8 @@ static void check_selection(const be_target *t, be_backend *cpu,
     CHECK(be_target_open(t, &b, host, sel, 2, &err) ==
           RVFIT_ERR_UNAVAILABLE);
     CHECK(tu_contains(err.msg, "no-such-device-xyz"));
-    rvfit_kv idx[2] = {{"platform", "0", "test", 0}, {"device", "0", "test", 0}};
+    rvfit_kv idx[2] = {{"platform", "0", "test", 0},
+                       {"device", "0", "test", 0}};
     int rc = be_target_open(t, &b, host, idx, 2, &err);
     CHECK_MSG(rc == RVFIT_OK, "platform 0 device 0: %s", err.msg);
     if (rc == RVFIT_OK)

@@ -22,14 +22,19 @@ int cuda_use(const cuda_dev *d, rvfit_err *err)
     return e == cudaSuccess ? RVFIT_OK : cuda_fail(err, d, "cudaSetDevice", e);
 }
 
-cudaError_t cuda_grow(cuda_buf *b, size_t bytes)
+/* Grow b in device memory, or in pinned host memory when pinned != 0. */
+static cudaError_t cuda_grow_in(cuda_buf *b, size_t bytes, int pinned)
 {
     if (bytes == 0)
         bytes = 16;
     if (b->p && b->n >= bytes)
         return cudaSuccess;
-    cuda_buf_free(b);
-    cudaError_t e = cudaMalloc(&b->p, bytes);
+    if (pinned)
+        cuda_buf_free_host(b);
+    else
+        cuda_buf_free(b);
+    cudaError_t e = pinned ? cudaMallocHost(&b->p, bytes)
+                           : cudaMalloc(&b->p, bytes);
     if (e != cudaSuccess) {
         b->p = NULL;
         if (e == cudaErrorMemoryAllocation)
@@ -40,22 +45,14 @@ cudaError_t cuda_grow(cuda_buf *b, size_t bytes)
     return cudaSuccess;
 }
 
+cudaError_t cuda_grow(cuda_buf *b, size_t bytes)
+{
+    return cuda_grow_in(b, bytes, 0);
+}
+
 cudaError_t cuda_grow_host(cuda_buf *b, size_t bytes)
 {
-    if (bytes == 0)
-        bytes = 16;
-    if (b->p && b->n >= bytes)
-        return cudaSuccess;
-    cuda_buf_free_host(b);
-    cudaError_t e = cudaMallocHost(&b->p, bytes);
-    if (e != cudaSuccess) {
-        b->p = NULL;
-        if (e == cudaErrorMemoryAllocation)
-            cudaGetLastError();
-        return e;
-    }
-    b->n = bytes;
-    return cudaSuccess;
+    return cuda_grow_in(b, bytes, 1);
 }
 
 void cuda_buf_free(cuda_buf *b)
