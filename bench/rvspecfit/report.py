@@ -76,8 +76,10 @@ Remaining differences (not aligned, by design of each program):
   300 km/s), 5 km/s velocity grid, then Nelder–Mead + BFGS per star; rvfit
   a batched coarse grid of library nodes × velocities (20 km/s step), then a
   batched optimizer, all spectra in lockstep.
-* Masking: rvspecfit masks the dichroic 4300–4450 Å and (resmat run) five
-  edge pixels per arm; rvfit masks edge rows of the band matrix only.
+* Masking: rvspecfit masks 4300–4450 Å (dichroic; both runs) and, in the
+  resmat run, five edge pixels per arm; rvfit does not mask the dichroic
+  (the mock has no dichroic feature) and drops the six edge pixels per arm
+  whose band-matrix kernel is incomplete.
 * Errors: both floor σ at 0.3 × median σ; rvspecfit sets masked pixels to a
   huge σ and interpolates the flux, rvfit gives them zero weight.
 """
@@ -148,7 +150,8 @@ def run_metrics(run):
                        "cpu_s": fit["cpu_s"],
                        "core_s_per_star": fit["cpu_s"] / nfit,
                        "spectra_per_s": nfit / fit["wall_s"],
-                       "maxrss_mib": fit["maxrss_mib"]}
+                       "maxrss_mib": fit["maxrss_mib"],
+                       "load1_before": fit.get("load1_before")}
     if run["prep"]:
         res["prep"] = {"wall_s": run["prep"]["wall_s"],
                        "cpu_s": run["prep"]["cpu_s"]}
@@ -204,11 +207,22 @@ def fmt(x, f="%.2f"):
     return "—" if x is None or not np.isfinite(x) else f % x
 
 
+def cost_only(spec):
+    name, rest = spec.split("=", 1)
+    tabf, fitf = rest.split(":")[:2]
+    n = len(fits.getdata(tabf, "RVTAB"))
+    fit = json.load(open(fitf))
+    return {"name": name, "cost": {
+        "nstar": n, "wall_s": fit["wall_s"], "cpu_s": fit["cpu_s"],
+        "core_s_per_star": fit["cpu_s"] / n, "spectra_per_s": n / fit["wall_s"],
+        "maxrss_mib": fit["maxrss_mib"], "load1_before": fit.get("load1_before")}}
+
+
 def cost_table(runs, res):
     ref = res[runs[0]["name"]].get("cost")
     lines = ["| code | stars | wall s | CPU s | core-s/star | spectra/s |"
-             " peak RSS MiB | templates wall s (CPU s) | core-s/star vs "
-             f"{runs[0]['name']} |", "|---" * 9 + "|"]
+             " peak RSS MiB | load at start | templates wall s (CPU s) |"
+             f" core-s/star vs {runs[0]['name']} |", "|---" * 10 + "|"]
     for r in runs:
         c = res[r["name"]].get("cost", {})
         p = res[r["name"]].get("prep", {})
@@ -218,6 +232,7 @@ def cost_table(runs, res):
             f"| {r['name']} | {c.get('nstar', '—')} | {fmt(c.get('wall_s'), '%.1f')}"
             f" | {fmt(c.get('cpu_s'), '%.1f')} | {fmt(c.get('core_s_per_star'), '%.3f')}"
             f" | {fmt(c.get('spectra_per_s'), '%.2f')} | {fmt(c.get('maxrss_mib'), '%.0f')}"
+            f" | {fmt(c.get('load1_before'), '%.1f')}"
             f" | {fmt(p.get('wall_s'), '%.1f')} ({fmt(p.get('cpu_s'), '%.1f')})"
             f" | {fmt(ratio, '%.1f')}× |")
     return lines
@@ -267,7 +282,7 @@ def markdown(args, runs, res, lsf):
     out = ["## rvspecfit comparison", "",
            "Regenerate with one command (from a fresh clone; builds rvfit,"
            " installs rvspecfit into bench/rvspecfit/.venv):"
-           " `UPDATE_DOCS=1 bash bench/rvspecfit/run.sh`"
+           " `bash bench/rvspecfit/run.sh`"
            " (≈ 10 minutes on 2 cores; not part of CI).", "",
            f"Date {today}; machine {machine()}; commit {commit};"
            f" rvspecfit {rvs} (PyPI, pinned in bench/rvspecfit/requirements.txt);"
@@ -276,12 +291,14 @@ def markdown(args, runs, res, lsf):
            " The machine is shared, so wall times carry ±20 %; CPU-seconds"
            " are the steadier measure.", "",
            "### Cost (end to end, file in → rvtab out)", ""]
-    out += cost_table(runs, res)
+    out += cost_table(runs + [{"name": n} for n in
+                                getattr(args, "cost_names", [])], res)
     out += ["", "CPU s counts all threads and worker processes (getrusage of"
             " children); core-s/star = CPU s / stars; spectra/s = stars / wall"
             " s on the stated workers. Python start-up and rvspecfit's"
             " per-process template loading are included, as a user pays"
-            " them.", "", "### Accuracy against truth", ""]
+            " them. Load = 1-minute load average when the fit started (2 cores;"
+            " above ~2 other work competed).", "", "### Accuracy against truth", ""]
     out += accuracy_table(runs, res)
     out += ["", "Bias = median(fit − truth); σ = IQR/1.349; pull = robust σ"
             " of (fit − truth)/error; >5σ = fraction of |ΔV/VRAD_ERR| > 5;"
@@ -316,6 +333,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--truth", required=True)
     ap.add_argument("--run", action="append", required=True)
+    ap.add_argument("--cost-run", action="append", default=[],
+                    help="NAME=RVTAB:FIT.json: a cost row only")
     ap.add_argument("--mock")
     ap.add_argument("--md")
     ap.add_argument("--json")
@@ -327,6 +346,10 @@ def main():
     truth = fits.getdata(args.truth, "TRUTH")
     runs = [load_run(s, truth) for s in args.run]
     res = {r["name"]: run_metrics(r) for r in runs}
+    for spec in args.cost_run:
+        extra = cost_only(spec)
+        res[extra["name"]] = {"cost": extra["cost"]}
+        args.cost_names = getattr(args, "cost_names", []) + [extra["name"]]
     lsf = mock_lsf(args.mock) if args.mock else None
     md = markdown(args, runs, res, lsf)
     if args.md:
