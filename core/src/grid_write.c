@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "rvfit/synth.h"
-#include "synth_util.h"
+#include "util.h"
 
 #define GW_WAVE "WAVE_PHOENIX-ACES-AGSS-COND-2011.fits"
 #define GW_SUB "PHOENIX-ACES-AGSS-COND-2011"
@@ -112,19 +112,7 @@ static int gw_write_image(const char *path, int bitpix, int dtype, size_t n,
                        &fs);
     }
     fits_write_img(f, dtype, 1, (LONGLONG)n, (void *)data, &fs);
-    int cs = 0;
-    if (f)
-        fits_close_file(f, &cs);
-    if (fs || cs) {
-        remove(tmp);
-        return rvfit_i_fits_err(err, RVFIT_ERR_IO, fs ? fs : cs, path);
-    }
-    if (rename(tmp, path) != 0) {
-        remove(tmp);
-        return rvfit_err_set(err, RVFIT_ERR_IO, "rename %s -> %s failed",
-                             tmp, path);
-    }
-    return RVFIT_OK;
+    return rvfit_i_fits_commit(f, fs, tmp, path, err);
 }
 
 /* Parameters of model m (last axis fastest: teff, logg, feh, alpha). */

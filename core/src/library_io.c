@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 
 #include "rvfit/library.h"
-#include "synth_util.h"
+#include "util.h"
 
 void rvfit_library_free(rvfit_library *lib)
 {
@@ -214,24 +214,13 @@ int rvfit_library_save(const rvfit_library *lib, const char *dir,
         return st;
     snprintf(bang, sizeof bang, "!%s", tmp);
     fitsfile *f = NULL;
-    int fs = 0, cs = 0;
+    int fs = 0;
     fits_create_file(&f, bang, &fs);
     if (!fs)
         lio_write_primary(f, lib, &fs);
     if (!fs)
         lio_write_hdus(f, lib, &fs);
-    if (f)
-        fits_close_file(f, &cs);
-    if (fs || cs) {
-        remove(tmp);
-        return rvfit_i_fits_err(err, RVFIT_ERR_IO, fs ? fs : cs, path);
-    }
-    if (rename(tmp, path) != 0) {
-        remove(tmp);
-        return rvfit_err_set(err, RVFIT_ERR_IO, "%s: rename from %s failed",
-                             path, tmp);
-    }
-    return RVFIT_OK;
+    return rvfit_i_fits_commit(f, fs, tmp, path, err);
 }
 
 /* ---- load ----------------------------------------------------------- */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "rvfit/synth.h"
-#include "synth_util.h"
+#include "util.h"
 
 /* Uniform draw inside [x0 + step/2, x1 - step/2]; an axis with a single
  * node (step <= 0 or x1 <= x0) gives x0. */

@@ -8,24 +8,14 @@
 #include <unistd.h>
 
 #include "output_internal.h"
+#include "util.h"
 
 static int fits_fail(int status, rvfit_err *err, const char *path,
                      const char *what)
 {
-    char text[FLEN_STATUS], msg[FLEN_ERRMSG] = "";
-    fits_get_errstatus(status, text);
-    fits_read_errmsg(msg); /* most recent detail, if any */
-    fits_clear_errmsg();
-    return rvfit_err_set(err, RVFIT_ERR_IO, "%s: %s: %s%s%s", path, what,
-                         text, msg[0] ? " — " : "", msg);
-}
-
-static void tmp_name(char *out, size_t n, const char *final)
-{
-    const char *slash = strrchr(final, '/');
-    int dirlen = slash ? (int)(slash - final + 1) : 0;
-    snprintf(out, n, "%.*s.%s.tmp-%ld", dirlen, final,
-             slash ? slash + 1 : final, (long)getpid());
+    int rc = rvfit_i_fits_err(err, RVFIT_ERR_IO, status, path);
+    rvfit_err_prefix(err, "%s", what);
+    return rc;
 }
 
 static void write_primary(fitsfile *f, const rvfit_output_meta *m,
@@ -186,7 +176,7 @@ int rvfit_output_open(rvfit_output **out, const char *tab_path,
             o->id_table = t;
     out_rvtab_columns(&o->cols, lib, info);
     snprintf(o->tab_final, sizeof o->tab_final, "%s", tab_path);
-    tmp_name(o->tab_tmp, sizeof o->tab_tmp, tab_path);
+    rvfit_i_tmpname(o->tab_tmp, sizeof o->tab_tmp, tab_path);
     int st = 0;
     char create[RVFIT_PATH_LEN + 80];
     snprintf(create, sizeof create, "!%s", o->tab_tmp);
@@ -207,7 +197,7 @@ int rvfit_output_open(rvfit_output **out, const char *tab_path,
     }
     if (mod_path) {
         snprintf(o->mod_final, sizeof o->mod_final, "%s", mod_path);
-        tmp_name(o->mod_tmp, sizeof o->mod_tmp, mod_path);
+        rvfit_i_tmpname(o->mod_tmp, sizeof o->mod_tmp, mod_path);
         snprintf(create, sizeof create, "!%s", o->mod_tmp);
         if (!fits_create_file(&o->mod, create, &st)) {
             write_primary(o->mod, meta, nrow, &st);

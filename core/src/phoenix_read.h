@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "rvfit/status.h"
-#include "synth_util.h"
+#include "util.h"
 
 typedef struct rvfit_i_phx_file {
     char *path;                    /* owned                               */

@@ -1,11 +1,11 @@
-/* synth_util.h — private helpers shared by the synthetic-grid, template
- * and library-file code of the core (not installed, not exported).
+/* util.h — private helpers shared by the core's file writers and
+ * synthetic-data code (not installed, not exported).
  *
  * CFITSIO keeps a process-global error stack: rvfit_i_fits_err converts
  * its status and last message once, at our boundary.
  */
-#ifndef RVFIT_SYNTH_UTIL_H
-#define RVFIT_SYNTH_UTIL_H
+#ifndef RVFIT_UTIL_H
+#define RVFIT_UTIL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -30,6 +30,12 @@ RVFIT_HIDDEN int rvfit_i_fits_err(rvfit_err *err, int code, int fstatus,
  * (same file system, so rename() is atomic).  0 on success, -1 if the
  * buffer is too small. */
 RVFIT_HIDDEN int rvfit_i_tmpname(char *buf, size_t size, const char *path);
+
+/* Finish an atomic write: close f (may be NULL) and, if fstatus and the
+ * close are clean, rename tmp to path; otherwise remove tmp.  Errors name
+ * path. */
+RVFIT_HIDDEN int rvfit_i_fits_commit(void *f, int fstatus, const char *tmp,
+                                     const char *path, rvfit_err *err);
 
 /* splitmix64 step: a tiny, well-mixed generator for seeding and draws. */
 RVFIT_HIDDEN uint64_t rvfit_i_splitmix(uint64_t *state);

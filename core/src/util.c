@@ -1,6 +1,6 @@
-/* synth_util.c — private helpers: mkdir -p, CFITSIO error conversion,
+/* util.c — private helpers: mkdir -p, CFITSIO error conversion,
  * temporary names for atomic writes, splitmix64. */
-#include "synth_util.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fitsio.h>
@@ -75,4 +75,23 @@ uint64_t rvfit_i_splitmix(uint64_t *s)
 double rvfit_i_uniform(uint64_t *s)
 {
     return (double)(rvfit_i_splitmix(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+int rvfit_i_fits_commit(void *f, int fstatus, const char *tmp,
+                        const char *path, rvfit_err *err)
+{
+    int cs = 0;
+    if (f)
+        fits_close_file((fitsfile *)f, &cs);
+    if (fstatus || cs) {
+        remove(tmp);
+        return rvfit_i_fits_err(err, RVFIT_ERR_IO, fstatus ? fstatus : cs,
+                                path);
+    }
+    if (rename(tmp, path) != 0) {
+        remove(tmp);
+        return rvfit_err_set(err, RVFIT_ERR_IO, "%s: rename from %s failed",
+                             path, tmp);
+    }
+    return RVFIT_OK;
 }
