@@ -184,8 +184,9 @@ def versions(root):
     except Exception:  # noqa: BLE001 - only for the report line
         rvs = "?"
     commit = sh(["git", "rev-parse", "--short", "HEAD"], cwd=root)
-    dirty = sh(["git", "status", "--porcelain", "--untracked-files=no"],
-               cwd=root)
+    # the report's own output does not make the measured code dirty
+    dirty = sh(["git", "status", "--porcelain", "--untracked-files=no", "--",
+                ".", ":!docs/benchmarks.md"], cwd=root)
     return commit + ("-dirty" if dirty not in ("", "?") else ""), rvs
 
 
@@ -276,6 +277,28 @@ def ratio_table(runs, res):
     return lines
 
 
+def summary(runs, res):
+    """One line per compared run: speed ratios, then per-bin scatter."""
+    ref = runs[0]["name"]
+    rc = res[ref].get("cost")
+    lines = []
+    for r in runs[1:]:
+        c = res[r["name"]].get("cost")
+        if not (c and rc):
+            continue
+        lines.append(
+            f"* {ref} vs {r['name']}: {c['core_s_per_star'] / rc['core_s_per_star']:.0f}×"
+            f" fewer core-seconds per star, {rc['spectra_per_s'] / c['spectra_per_s']:.0f}×"
+            " the spectra/s; robust ΔV σ " + ", ".join(
+                f"{lab} {res[ref][lab]['vrad_rstd']:.2f} vs "
+                f"{res[r['name']][lab]['vrad_rstd']:.2f}"
+                for lab, _, _ in BINS[:3]) + " km/s; [Fe/H] σ " + ", ".join(
+                f"{res[ref][lab]['feh_rstd']:.3f} vs "
+                f"{res[r['name']][lab]['feh_rstd']:.3f}"
+                for lab, _, _ in BINS[:3]) + " dex (S/N < 5, 5–15, > 15).")
+    return lines
+
+
 def markdown(args, runs, res, lsf):
     commit, rvs = versions(args.root)
     today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
@@ -283,21 +306,24 @@ def markdown(args, runs, res, lsf):
            "Regenerate with one command (from a fresh clone; builds rvfit,"
            " installs rvspecfit into bench/rvspecfit/.venv):"
            " `bash bench/rvspecfit/run.sh`"
-           " (≈ 10 minutes on 2 cores; not part of CI).", "",
+           " (≈ 20 minutes on a shared 2-core machine, most of it"
+           " rvspecfit; not part of CI).", "",
            f"Date {today}; machine {machine()}; commit {commit};"
            f" rvspecfit {rvs} (PyPI, pinned in bench/rvspecfit/requirements.txt);"
            f" rvfit backend cpu, {args.threads} threads; grid preset"
            f" `{args.preset}`; {res[runs[0]['name']]['all']['n']} stars."
            " The machine is shared, so wall times carry ±20 %; CPU-seconds"
            " are the steadier measure.", "",
-           "### Cost (end to end, file in → rvtab out)", ""]
+           "### Summary", ""] + summary(runs, res) + [
+           "", "### Cost (end to end, file in → rvtab out)", ""]
     out += cost_table(runs + [{"name": n} for n in
                                 getattr(args, "cost_names", [])], res)
     out += ["", "CPU s counts all threads and worker processes (getrusage of"
             " children); core-s/star = CPU s / stars; spectra/s = stars / wall"
             " s on the stated workers. Python start-up and rvspecfit's"
             " per-process template loading are included, as a user pays"
-            " them. Load = 1-minute load average when the fit started (2 cores;"
+            " them. The 1000-star row (a second mock, seed 2) measures rvfit's"
+            " throughput on a larger batch only. Load = 1-minute load average when the fit started (2 cores;"
             " above ~2 other work competed).", "", "### Accuracy against truth", ""]
     out += accuracy_table(runs, res)
     out += ["", "Bias = median(fit − truth); σ = IQR/1.349; pull = robust σ"
@@ -315,14 +341,22 @@ def markdown(args, runs, res, lsf):
 
 
 def update_docs(path, section):
+    """Replace only our section: between the markers, else the placeholder
+    section under the same heading (up to the next '## '), else append."""
     block = BEGIN + "\n" + section + END + "\n"
     text = open(path).read() if os.path.exists(path) else "# Benchmarks\n\n"
+    head = section.splitlines()[0] + "\n"
     if BEGIN in text and END in text:
         pre, rest = text.split(BEGIN, 1)
         post = rest.split(END, 1)[1].lstrip("\n")
-        text = pre + block + ("\n" + post if post else "")
+    elif text.startswith(head) or "\n" + head in text:
+        at = 0 if text.startswith(head) else text.index("\n" + head) + 1
+        pre, rest = text[:at], text[at + len(head):]
+        nxt = rest.find("\n## ")
+        post = "" if nxt < 0 else rest[nxt + 1:]
     else:
-        text = text.rstrip("\n") + "\n\n" + block
+        pre, post = text.rstrip("\n") + "\n\n", ""
+    text = pre + block + ("\n" + post if post else "")
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
         f.write(text)
