@@ -52,7 +52,10 @@ rvspecfit runs as `rvs_desi_fit` with its defaults except:
   made with `rvs_make_interpol --fixed_fwhm --resol λ_mid/(2.3548·0.4)`
   (Gaussian σ₀ = 0.4 Å). Run *nores* is rvspecfit's own default (no
   resolution matrix) with its published DESI template recipe (FWHM 1.55 Å in
-  B and R, 1.8 Å in Z, `--resol_func x/1.55`, `x/1.8`).
+  B and R, 1.8 Å in Z, `--resol_func x/1.55`, `x/1.8`): with the 0.4 Å
+  template pixel that is σ ≈ 0.67 Å (B, R) and 0.77 Å (Z), one LSF for all
+  fibres, against the mock's per-fibre matrices (σ given above, ±7 %
+  between fibres).
 * `--resolution0 1e8` in rvs_make_interpol: the grid is analytic, with no
   instrumental LSF to subtract (the default 1e5 narrows σ₀ by ~0.5 %).
 * `--no_subdirs` (output file placement only).
