@@ -411,6 +411,20 @@ void emu_sync(void)
     swapcontext(&E.fib[i].uc, &E.fib[j].uc);
 }
 
+/* Its own function: getcontext() "returns twice", and a loop counter
+ * live across it may be clobbered (-Wclobbered at -O2). */
+static void emu_fiber_init(emu_fiber *f, unsigned i)
+{
+    if (!f->stack && !(f->stack = malloc(EMU_STACK)))
+        abort();
+    getcontext(&f->uc);
+    f->uc.uc_stack.ss_sp = f->stack;
+    f->uc.uc_stack.ss_size = EMU_STACK;
+    f->uc.uc_link = &E.main;
+    f->tid.x = i;
+    makecontext(&f->uc, emu_fiber_main, 0);
+}
+
 void emu_run_blocks(unsigned groups, unsigned wg, void (*body)(void *),
                     void *ctx)
 {
@@ -422,17 +436,8 @@ void emu_run_blocks(unsigned groups, unsigned wg, void (*body)(void *),
     E.ctx = ctx;
     E.bdim.x = wg;
     E.gdim.x = groups;
-    for (unsigned i = 0; i < wg; i++) {
-        emu_fiber *f = &E.fib[i];
-        if (!f->stack && !(f->stack = malloc(EMU_STACK)))
-            abort();
-        getcontext(&f->uc);
-        f->uc.uc_stack.ss_sp = f->stack;
-        f->uc.uc_stack.ss_size = EMU_STACK;
-        f->uc.uc_link = &E.main;
-        f->tid.x = i;
-        makecontext(&f->uc, emu_fiber_main, 0);
-    }
+    for (unsigned i = 0; i < wg; i++)
+        emu_fiber_init(&E.fib[i], i);
     E.fcur = 0;
     swapcontext(&E.main, &E.fib[0].uc);
 }
