@@ -6,28 +6,6 @@
 
 #include "desi_internal.h"
 
-int desi_fits_err(rvfit_err *err, int fstatus, const char *path,
-                  const char *hdu, const char *what)
-{
-    char text[FLEN_STATUS] = "";
-    char detail[FLEN_ERRMSG] = "";
-    fits_get_errstatus(fstatus, text);
-    /* The oldest message on the stack is usually the most specific one;
-     * keep it and drop the rest so the next call starts clean. */
-    if (fits_read_errmsg(detail) == 0)
-        detail[0] = '\0';
-    fits_clear_errmsg();
-    int st = (fstatus == FILE_NOT_OPENED || fstatus == READ_ERROR ||
-              fstatus == WRITE_ERROR || fstatus == FILE_NOT_CREATED)
-                 ? RVFIT_ERR_IO
-                 : RVFIT_ERR_FORMAT;
-    int has_hdu = hdu && hdu[0];
-    return rvfit_err_set(err, st, "%s: %s%s%s%s: %s (CFITSIO %d%s%s)", path,
-                         has_hdu ? "HDU " : "", has_hdu ? hdu : "",
-                         has_hdu ? ": " : "", what, text, fstatus,
-                         detail[0] ? ": " : "", detail);
-}
-
 void desi_hdu_name(fitsfile *fp, int n, char *buf, size_t len)
 {
     int st = 0, type = 0, cur = 0;
@@ -65,7 +43,7 @@ int desi_img_dims(desi_handle *h, int hdu, const char *name, int *naxis,
     fits_get_img_size(h->fp, 3, naxes, &st);
     fits_get_img_equivtype(h->fp, bitpix_equiv, &st);
     if (st)
-        return desi_fits_err(err, st, h->path, name, "reading image shape");
+        return rvfit_fits_error(err, st, h->path, name, "reading image shape");
     return RVFIT_OK;
 }
 
@@ -97,7 +75,7 @@ int desi_read_col(desi_handle *h, const char *hdu, int col, int datatype,
         snprintf(key, sizeof key, "TTYPE%d", col);
         fits_read_key(h->fp, TSTRING, key, cname, NULL, &s2);
         snprintf(what, sizeof what, "reading column %.60s", cname);
-        return desi_fits_err(err, st, h->path, hdu, what);
+        return rvfit_fits_error(err, st, h->path, hdu, what);
     }
     return RVFIT_OK;
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rvfit/fits.h"
 #include "rvfit/instrument.h"
 
 #define DESI_WHO "desi"
@@ -63,11 +64,6 @@ typedef struct desi_handle {
 
 /* ---- desi_fits.c: CFITSIO glue ---------------------------------------- */
 
-/* Convert a CFITSIO status into RVFIT_ERR_FORMAT/IO with
- * "<path>: HDU <hdu>: <what>: <cfitsio text>" and clear CFITSIO's stack.
- * hdu may be NULL or "". */
-int desi_fits_err(rvfit_err *err, int fstatus, const char *path,
-                  const char *hdu, const char *what);
 /* Name of HDU number n (1-based) of fp ("PRIMARY" for 1), into buf. */
 void desi_hdu_name(fitsfile *fp, int n, char *buf, size_t len);
 /* Image dimensions of HDU hdu: naxis and naxes[0..2] (FITS order). */

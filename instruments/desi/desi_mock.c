@@ -212,7 +212,7 @@ static int desi_mock_blocks(desi_writer *w, desi_mock_block *b, size_t nstar,
         }
         desi_write_block(w, b);
         if (w->st)
-            return desi_fits_err(err, w->st, w->path, NULL,
+            return rvfit_fits_error(err, w->st, w->path, NULL,
                                  "writing spectra");
     }
     return RVFIT_OK;
@@ -235,7 +235,7 @@ static int desi_open_tmp(desi_writer *w, rvfit_err *err)
     unlink(w->tmp); /* CFITSIO refuses to overwrite; the name stays ours */
     if (fits_create_diskfile(&w->fp, w->tmp, &w->st)) {
         w->fp = NULL;
-        return desi_fits_err(err, w->st, w->tmp, NULL, "creating file");
+        return rvfit_fits_error(err, w->st, w->tmp, NULL, "creating file");
     }
     return RVFIT_OK;
 }
@@ -248,13 +248,13 @@ static int desi_mock_fill(desi_writer *w, desi_mock_block *b, size_t nstar,
     desi_write_fibermap(w, nstar, stars, seed);
     desi_create_images(w, nstar);
     if (w->st)
-        return desi_fits_err(err, w->st, w->path, NULL, "writing headers");
+        return rvfit_fits_error(err, w->st, w->path, NULL, "writing headers");
     int rc = desi_mock_blocks(w, b, nstar, nthreads, err);
     if (rc)
         return rc;
     desi_write_scores(w, nstar, stars, b->snr_med, b->flux_med);
     if (w->st)
-        return desi_fits_err(err, w->st, w->path, "SCORES", "writing");
+        return rvfit_fits_error(err, w->st, w->path, "SCORES", "writing");
     return RVFIT_OK;
 }
 
@@ -288,7 +288,7 @@ int desi_write_mock(const rvfit_host *host, const rvfit_kv *opts, int nopt,
         int st = 0;
         fits_close_file(w.fp, &st);
         if (st && !rc)
-            rc = desi_fits_err(err, st, path, NULL, "closing file");
+            rc = rvfit_fits_error(err, st, path, NULL, "closing file");
     }
     if (!rc && rename(w.tmp, path) != 0)
         rc = rvfit_err_set(err, RVFIT_ERR_IO, "%s: cannot rename %s into "

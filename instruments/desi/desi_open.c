@@ -66,7 +66,7 @@ static int desi_check_size(desi_handle *h, int last, rvfit_err *err)
     fits_movabs_hdu(h->fp, last, &type, &st);
     fits_get_hduaddrll(h->fp, &head, &data, &end, &st);
     if (st)
-        return desi_fits_err(err, st, h->path, NULL, "locating HDUs");
+        return rvfit_fits_error(err, st, h->path, NULL, "locating HDUs");
     char name[FLEN_VALUE];
     desi_hdu_name(h->fp, last, name, sizeof name);
     if ((LONGLONG)sb.st_size < end)
@@ -100,7 +100,7 @@ static int desi_scan(desi_handle *h, rvfit_err *err)
             }
             char what[64];
             snprintf(what, sizeof what, "reading header of HDU #%d", n);
-            return desi_fits_err(err, st, h->path, NULL, what);
+            return rvfit_fits_error(err, st, h->path, NULL, what);
         }
         char name[FLEN_VALUE] = "";
         if (fits_read_key(h->fp, TSTRING, "EXTNAME", name, NULL, &st)) {
@@ -167,7 +167,7 @@ static int desi_check_cam(desi_handle *h, desi_cam *c, long *nspec,
     fits_movabs_hdu(h->fp, c->hdu_wave, &type, &st);
     fits_read_img(h->fp, TDOUBLE, 1, (LONGLONG)nw, NULL, c->wave, NULL, &st);
     if (st)
-        return desi_fits_err(err, st, h->path, hn[0], "reading wavelengths");
+        return rvfit_fits_error(err, st, h->path, hn[0], "reading wavelengths");
     for (size_t i = 0; i < c->npix; i++)
         if (!isfinite(c->wave[i]) || (i && c->wave[i] <= c->wave[i - 1]))
             return rvfit_err_set(err, RVFIT_ERR_FORMAT,
@@ -211,7 +211,7 @@ static int desi_check_layout(desi_handle *h, rvfit_err *err)
                              h->path);
     fits_get_num_rows(h->fp, &nrow, &st);
     if (st)
-        return desi_fits_err(err, st, h->path, "FIBERMAP", "reading rows");
+        return rvfit_fits_error(err, st, h->path, "FIBERMAP", "reading rows");
     if ((size_t)nrow != h->ntotal)
         return rvfit_err_set(err, RVFIT_ERR_FORMAT,
                              "%s: HDU FIBERMAP has %ld rows but the images "
@@ -227,7 +227,7 @@ static int desi_check_layout(desi_handle *h, rvfit_err *err)
             h->hdu_scores = 0;
         }
         if (st)
-            return desi_fits_err(err, st, h->path, "SCORES", "reading rows");
+            return rvfit_fits_error(err, st, h->path, "SCORES", "reading rows");
     }
     return RVFIT_OK;
 }
@@ -266,7 +266,7 @@ static int desi_open_file(desi_handle *h, const char *path, rvfit_err *err)
     if (fits_open_diskfile(&h->fp, path, READONLY, &st)) {
         h->fp = NULL;
         int unreadable = access(path, R_OK) != 0;
-        desi_fits_err(err, st, path, NULL,
+        rvfit_fits_error(err, st, path, NULL,
                       unreadable ? "cannot read" : "not a FITS file");
         return unreadable ? RVFIT_ERR_IO : RVFIT_ERR_FORMAT;
     }

@@ -20,7 +20,7 @@ static int desi_read_img(desi_handle *h, int hdu, const char *cam,
         snprintf(name, sizeof name, "%s_%s", cam, suffix);
         snprintf(what, sizeof what, "reading %lld values from element %lld",
                  (long long)n, (long long)first);
-        return desi_fits_err(err, st, h->path, name, what);
+        return rvfit_fits_error(err, st, h->path, name, what);
     }
     return RVFIT_OK;
 }

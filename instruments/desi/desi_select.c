@@ -88,7 +88,7 @@ static int desi_read_selcols(desi_handle *h, desi_selcols *s, rvfit_err *err)
     size_t n = h->ntotal ? h->ntotal : 1;
     fits_movabs_hdu(h->fp, h->hdu_fibermap, &type, &st);
     if (st)
-        return desi_fits_err(err, st, h->path, "FIBERMAP", "moving to HDU");
+        return rvfit_fits_error(err, st, h->path, "FIBERMAP", "moving to HDU");
     int ctid = desi_colnum(h->fp, "TARGETID");
     int cstat = desi_colnum(h->fp, "COADD_FIBERSTATUS");
     if (!cstat) /* spectra files: one row per exposure */
@@ -119,7 +119,7 @@ static int desi_read_selcols(desi_handle *h, desi_selcols *s, rvfit_err *err)
             fits_read_col(h->fp, TSTRING, cobj, 1, 1, (LONGLONG)h->ntotal,
                           NULL, s->objtype, NULL, &st);
         if (st)
-            rc = desi_fits_err(err, st, h->path, "FIBERMAP",
+            rc = rvfit_fits_error(err, st, h->path, "FIBERMAP",
                                "reading column OBJTYPE");
     }
     return rc;
@@ -135,7 +135,7 @@ static int desi_read_scores_snr(desi_handle *h, double *snr, rvfit_err *err)
     int st = 0, type = 0;
     fits_movabs_hdu(h->fp, h->hdu_scores, &type, &st);
     if (st)
-        return desi_fits_err(err, st, h->path, "SCORES", "moving to HDU");
+        return rvfit_fits_error(err, st, h->path, "SCORES", "moving to HDU");
     double *col = malloc(h->ntotal * sizeof *col);
     if (!col)
         return RVFIT_ERR_NOMEM;

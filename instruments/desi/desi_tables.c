@@ -49,7 +49,7 @@ static int desi_add_col(desi_handle *h, desi_table *t, int *ncol, int cn,
     desi_col_key(h->fp, "TTYPE", cn, name, sizeof name);
     fits_get_eqcoltype(h->fp, cn, &eq, &rep, &w, &st);
     if (st)
-        return desi_fits_err(err, st, h->path, hdu, "reading column types");
+        return rvfit_fits_error(err, st, h->path, hdu, "reading column types");
     if (!desi_map_type(eq, &ct, &rt) || rep < 1) {
         rvfit_log(h->host, RVFIT_LOG_DEBUG, DESI_WHO,
                   "%s: HDU %s: column %s (type %d) not copied", h->path, hdu,
@@ -108,7 +108,7 @@ static int desi_table_build(desi_handle *h, int ti, int hdu,
     fits_movabs_hdu(h->fp, hdu, &type, &st);
     fits_get_num_cols(h->fp, &nc, &st);
     if (st)
-        return desi_fits_err(err, st, h->path, src, "reading columns");
+        return rvfit_fits_error(err, st, h->path, src, "reading columns");
     if (!desi_table_alloc(t, nc))
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "%s: HDU %s", h->path,
                              src);
@@ -197,7 +197,7 @@ static int desi_read_cells(desi_handle *h, const desi_table *t, int k,
         char what[FLEN_VALUE + 32], hdu[FLEN_VALUE];
         desi_hdu_name(h->fp, t->hdu, hdu, sizeof hdu);
         snprintf(what, sizeof what, "reading column %s", c->name);
-        return desi_fits_err(err, st, h->path, hdu, what);
+        return rvfit_fits_error(err, st, h->path, hdu, what);
     }
     return RVFIT_OK;
 }
@@ -217,7 +217,7 @@ int desi_read_rows(void *handle, int t, size_t first, size_t count,
     const rvfit_table_schema *S = &h->schema[t];
     int st = 0, type = 0, rc = RVFIT_OK;
     if (fits_movabs_hdu(h->fp, T->hdu, &type, &st))
-        return desi_fits_err(err, st, h->path, S->extname, "moving to HDU");
+        return rvfit_fits_error(err, st, h->path, S->extname, "moving to HDU");
     size_t i = 0;
     while (i < count && !rc) {
         size_t n = 1, r0 = h->rows[first + i];

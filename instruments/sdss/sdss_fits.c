@@ -6,27 +6,6 @@
 
 #include "sdss_internal.h"
 
-int sdss_fits_err(rvfit_err *err, int fstatus, const char *path,
-                  const char *hdu, const char *what)
-{
-    char text[FLEN_STATUS] = "";
-    char detail[FLEN_ERRMSG] = "";
-    fits_get_errstatus(fstatus, text);
-    /* the oldest message is the most specific; drop the rest */
-    if (fits_read_errmsg(detail) == 0)
-        detail[0] = '\0';
-    fits_clear_errmsg();
-    int st = (fstatus == FILE_NOT_OPENED || fstatus == READ_ERROR ||
-              fstatus == WRITE_ERROR || fstatus == FILE_NOT_CREATED)
-                 ? RVFIT_ERR_IO
-                 : RVFIT_ERR_FORMAT;
-    int has_hdu = hdu && hdu[0];
-    return rvfit_err_set(err, st, "%s: %s%s%s%s: %s (CFITSIO %d%s%s)", path,
-                         has_hdu ? "HDU " : "", has_hdu ? hdu : "",
-                         has_hdu ? ": " : "", what, text, fstatus,
-                         detail[0] ? ": " : "", detail);
-}
-
 int sdss_colnum(fitsfile *fp, const char *name)
 {
     int st = 0, col = 0;

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rvfit/fits.h"
 #include "rvfit/instrument.h"
 
 #define SDSS_WHO "sdss"
@@ -79,8 +80,6 @@ typedef struct sdss_handle {
 /* ---- sdss_fits.c: CFITSIO glue ---------------------------------------- */
 /* CFITSIO status -> RVFIT_ERR_IO/FORMAT, "<path>: HDU <hdu>: <what>: ...";
  * clears CFITSIO's message stack.  hdu may be NULL. */
-int sdss_fits_err(rvfit_err *err, int fstatus, const char *path,
-                  const char *hdu, const char *what);
 /* Column number by exact name (case-insensitive); 0 when absent. */
 int sdss_colnum(fitsfile *fp, const char *name);
 /* Move to the table HDU named extname; 0 when found. */

@@ -50,7 +50,7 @@ static int sdss_create(const char *path, char *tmp, size_t len,
     int st = 0;
     if (fits_create_diskfile(fp, tmp, &st)) {
         *fp = NULL;
-        return sdss_fits_err(err, st, tmp, NULL, "creating file");
+        return rvfit_fits_error(err, st, tmp, NULL, "creating file");
     }
     return RVFIT_OK;
 }
@@ -159,11 +159,11 @@ static int sdss_write_spec(const char *path, const rvfit_mock_star *m,
         sdss_coadd(fp, o, &st);
         sdss_spall(fp, &id, ra, dec, m, o, &st);
         if (st)
-            rc = sdss_fits_err(err, st, path, NULL, "writing");
+            rc = rvfit_fits_error(err, st, path, NULL, "writing");
         int s2 = 0;
         fits_close_file(fp, &s2);
         if (s2 && !rc)
-            rc = sdss_fits_err(err, s2, path, NULL, "closing");
+            rc = rvfit_fits_error(err, s2, path, NULL, "closing");
     }
     if (!rc && rename(tmp, path) != 0)
         rc = rvfit_err_set(err, RVFIT_ERR_IO, "%s: cannot rename %s into "

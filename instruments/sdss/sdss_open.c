@@ -23,7 +23,7 @@ int sdss_open_coadd(const char *path, fitsfile **fp, size_t *npix,
     if (fits_open_diskfile(fp, path, READONLY, &st)) {
         *fp = NULL;
         int unreadable = access(path, R_OK) != 0;
-        sdss_fits_err(err, st, path, NULL,
+        rvfit_fits_error(err, st, path, NULL,
                       unreadable ? "cannot read" : "not a FITS file");
         return unreadable ? RVFIT_ERR_IO : RVFIT_ERR_FORMAT;
     }
@@ -33,7 +33,7 @@ int sdss_open_coadd(const char *path, fitsfile **fp, size_t *npix,
     long nrow = 0;
     fits_get_num_rows(*fp, &nrow, &st);
     if (st)
-        return sdss_fits_err(err, st, path, "COADD", "reading rows");
+        return rvfit_fits_error(err, st, path, "COADD", "reading rows");
     if (nrow < 2)
         return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU COADD: %ld "
                              "rows, need at least 2 pixels", path, nrow);

@@ -38,7 +38,7 @@ static int sdss_read_cols(const char *path, size_t *n, sdss_cols *c,
         fits_read_col(fp, TINT, cols[3], 1, 1, m, NULL, c->mask, NULL, &st);
         fits_read_col(fp, TFLOAT, cols[4], 1, 1, m, NULL, c->wdisp, NULL, &st);
         if (st)
-            rc = sdss_fits_err(err, st, path, "COADD", "reading pixels");
+            rc = rvfit_fits_error(err, st, path, "COADD", "reading pixels");
     }
     if (fp) {
         int s2 = 0;

@@ -124,7 +124,7 @@ int sdss_read_meta(sdss_handle *h, size_t k, fitsfile *fp, rvfit_err *err)
     for (int j = 0; j < SDSS_NCAND; j++)
         h->num[k * SDSS_NCAND + (size_t)j] = NAN;
     if (fits_movabs_hdu(fp, 1, &type, &st))
-        return sdss_fits_err(err, st, S->path, "PRIMARY", "moving to HDU");
+        return rvfit_fits_error(err, st, S->path, "PRIMARY", "moving to HDU");
     S->coeff0 = sdss_key(fp, "COEFF0");
     S->coeff1 = sdss_key(fp, "COEFF1");
     double id[5] = {sdss_key(fp, "PLATEID"), sdss_key(fp, "MJD"),

@@ -1,0 +1,26 @@
+/* fits.c — CFITSIO status conversion shared by instrument plugins. */
+#include <fitsio.h>
+
+#include "rvfit/fits.h"
+
+int rvfit_fits_error(rvfit_err *err, int fstatus, const char *path,
+                     const char *hdu, const char *what)
+{
+    char text[FLEN_STATUS] = "";
+    char detail[FLEN_ERRMSG] = "";
+    fits_get_errstatus(fstatus, text);
+    /* The oldest message on the stack is usually the most specific one;
+     * keep it and drop the rest so the next call starts clean. */
+    if (fits_read_errmsg(detail) == 0)
+        detail[0] = '\0';
+    fits_clear_errmsg();
+    int st = (fstatus == FILE_NOT_OPENED || fstatus == READ_ERROR ||
+              fstatus == WRITE_ERROR || fstatus == FILE_NOT_CREATED)
+                 ? RVFIT_ERR_IO
+                 : RVFIT_ERR_FORMAT;
+    int has_hdu = hdu && hdu[0];
+    return rvfit_err_set(err, st, "%s: %s%s%s%s: %s (CFITSIO %d%s%s)", path,
+                         has_hdu ? "HDU " : "", has_hdu ? hdu : "",
+                         has_hdu ? ": " : "", what, text, fstatus,
+                         detail[0] ? ": " : "", detail);
+}
