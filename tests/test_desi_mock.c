@@ -295,7 +295,7 @@ static void check_read_back(const rvfit_instrument_ops *ops,
     CHECK(I.narm == 3 && I.ntotal == NSTAR && I.nselect == NSTAR);
     for (int a = 0; a < 3 && a < I.narm; a++)
         CHECK(I.arm[a].npix == npix[a] && I.arm[a].ndiag == 11);
-    CHECK(I.ntable == 3 && I.table[0].ncol == 6 && I.table[1].ncol == 11 &&
+    CHECK(I.ntable == 3 && I.table[0].ncol == 6 && I.table[1].ncol == 12 &&
           I.table[2].ncol == 7);
     rvfit_batch b;
     CHECK(rvfit_batch_alloc(&b, I.narm, I.arm, NSTAR, &err) == RVFIT_OK);

@@ -51,10 +51,12 @@ static void desi_write_fibermap(desi_writer *w, size_t n,
 {
     char *names[] = {"TARGETID", "PETAL_LOC", "FIBER", "TARGET_RA",
                      "TARGET_DEC", "OBJTYPE", "COADD_FIBERSTATUS", "REF_ID",
-                     "REF_CAT", "DESI_TARGET", "MWS_TARGET"};
-    char *forms[] = {"K", "I", "J", "D", "D", "3A", "J", "K", "2A", "K", "K"};
-    char *units[] = {"", "", "", "deg", "deg", "", "", "", "", "", ""};
-    fits_create_tbl(w->fp, BINARY_TBL, (LONGLONG)n, 11, names, forms, units,
+                     "REF_CAT", "DESI_TARGET", "MWS_TARGET", "BRICKID"};
+    char *forms[] = {"K", "I", "J", "D", "D", "3A", "J", "K", "2A", "K", "K",
+                     "J"};
+    char *units[] = {"", "", "", "deg", "deg", "", "", "", "", "", "", ""};
+    /* BRICKID: real coadds carry it and rvspecfit reads it. */
+    fits_create_tbl(w->fp, BINARY_TBL, (LONGLONG)n, 12, names, forms, units,
                     "FIBERMAP", &w->st);
     desi_rng rng;
     desi_rng_seed(&rng, seed, 0); /* stream 0: positions; stars use 1.. */
@@ -78,6 +80,10 @@ static void desi_write_fibermap(desi_writer *w, size_t n,
         fits_write_col(w->fp, TSTRING, 9, row, 1, 1, &cat, &w->st);
         fits_write_col(w->fp, TLONGLONG, 10, row, 1, 1, &desi_t, &w->st);
         fits_write_col(w->fp, TLONGLONG, 11, row, 1, 1, &mws_t, &w->st);
+        /* A 0.25-degree brick index of the position (not the Legacy
+         * Surveys numbering; only its presence and type matter). */
+        int brick = (int)((dec + 90.0) * 4.0) * 1440 + (int)(ra * 4.0);
+        fits_write_col(w->fp, TINT, 12, row, 1, 1, &brick, &w->st);
     }
 }
 
