@@ -28,6 +28,31 @@ static int split_name(const char *file, int *kind, char *name, size_t n)
     return name[0] != '\0';
 }
 
+/* Backends that declare a `list` key enumerate their platforms/devices
+ * (logged) when opened with list = 1, then report "listing only". */
+static void list_devices(rvfit_config *cfg, const rvfit_host *host,
+                         const char *name, const char *const *keys)
+{
+    int has_list = 0;
+    for (int i = 0; keys && keys[i]; i++)
+        has_list |= !strcmp(keys[i], "list");
+    if (!has_list)
+        return;
+    char section[300];
+    rvfit_err err;
+    snprintf(section, sizeof section, "backend.%s", name);
+    if (rvfit_config_set(cfg, section, "list", "1", "rvfit plugins", 0,
+                         &err) != RVFIT_OK)
+        return;
+    rvfit_backend be;
+    int stage = 0;
+    fflush(stdout);
+    if (rvfit_backend_open_name(cfg, host, name, &be, &stage, &err) ==
+        RVFIT_OK)
+        rvfit_backend_close(&be);
+    fflush(stderr);
+}
+
 static void probe_backend(const rvfit_config *cfg, const rvfit_host *host,
                           const char *name)
 {
@@ -47,8 +72,8 @@ static void probe_backend(const rvfit_config *cfg, const rvfit_host *host,
     }
 }
 
-static int list_dir(const char *dir, const rvfit_config *cfg,
-                    const rvfit_host *host, int *seen)
+static int list_dir(const char *dir, rvfit_config *cfg,
+                    const rvfit_host *host, int *seen, int devices)
 {
     DIR *d = opendir(dir);
     if (!d) {
@@ -77,9 +102,14 @@ static int list_dir(const char *dir, const rvfit_config *cfg,
         }
         printf("    %-10s %-12s %-8s %s\n", rvfit_kind_name(kind), name,
                h.desc->version, h.desc->description);
-        rvfit_plugin_unload(&h);
-        if (kind == RVFIT_PLUGIN_BACKEND)
+        fflush(stdout); /* keep plugin log lines (stderr) in order */
+        const char *const *keys = h.desc->config_keys;
+        if (kind == RVFIT_PLUGIN_BACKEND) {
             probe_backend(cfg, host, name);
+            if (devices)
+                list_devices(cfg, host, name, keys);
+        }
+        rvfit_plugin_unload(&h);
     }
     closedir(d);
     return failures;
@@ -88,15 +118,21 @@ static int list_dir(const char *dir, const rvfit_config *cfg,
 int cmd_plugins(int argc, char **argv)
 {
     const char *config = NULL;
+    int devices = 0;
     static const struct option opts[] = {
-        {"config", 1, 0, 'c'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+        {"config", 1, 0, 'c'}, {"devices", 0, 0, 'd'}, {"help", 0, 0, 'h'},
+        {0, 0, 0, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "c:dh", opts, NULL)) != -1) {
         if (c == 'c') {
             config = optarg;
+        } else if (c == 'd') {
+            devices = 1;
         } else {
-            printf("usage: rvfit plugins [-c CONFIG]\n"
+            printf("usage: rvfit plugins [-c CONFIG] [--devices]\n"
+                   "  --devices  also list every platform/device of the "
+                   "backends that can enumerate them\n"
                    "Lists plugins on the search path ([run] plugin_path, "
                    "RVFIT_PLUGIN_PATH, install and build directories),\n"
                    "their versions, whether each backend has a device, and "
@@ -120,7 +156,7 @@ int cmd_plugins(int argc, char **argv)
         for (int j = 0; j < i; j++)
             dup |= !strcmp(dirs[i], dirs[j]);
         if (!dup)
-            failures += list_dir(dirs[i], &cfg, &host, &seen);
+            failures += list_dir(dirs[i], &cfg, &host, &seen, devices);
     }
     if (!seen)
         printf("no plugins found; set [run] plugin_path or "
