@@ -17,8 +17,8 @@ static const rvfit_grid_spec tiny = {5000, 5500, 500, 4.0, 4.5, 0.5,
                                      -0.5, 0.0, 0.5, 0.0, 0.0, 0.0,
                                      6400, 6750, 1e-5, 0.125, 3};
 
-static const rvfit_template_arm arms[2] = {{"R1", 6500, 6620, 0.4},
-                                           {"R2", 6450, 6500, 0.3}};
+static const rvfit_template_arm arms[2] = {{"R1", 6500, 6620, 0.4, 0.0},
+                                           {"R2", 6450, 6500, 0.3, 0.0}};
 
 static int file_exists(const char *p)
 {
@@ -228,7 +228,7 @@ static void test_exact(const char *tmp)
         snprintf(grid, sizeof grid, "%s/manual%d", tmp, k);
         snprintf(out, sizeof out, "%s/manual%d/lib", tmp, k);
         write_manual(grid, slope[k], 0);
-        rvfit_template_arm arm = {"X", 6450, 6600, 0.5};
+        rvfit_template_arm arm = {"X", 6450, 6600, 0.5, 0.0};
         rvfit_templates_opts o = {0.6, 1000.0, 0, 0, 1};
         rvfit_err e;
         rvfit_library lib;
@@ -261,7 +261,7 @@ static void test_exact(const char *tmp)
 
 static void test_errors(const char *tmp)
 {
-    rvfit_template_arm arm = {"X", 6450, 6600, 0.5};
+    rvfit_template_arm arm = {"X", 6450, 6600, 0.5, 0.0};
     rvfit_templates_opts o = {0.6, 1000.0, 0, 0, 1};
     rvfit_err e;
     char grid[4200], out[4300], p[4600];
@@ -285,7 +285,7 @@ static void test_errors(const char *tmp)
     CHECK(st == RVFIT_ERR_FORMAT && tu_contains(e.msg, "lte07000"));
     remove(p);
     /* arm outside the grid */
-    rvfit_template_arm wide = {"W", 6310, 6600, 0.5};
+    rvfit_template_arm wide = {"W", 6310, 6600, 0.5, 0.0};
     st = rvfit_templates_build(grid, 1, &wide, "t", &o, out, &e);
     printf("coverage: %s\n", e.msg);
     CHECK(st == RVFIT_ERR_INVALID && tu_contains(e.msg, "arm W"));

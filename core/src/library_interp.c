@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rvfit/library.h"
+#include "rvfit/physics.h"
 
 int rvfit_library_arm(const rvfit_library *lib, const char *name)
 {
@@ -138,4 +139,14 @@ double rvfit_library_interp(const rvfit_library *lib, int arm,
             out[j] += wk * (double)fk[j];
     }
     return pen;
+}
+
+double rvfit_library_sigma(const rvfit_library *lib, int arm, double lambda)
+{
+    if (arm < 0 || arm >= lib->narm || !(lib->arm[arm].sigma_kms > 0.0))
+        return lib->sigma0;
+    const rvfit_lib_arm *A = &lib->arm[arm];
+    double sv = lambda * A->sigma_kms / RVFIT_C_KMS;
+    double box = lambda * A->dlnl; /* the template pixel, Angstrom */
+    return sqrt(sv * sv + box * box / 12.0);
 }

@@ -4,7 +4,8 @@
  * Layout: primary header (RVFLIBV, NPARAM, NARM, NMODEL, SIGMA0, VMAX,
  * INSTRUM, SOURCE), then NPARAM image HDUs AXIS_<NAME> (float64 scaled
  * nodes; SCALE, UNIT, AXINDEX), one HDU EXISTS (uint8 [nmodel]) and NARM
- * HDUs FLUX_<ARM> (float32 [nmodel][npix]; LNL0, DLNL, NPIX), in this
+ * HDUs FLUX_<ARM> (float32 [nmodel][npix]; LNL0, DLNL, NPIX, optional
+ * SIGMAV), in this
  * order.  Saving is atomic (temp file + rename); loading validates every
  * field and names the file, HDU and reason on failure.
  */
@@ -188,6 +189,9 @@ static void lio_write_hdus(fitsfile *f, const rvfit_library *lib, int *fs)
                            "centre", fs);
         fits_write_key_dbl(f, "DLNL", dl, -17, "step in ln(lambda)", fs);
         fits_write_key(f, TLONGLONG, "NPIX", &np, "pixels per model", fs);
+        if (ar->sigma_kms > 0.0)
+            fits_write_key_dbl(f, "SIGMAV", ar->sigma_kms, -17,
+                               "[km/s] template smoothing, constant in v", fs);
         fits_write_img(f, TFLOAT, 1, np * nm, ar->flux, fs);
     }
 }
@@ -406,6 +410,11 @@ static int lio_arm(lio_rd *r, int a, rvfit_library *lib)
         (st = lio_key(r, TDOUBLE, "DLNL", &ar->dlnl)) ||
         (st = lio_key(r, TLONGLONG, "NPIX", &np)))
         return st;
+    int ks = 0; /* SIGMAV is optional: absent means constant sigma0 */
+    if (fits_read_key(r->f, TDOUBLE, "SIGMAV", &ar->sigma_kms, NULL, &ks)) {
+        ar->sigma_kms = 0.0;
+        fits_clear_errmsg();
+    }
     if (strcmp(nm, ar->name) != 0)
         return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: %s: ARMNAME '%s'"
                              " does not match the EXTNAME", r->path, r->hdu,

@@ -83,11 +83,13 @@ static void lsf_to_band(const double *w, size_t n, const float *lsf,
  * pixel (variance dl^2/12), which the band matrix already includes.
  * c_j = excess / (2 dl_j^2) in pixel units.  Output band is h+1 wide. */
 static void desmooth_band(const double *w, size_t n, const float *in, int h,
-                          double sigma_t, float *out, double *c)
+                          const rvfit_library *lib, int la, float *out,
+                          double *c)
 {
     int ho = h + 1, ndo = 2 * ho + 1;
     for (size_t j = 0; j < n; j++) {
         double dl = pixel_width(w, n, j);
+        double sigma_t = rvfit_library_sigma(lib, la, w[j]);
         double excess = sigma_t * sigma_t - dl * dl / 12.0;
         c[j] = excess > 0 ? excess / (2.0 * dl * dl) : 0.0;
     }
@@ -113,8 +115,10 @@ static void desmooth_band(const double *w, size_t n, const float *in, int h,
 #undef RIN
 }
 
-static int prep_arm(rvfit_batch *b, int a, double sigma_t, rvfit_err *err)
+static int prep_arm(rvfit_batch *b, int a, const rvfit_library *lib,
+                    rvfit_err *err)
 {
+    int la = rvfit_library_arm(lib, b->arm[a].name);
     rvfit_arm_batch *A = &b->arm[a];
     size_t n = A->npix, ns = b->nspec;
     double *tmp = malloc((n + 1) * sizeof *tmp);
@@ -155,7 +159,7 @@ static int prep_arm(rvfit_batch *b, int a, double sigma_t, rvfit_err *err)
         } else {
             src = A->res + s * n * (size_t)nd_in;
         }
-        desmooth_band(w, n, src, h_in, sigma_t, out + s * n * nd_out, tmp);
+        desmooth_band(w, n, src, h_in, lib, la, out + s * n * nd_out, tmp);
         /* Edge rows miss part of their kernel: do not fit them. */
         for (int i = 0; i < h_in + 1 && (size_t)i < n; i++)
             A->ivar[s * n + (size_t)i] = A->ivar[s * n + n - 1 - (size_t)i] = 0;
@@ -175,7 +179,7 @@ int rvfit_prep_batch(rvfit_batch *b, const rvfit_library *lib,
                      rvfit_err *err)
 {
     for (int a = 0; a < b->narm; a++) {
-        int rc = prep_arm(b, a, lib->sigma0, err);
+        int rc = prep_arm(b, a, lib, err);
         if (rc != RVFIT_OK) {
             rvfit_err_prefix(err, "arm %s", b->arm[a].name);
             return rc;

@@ -39,6 +39,7 @@ typedef struct tpl_arm {
     double *edge;     /* [npix+1] pixel edges, Angstrom                     */
     size_t npix, p_lo, p_hi; /* unpadded pixels p_lo..p_hi                  */
     size_t i0, i1;    /* input samples used                                 */
+    double sigv;      /* > 0: Gaussian sigma constant in velocity (km/s)    */
 } tpl_arm;
 
 typedef struct tpl_job {
@@ -152,15 +153,19 @@ static int tpl_rebin(const tpl_job *j, const tpl_arm *ar, const double *f,
         cum[i - i0] = cum[i - 1 - i0] +
                       0.5 * (gbuf[i] + gbuf[i - 1]) * (w[i] - w[i - 1]);
     size_t hint = i0;
-    double sprev = tpl_S(j->tab, w, gbuf, cum, i0, i1, ar->edge[0], j->sigma,
-                         &hint);
+    /* Velocity-constant smoothing uses sigma(lambda) at each edge: the
+     * Gaussian varies by < 1e-3 over its own width, so this is exact to
+     * that order. */
+#define TPL_SIG(e) (ar->sigv > 0.0 ? (e) * ar->sigv / RVFIT_C_KMS : j->sigma)
+    double sprev = tpl_S(j->tab, w, gbuf, cum, i0, i1, ar->edge[0],
+                         TPL_SIG(ar->edge[0]), &hint);
     double sum = 0.0;
     double *val = malloc(ar->npix * sizeof *val);
     if (!val)
         return RVFIT_ERR_NOMEM;
     for (size_t p = 0; p < ar->npix; p++) {
         double s = tpl_S(j->tab, w, gbuf, cum, i0, i1, ar->edge[p + 1],
-                         j->sigma, &hint);
+                         TPL_SIG(ar->edge[p + 1]), &hint);
         val[p] = (s - sprev) / (ar->edge[p + 1] - ar->edge[p]);
         sprev = s;
         if (p >= ar->p_lo && p <= ar->p_hi)
@@ -172,6 +177,7 @@ static int tpl_rebin(const tpl_job *j, const tpl_arm *ar, const double *f,
         out[p] = (float)(val[p] / mean);
     free(val);
     return st;
+#undef TPL_SIG
 }
 
 static int tpl_model(tpl_job *j, size_t fi, double *f, double *gbuf,
@@ -343,6 +349,10 @@ static int tpl_arm_grid(const rvfit_template_arm *t, double vmax,
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "templates: no memory");
     for (size_t p = 0; p <= ar->npix; p++)
         ar->edge[p] = exp(la->lnl0 + ((double)p - 0.5) * la->dlnl);
+    ar->sigv = t->sigma_kms > 0.0 ? t->sigma_kms : 0.0;
+    la->sigma_kms = ar->sigv;
+    if (ar->sigv > 0.0)
+        sig = ar->edge[ar->npix] * ar->sigv / RVFIT_C_KMS;
     double need_lo = ar->edge[0] - (TPL_NSIG + 1.0) * sig;
     double need_hi = ar->edge[ar->npix] + (TPL_NSIG + 1.0) * sig;
     const double *w = g->wave;

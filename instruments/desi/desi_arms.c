@@ -6,11 +6,12 @@
 #include "desi_internal.h"
 
 /* Template coverage (vacuum Angstrom) and step, as rvspecfit prepares its
- * DESI templates. */
+ * DESI templates; smoothing 0 = the constant sigma0 in Angstrom (DESI
+ * pixels are a constant 0.8 A). */
 static const rvfit_template_arm desi_tarms[3] = {
-    {"B", 3500.0, 5900.0, 0.4},
-    {"R", 5660.0, 7720.0, 0.4},
-    {"Z", 7420.0, 9924.0, 0.4},
+    {"B", 3500.0, 5900.0, 0.4, 0.0},
+    {"R", 5660.0, 7720.0, 0.4, 0.0},
+    {"Z", 7420.0, 9924.0, 0.4, 0.0},
 };
 
 /* Real coadd grids (0.8 Angstrom linear).  LSF sigma in Angstrom at the

@@ -34,6 +34,7 @@
 typedef struct sdss_opts {
     double lam_min, lam_max; /* vacuum Angstrom                         */
     double step;             /* template step at the arm centre, A      */
+    double sigma_kms;        /* template smoothing, constant in v       */
 } sdss_opts;
 
 /* SPALL columns passed through (when present in at least one file). */

@@ -8,7 +8,7 @@
 
 /* [instrument.sdss] keys; see sdss_parse_opts() in sdss_opts.c. */
 static const char *const sdss_config_keys[] = {"lam_min", "lam_max", "step",
-                                               NULL};
+                                               "sigma_kms", NULL};
 
 static const rvfit_instrument_ops sdss_ops = {
     .size = sizeof(rvfit_instrument_ops),

@@ -50,6 +50,14 @@ typedef struct rvfit_template_arm {
     double lam_min, lam_max; /* vacuum Angstrom covered by the data     */
     double step;             /* Angstrom at the arm centre:
                                 dlnl = ln(1 + step / lambda_mid)       */
+    double sigma_kms;        /* > 0: smooth this arm's templates with a
+                                Gaussian constant in velocity (km/s)
+                                instead of the constant --sigma0 (A).
+                                Instruments whose pixels are constant in
+                                velocity need it: the resolution matrix
+                                acts on templates sampled at the data
+                                pixels, so templates must be smooth on
+                                that scale (sigma ~ 0.5-0.8 pixel).    */
 } rvfit_template_arm;
 
 /* One synthetic star for write_mock. */

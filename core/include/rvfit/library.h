@@ -56,6 +56,8 @@ typedef struct rvfit_lib_arm {
     double dlnl;       /* step in ln lambda                              */
     size_t npix;
     float *flux;       /* [nmodel*npix], model m at m*npix               */
+    double sigma_kms;  /* > 0: templates smoothed by a Gaussian of this
+                          sigma in velocity (km/s); 0: by sigma0 (A)    */
 } rvfit_lib_arm;
 
 typedef struct rvfit_library {
@@ -68,7 +70,9 @@ typedef struct rvfit_library {
     int narm;
     rvfit_lib_arm arm[RVFIT_MAX_ARMS];
     double sigma0;          /* Gaussian LSF sigma of the templates, in
-                               Angstrom, pixel response included          */
+                               Angstrom, pixel response included (arms
+                               with sigma_kms > 0 use that instead; see
+                               rvfit_library_sigma)                       */
     double vmax;            /* km/s of padding on both sides of each arm */
     char instrument[32];    /* instrument the arms were built for        */
     char source[256];       /* grid the library was built from           */
@@ -81,6 +85,11 @@ RVFIT_EXPORT int rvfit_library_load(rvfit_library *lib, const char *path,
 RVFIT_EXPORT int rvfit_library_save(const rvfit_library *lib,
                                     const char *dir, rvfit_err *err);
 RVFIT_EXPORT void rvfit_library_free(rvfit_library *lib);
+
+/* Gaussian sigma (Angstrom) of the templates of arm `arm` at wavelength
+ * lambda, their own pixel response included. */
+RVFIT_EXPORT double rvfit_library_sigma(const rvfit_library *lib, int arm,
+                                        double lambda);
 
 /* Index of an arm by name, or -1. */
 RVFIT_EXPORT int rvfit_library_arm(const rvfit_library *lib,
