@@ -6,17 +6,12 @@
 #include <string.h>
 
 #include "rvfit/fit.h"
+#include "rvfit/numeric.h"
 
 #define SIGMA_FLOOR 0.3   /* sigma >= 0.3 x median sigma (rvspecfit) */
 #define LSF_NSIGMA 4.0    /* band half width for LSF arms, in sigma   */
 #define LSF_MAX_HALF 25
 #define SQRT2 1.41421356237309504880
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Non-finite values become unusable pixels; sigma is floored. */
 static void clean_and_floor(float *flux, float *ivar, size_t n, double *tmp)
@@ -32,9 +27,7 @@ static void clean_and_floor(float *flux, float *ivar, size_t n, double *tmp)
     }
     if (m == 0)
         return;
-    qsort(tmp, m, sizeof *tmp, cmp_double);
-    double med = m % 2 ? tmp[m / 2] : 0.5 * (tmp[m / 2 - 1] + tmp[m / 2]);
-    double sfloor = SIGMA_FLOOR * med;
+    double sfloor = SIGMA_FLOOR * rvfit_median(tmp, m);
     float imax = (float)(1.0 / (sfloor * sfloor));
     for (size_t i = 0; i < n; i++)
         if (ivar[i] > imax)

@@ -80,16 +80,4 @@ int desi_read_col(desi_handle *h, const char *hdu, int col, int datatype,
     return RVFIT_OK;
 }
 
-static int desi_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
-double desi_median(double *x, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    qsort(x, n, sizeof *x, desi_cmp_double);
-    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "rvfit/fits.h"
+#include "rvfit/numeric.h"
 #include "rvfit/instrument.h"
 
 #define DESI_WHO "desi"
@@ -76,7 +77,6 @@ int desi_colnum(fitsfile *fp, const char *name);
 int desi_read_col(desi_handle *h, const char *hdu, int col, int datatype,
                   size_t nrow, void *out, rvfit_err *err);
 /* Median of x[0..n-1] (reorders x); NaN when n == 0. */
-double desi_median(double *x, size_t n);
 
 /* ---- desi_open.c ------------------------------------------------------ */
 int desi_open(const rvfit_host *host, const rvfit_kv *opts, int nopt,

@@ -58,16 +58,16 @@ static void desi_write_fibermap(desi_writer *w, size_t n,
     /* BRICKID: real coadds carry it and rvspecfit reads it. */
     fits_create_tbl(w->fp, BINARY_TBL, (LONGLONG)n, 12, names, forms, units,
                     "FIBERMAP", &w->st);
-    desi_rng rng;
-    desi_rng_seed(&rng, seed, 0); /* stream 0: positions; stars use 1.. */
+    rvfit_rng rng;
+    rvfit_rng_seed(&rng, seed, 0); /* stream 0: positions; stars use 1.. */
     for (size_t i = 0; i < n && w->st == 0; i++) {
         LONGLONG row = (LONGLONG)i + 1;
         long long tid = stars[i].targetid, refid = 4000000000000LL + tid;
         long long desi_t = 1LL << 61, mws_t = 1LL; /* MWS_ANY; MWS_BROAD */
         int fiber = (int)(i % 5000), status = 0;
         short petal = (short)(fiber / 500);
-        double ra = 150.0 + 1.6 * (desi_rng_uniform(&rng) - 0.5);
-        double dec = 30.0 + 1.6 * (desi_rng_uniform(&rng) - 0.5);
+        double ra = 150.0 + 1.6 * (rvfit_rng_uniform(&rng) - 0.5);
+        double dec = 30.0 + 1.6 * (rvfit_rng_uniform(&rng) - 0.5);
         char *obj = "TGT", *cat = "G2";
         fits_write_col(w->fp, TLONGLONG, 1, row, 1, 1, &tid, &w->st);
         fits_write_col(w->fp, TSHORT, 2, row, 1, 1, &petal, &w->st);

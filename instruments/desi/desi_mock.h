@@ -41,11 +41,5 @@ typedef struct desi_mock_block {
 int desi_mock_run_block(desi_mock_block *b, int nthreads, rvfit_err *err);
 
 /* Deterministic PRNG (xoshiro256**, seeded by splitmix64). */
-typedef struct desi_rng {
-    uint64_t s[4];
-} desi_rng;
-void desi_rng_seed(desi_rng *r, uint64_t seed, uint64_t stream);
-double desi_rng_uniform(desi_rng *r); /* [0, 1) */
-double desi_rng_normal(desi_rng *r);
 
 #endif

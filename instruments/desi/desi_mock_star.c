@@ -9,51 +9,11 @@
 
 #include "desi_mock.h"
 
-static uint64_t desi_splitmix(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
-void desi_rng_seed(desi_rng *r, uint64_t seed, uint64_t stream)
-{
-    uint64_t x = seed ^ (stream * 0xD1B54A32D192ED03ull);
-    desi_splitmix(&x);
-    for (int i = 0; i < 4; i++)
-        r->s[i] = desi_splitmix(&x);
-}
 
-static uint64_t desi_rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
 
-static uint64_t desi_rng_next(desi_rng *r)
-{
-    uint64_t *s = r->s;
-    uint64_t out = desi_rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = desi_rotl(s[3], 45);
-    return out;
-}
 
-double desi_rng_uniform(desi_rng *r)
-{
-    return (double)(desi_rng_next(r) >> 11) * 0x1.0p-53;
-}
 
-double desi_rng_normal(desi_rng *r)
-{
-    /* Box-Muller, one value per call keeps the stream simple */
-    double u = 1.0 - desi_rng_uniform(r), v = desi_rng_uniform(r);
-    return sqrt(-2.0 * log(u)) * cos(6.283185307179586477 * v);
-}
 
 /* Per-thread scratch. */
 typedef struct desi_scratch {
@@ -95,7 +55,7 @@ static int desi_star_signal(desi_mock_block *b, size_t s, double fibre,
         memcpy(w->tmp + ntot, w->pix[a], arms[a].npix * sizeof(double));
         ntot += arms[a].npix;
     }
-    double med = desi_median(w->tmp, ntot);
+    double med = rvfit_median(w->tmp, ntot);
     double scale = med > 0.0 && isfinite(med) ? DESI_MOCK_FLUX_LEVEL / med
                                               : 1.0;
     for (int a = 0; a < DESI_MOCK_NARM; a++)
@@ -114,7 +74,7 @@ static double desi_edge_taper(size_t i, size_t npix)
 
 /* Noise, ivar, cosmics and the S/N summary of camera a of star s. */
 static void desi_star_noise(desi_mock_block *b, size_t s, int a,
-                            desi_rng *rng, desi_scratch *w)
+                            rvfit_rng *rng, desi_scratch *w)
 {
     const desi_mock_arm *A = &desi_mock_arms()[a];
     const double *F = w->pix[a];
@@ -127,18 +87,18 @@ static void desi_star_noise(desi_mock_block *b, size_t s, int a,
         shape[i] = sqrt(fmax(F[i], 0.0) + sky) / desi_edge_taper(i, np);
         ratio[i] = F[i] / shape[i];
     }
-    double c = desi_median(ratio, np) / b->stars[s].snr;
+    double c = rvfit_median(ratio, np) / b->stars[s].snr;
     for (size_t i = 0; i < np; i++) {
         double sig = c * shape[i];
-        fl[i] = (float)(F[i] + sig * desi_rng_normal(rng));
+        fl[i] = (float)(F[i] + sig * rvfit_rng_normal(rng));
         iv[i] = (float)(1.0 / (sig * sig));
         mk[i] = 0;
     }
-    int nhit = (int)(desi_rng_uniform(rng) * 4.0); /* 0..3 cosmics */
+    int nhit = (int)(rvfit_rng_uniform(rng) * 4.0); /* 0..3 cosmics */
     for (int k = 0; k < nhit; k++) {
-        size_t p = (size_t)(desi_rng_uniform(rng) * (double)np);
-        size_t len = 1 + (size_t)(desi_rng_uniform(rng) * 3.0);
-        double amp = (5.0 + 20.0 * desi_rng_uniform(rng)) * c * shape[p];
+        size_t p = (size_t)(rvfit_rng_uniform(rng) * (double)np);
+        size_t len = 1 + (size_t)(rvfit_rng_uniform(rng) * 3.0);
+        double amp = (5.0 + 20.0 * rvfit_rng_uniform(rng)) * c * shape[p];
         for (size_t i = p; i < p + len && i < np; i++) {
             fl[i] += (float)amp;
             iv[i] = 0.0f;
@@ -149,12 +109,12 @@ static void desi_star_noise(desi_mock_block *b, size_t s, int a,
     for (size_t i = 0; i < np; i++)
         if (iv[i] > 0.0f)
             ratio[n++] = fl[i] * sqrt((double)iv[i]);
-    b->snr_med[s * DESI_MOCK_NARM + (size_t)a] = (float)desi_median(ratio, n);
+    b->snr_med[s * DESI_MOCK_NARM + (size_t)a] = (float)rvfit_median(ratio, n);
     n = 0;
     for (size_t i = 0; i < np; i++)
         if (iv[i] > 0.0f)
             ratio[n++] = fl[i];
-    b->flux_med[s * DESI_MOCK_NARM + (size_t)a] = (float)desi_median(ratio, n);
+    b->flux_med[s * DESI_MOCK_NARM + (size_t)a] = (float)rvfit_median(ratio, n);
 }
 
 static int desi_mock_star(desi_mock_block *b, size_t s, desi_scratch *w,
@@ -164,10 +124,10 @@ static int desi_mock_star(desi_mock_block *b, size_t s, desi_scratch *w,
         return rvfit_err_set(err, RVFIT_ERR_INVALID,
                              "mock star %zu: S/N %g must be > 0", s,
                              b->stars[s].snr);
-    desi_rng rng;
-    desi_rng_seed(&rng, b->seed, (uint64_t)s + 1);
+    rvfit_rng rng;
+    rvfit_rng_seed(&rng, b->seed, (uint64_t)s + 1);
     /* per-fibre LSF width: a few per cent either way */
-    double fibre = 1.0 + 0.03 * (2.0 * desi_rng_uniform(&rng) - 1.0);
+    double fibre = 1.0 + 0.03 * (2.0 * rvfit_rng_uniform(&rng) - 1.0);
     int rc = desi_star_signal(b, s, fibre, w, err);
     if (rc)
         return rc;

@@ -73,7 +73,7 @@ double desi_pixel_snr(const float *flux, const float *ivar, size_t npix)
     for (size_t i = 0; i < npix; i++)
         if (ivar[i] > 0.0f)
             v[k++] = (double)flux[i] * sqrt((double)ivar[i]);
-    double m = desi_median(v, k);
+    double m = rvfit_median(v, k);
     free(v);
     return m;
 }

@@ -26,19 +26,7 @@ int sdss_goto_hdu(fitsfile *fp, const char *extname)
     return st;
 }
 
-static int sdss_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
-double sdss_median(double *x, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    qsort(x, n, sizeof *x, sdss_cmp_double);
-    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
 
 double sdss_pixel_snr(const float *flux, const float *ivar, size_t n)
 {
@@ -49,7 +37,7 @@ double sdss_pixel_snr(const float *flux, const float *ivar, size_t n)
     for (size_t i = 0; i < n; i++)
         if (ivar[i] > 0.0f)
             v[k++] = (double)flux[i] * sqrt((double)ivar[i]);
-    double m = sdss_median(v, k);
+    double m = rvfit_median(v, k);
     free(v);
     return m;
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "rvfit/fits.h"
+#include "rvfit/numeric.h"
 #include "rvfit/instrument.h"
 
 #define SDSS_WHO "sdss"
@@ -86,7 +87,6 @@ int sdss_colnum(fitsfile *fp, const char *name);
 /* Move to the table HDU named extname; 0 when found. */
 int sdss_goto_hdu(fitsfile *fp, const char *extname);
 /* Median of x[0..n-1] (reorders x); NaN when n == 0. */
-double sdss_median(double *x, size_t n);
 /* Median flux*sqrt(ivar) over pixels with ivar > 0; NaN when none. */
 double sdss_pixel_snr(const float *flux, const float *ivar, size_t n);
 

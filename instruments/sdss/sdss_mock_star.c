@@ -13,49 +13,11 @@
 #include "sdss_mock.h"
 
 /* ---- PRNG: xoshiro256** seeded by splitmix64 ------------------------- */
-typedef struct sdss_rng {
-    uint64_t s[4];
-} sdss_rng;
 
-static uint64_t sdss_splitmix(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
-static void sdss_rng_seed(sdss_rng *r, uint64_t seed, uint64_t stream)
-{
-    uint64_t x = seed ^ (stream * 0xA0761D6478BD642Full);
-    sdss_splitmix(&x);
-    for (int i = 0; i < 4; i++)
-        r->s[i] = sdss_splitmix(&x);
-}
 
-static uint64_t sdss_rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
 
-static double sdss_uniform(sdss_rng *r)
-{
-    uint64_t *s = r->s;
-    uint64_t out = sdss_rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = sdss_rotl(s[3], 45);
-    return (double)(out >> 11) * 0x1.0p-53;
-}
 
-static double sdss_normal(sdss_rng *r)
-{
-    double u = 1.0 - sdss_uniform(r), v = sdss_uniform(r);
-    return sqrt(-2.0 * log(u)) * cos(6.283185307179586477 * v);
-}
 
 /* ---- normal CDF: cubic Hermite on a table (erfc is the hot spot) ----- */
 #define SDSS_PHI_Z 9.0
@@ -182,7 +144,7 @@ static int sdss_signal(sdss_mock_block *b, size_t s, double f,
     sdss_pixelize(b->phi, o->coeff0, n, w->edge, f, lnl0, SDSS_MOCK_DLNL, nf,
                   w->fine, w->pix);
     memcpy(w->tmp, w->pix, n * sizeof *w->tmp);
-    double med = sdss_median(w->tmp, n);
+    double med = rvfit_median(w->tmp, n);
     double scale = med > 0.0 && isfinite(med) ? SDSS_MOCK_LEVEL / med : 1.0;
     for (size_t i = 0; i < n; i++)
         w->pix[i] *= scale;
@@ -193,7 +155,13 @@ static int sdss_signal(sdss_mock_block *b, size_t s, double f,
  * OH lines do), scaled to the requested median S/N; then 0-3 corrupted
  * pixels flagged in and_mask (ivar kept) and 0-2 dead ones (ivar 0,
  * wdisp 0, as in real files). */
-static void sdss_noise(const rvfit_mock_star *st, sdss_rng *r,
+/* The core's generator mixes the stream index with its own constant; this
+ * factor (the old sdss constant times the inverse of the core's, mod 2^64)
+ * keeps every star's stream, and so every synthetic BOSS file, identical
+ * to what this plugin wrote before the generator moved into the core. */
+#define SDSS_STREAM_KEY 0x5d23a1915a57f665ull
+
+static void sdss_noise(const rvfit_mock_star *st, rvfit_rng *r,
                        sdss_mock_spec *o, sdss_scratch *w)
 {
     size_t n = o->npix;
@@ -204,17 +172,18 @@ static void sdss_noise(const rvfit_mock_star *st, sdss_rng *r,
         shape[i] = sqrt(fmax(w->pix[i], 0.0) + o->sky[i]);
         ratio[i] = w->pix[i] / shape[i];
     }
-    double c = sdss_median(ratio, n) / st->snr;
+    double c = rvfit_median(ratio, n) / st->snr;
     for (size_t i = 0; i < n; i++) {
         double sig = c * shape[i];
         o->model[i] = (float)w->pix[i];
-        o->flux[i] = (float)(w->pix[i] + sig * sdss_normal(r));
+        o->flux[i] = (float)(w->pix[i] + sig * rvfit_rng_normal(r));
         o->ivar[i] = (float)(1.0 / (sig * sig));
         o->mask[i] = 0;
     }
-    int nbad = (int)(sdss_uniform(r) * 4.0), ndead = (int)(sdss_uniform(r) * 3.0);
+    int nbad = (int)(rvfit_rng_uniform(r) * 4.0);
+    int ndead = (int)(rvfit_rng_uniform(r) * 3.0);
     for (int k = 0; k < nbad + ndead; k++) {
-        size_t p = (size_t)(sdss_uniform(r) * (double)n);
+        size_t p = (size_t)(rvfit_rng_uniform(r) * (double)n);
         if (k < nbad) {
             o->flux[p] += (float)(30.0 * c * shape[p]);
             o->mask[p] |= SDSS_MOCK_BADBIT;
@@ -227,7 +196,7 @@ static void sdss_noise(const rvfit_mock_star *st, sdss_rng *r,
     for (size_t i = 0; i < n; i++)
         if (o->ivar[i] > 0.0f)
             ratio[m++] = o->flux[i] * sqrt((double)o->ivar[i]);
-    o->snr = (float)sdss_median(ratio, m);
+    o->snr = (float)rvfit_median(ratio, m);
 }
 
 static int sdss_mock_star(sdss_mock_block *b, size_t s, sdss_scratch *w,
@@ -237,14 +206,14 @@ static int sdss_mock_star(sdss_mock_block *b, size_t s, sdss_scratch *w,
     if (!(st->snr > 0.0) || !isfinite(st->snr))
         return rvfit_err_set(err, RVFIT_ERR_INVALID, "mock star %zu: S/N %g "
                              "must be > 0", s, st->snr);
-    sdss_rng r;
-    sdss_rng_seed(&r, b->seed, (uint64_t)s + 1);
+    rvfit_rng r;
+    rvfit_rng_seed(&r, b->seed, ((uint64_t)s + 1) * SDSS_STREAM_KEY);
     sdss_mock_spec *o = &b->spec[s - b->s0];
     o->coeff0 = SDSS_MOCK_LL0 +
-                SDSS_DLOGLAM * floor(sdss_uniform(&r) * SDSS_MOCK_SHIFT);
+                SDSS_DLOGLAM * floor(rvfit_rng_uniform(&r) * SDSS_MOCK_SHIFT);
     o->npix = SDSS_MOCK_NPIX -
-              (size_t)(sdss_uniform(&r) * (SDSS_MOCK_TRIM + 1));
-    double f = 1.0 + 0.03 * (2.0 * sdss_uniform(&r) - 1.0); /* per fibre */
+              (size_t)(rvfit_rng_uniform(&r) * (SDSS_MOCK_TRIM + 1));
+    double f = 1.0 + 0.03 * (2.0 * rvfit_rng_uniform(&r) - 1.0); /* per fibre */
     for (size_t i = 0; i < o->npix; i++)
         o->wdisp[i] = (float)sdss_mock_wdisp(
             o->coeff0 + SDSS_DLOGLAM * (double)i, f);
