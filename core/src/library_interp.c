@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "rvfit/backend.h"
 #include "rvfit/library.h"
 #include "rvfit/physics.h"
 
@@ -149,4 +150,57 @@ double rvfit_library_sigma(const rvfit_library *lib, int arm, double lambda)
     double sv = lambda * A->sigma_kms / RVFIT_C_KMS;
     double box = lambda * A->dlnl; /* the template pixel, Angstrom */
     return sqrt(sv * sv + box * box / 12.0);
+}
+
+int rvfit_library_check(const rvfit_library *lib, rvfit_err *err)
+{
+    if (lib->nparam < 0 || lib->nparam > RVFIT_MAX_PARAMS || lib->narm < 1 ||
+        lib->narm > RVFIT_MAX_ARMS || lib->nmodel < 1)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "library: nparam %d, narm %d, nmodel %zu out of "
+                             "range", lib->nparam, lib->narm, lib->nmodel);
+    size_t nm = 1;
+    for (int p = 0; p < lib->nparam; p++) {
+        if (lib->axis[p].nnode < 1 || lib->axis[p].nnode > RVFIT_MAX_NODES)
+            return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                                 "library: axis %s has %d nodes",
+                                 lib->axis[p].name, lib->axis[p].nnode);
+        nm *= (size_t)lib->axis[p].nnode;
+    }
+    if (nm != lib->nmodel)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "library: nmodel %zu != product of axis nodes %zu",
+                             lib->nmodel, nm);
+    for (int a = 0; a < lib->narm; a++) {
+        const rvfit_lib_arm *la = &lib->arm[a];
+        if (la->npix < 4 || !(la->dlnl > 0.0) || !la->flux)
+            return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                                 "library arm %s: npix %zu, dlnl %g",
+                                 la->name, la->npix, la->dlnl);
+    }
+    return RVFIT_OK;
+}
+
+int rvfit_batch_arm_check(const rvfit_library *lib, const rvfit_arm_batch *ba,
+                          int *lib_arm, rvfit_err *err)
+{
+    *lib_arm = rvfit_library_arm(lib, ba->name);
+    if (*lib_arm < 0)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "batch arm '%.16s' is not in the library",
+                             ba->name);
+    if (ba->res_kind == RVFIT_RES_LSF)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "arm %.16s: LSF resolution must be converted to a "
+                             "band matrix by the core", ba->name);
+    if (ba->res_kind == RVFIT_RES_BAND &&
+        (ba->ndiag < 1 || ba->ndiag % 2 == 0 || !ba->res))
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "arm %.16s: band matrix with ndiag %d", ba->name,
+                             ba->ndiag);
+    if (ba->npix < 2 || !ba->wave || !ba->flux || !ba->ivar)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "arm %.16s: npix %zu or missing arrays", ba->name,
+                             ba->npix);
+    return RVFIT_OK;
 }

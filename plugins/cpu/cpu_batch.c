@@ -65,23 +65,10 @@ int cpu_load_library(void *state, const rvfit_library *lib, rvfit_err *err)
      * reloaded after a new library. */
     cpu_free_batch(st);
     cpu_free_library(st);
-    if (lib->nparam < 0 || lib->nparam > RVFIT_MAX_PARAMS || lib->narm < 1 ||
-        lib->narm > RVFIT_MAX_ARMS || lib->nmodel < 1)
-        return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                             "library: nparam %d, narm %d, nmodel %zu out of "
-                             "range", lib->nparam, lib->narm, lib->nmodel);
-    size_t nm = 1;
-    for (int p = 0; p < lib->nparam; p++) {
-        if (lib->axis[p].nnode < 1 || lib->axis[p].nnode > RVFIT_MAX_NODES)
-            return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                                 "library: axis %s has %d nodes",
-                                 lib->axis[p].name, lib->axis[p].nnode);
-        nm *= (size_t)lib->axis[p].nnode;
-    }
-    if (nm != lib->nmodel)
-        return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                             "library: nmodel %zu != product of axis nodes %zu",
-                             lib->nmodel, nm);
+    int rc = rvfit_library_check(lib, err);
+    if (rc)
+        return rc;
+    size_t nm = lib->nmodel;
     st->lib = *lib;
     st->lib.exists = NULL;
     for (int a = 0; a < lib->narm; a++)
@@ -94,12 +81,6 @@ int cpu_load_library(void *state, const rvfit_library *lib, rvfit_err *err)
     }
     for (int a = 0; a < lib->narm; a++) {
         const rvfit_lib_arm *la = &lib->arm[a];
-        if (la->npix < 4 || !(la->dlnl > 0.0) || !la->flux) {
-            cpu_free_library(st);
-            return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                                 "library arm %s: npix %zu, dlnl %g",
-                                 la->name, la->npix, la->dlnl);
-        }
         size_t nb = nm * la->npix * sizeof(float);
         st->lib.arm[a].flux = malloc(nb);
         if (!st->lib.arm[a].flux)
@@ -119,24 +100,9 @@ static int cpu_copy_arm(cpu_state *st, const rvfit_arm_batch *ba, cpu_arm *ca,
 {
     size_t ns = st->nspec, n = ba->npix;
     memcpy(ca->name, ba->name, sizeof ca->name);
-    ca->lib_arm = rvfit_library_arm(&st->lib, ba->name);
-    if (ca->lib_arm < 0)
-        return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                             "batch arm '%.16s' is not in the library",
-                             ba->name);
-    if (ba->res_kind == RVFIT_RES_LSF)
-        return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                             "arm %.16s: LSF resolution must be converted to a "
-                             "band matrix by the core", ba->name);
-    if (ba->res_kind == RVFIT_RES_BAND &&
-        (ba->ndiag < 1 || ba->ndiag % 2 == 0 || !ba->res))
-        return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                             "arm %.16s: band matrix with ndiag %d", ba->name,
-                             ba->ndiag);
-    if (n < 2 || !ba->wave || !ba->flux || !ba->ivar)
-        return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                             "arm %.16s: npix %zu or missing arrays", ba->name,
-                             n);
+    int rc = rvfit_batch_arm_check(&st->lib, ba, &ca->lib_arm, err);
+    if (rc)
+        return rc;
     ca->npix = n;
     ca->npad = (n + CPU_LANES - 1) / CPU_LANES * CPU_LANES;
     ca->wave_per_spec = ba->wave_per_spec;

@@ -14,32 +14,20 @@
 
 static int rvk_lib_check(const rvfit_library *lib, rvfit_err *err)
 {
-    if (lib->nparam < 0 || lib->nparam > RVFIT_MAX_PARAMS || lib->narm < 1 ||
-        lib->narm > RVFIT_MAX_ARMS || lib->nmodel < 1)
-        return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                             "library: nparam %d, narm %d, nmodel %zu out of "
-                             "range", lib->nparam, lib->narm, lib->nmodel);
-    size_t nm = 1;
-    for (int p = 0; p < lib->nparam; p++) {
-        if (lib->axis[p].nnode < 1 || lib->axis[p].nnode > RVFIT_MAX_NODES)
-            return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                                 "library: axis %s has %d nodes",
-                                 lib->axis[p].name, lib->axis[p].nnode);
-        nm *= (size_t)lib->axis[p].nnode;
-    }
+    int rc = rvfit_library_check(lib, err);
+    if (rc)
+        return rc;
     /* The kernels index models and pixels with 32-bit ints. */
-    if (nm != lib->nmodel || nm > 0x7fffffff)
+    if (lib->nmodel > 0x7fffffff)
         return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                             "library: nmodel %zu != product of axis nodes "
-                             "%zu (or too large)", lib->nmodel, nm);
-    for (int a = 0; a < lib->narm; a++) {
-        const rvfit_lib_arm *la = &lib->arm[a];
-        if (la->npix < 4 || la->npix > 0x7fffffff || !(la->dlnl > 0.0) ||
-            !la->flux)
+                             "library: %zu models exceed the kernels' 32-bit "
+                             "indices", lib->nmodel);
+    for (int a = 0; a < lib->narm; a++)
+        if (lib->arm[a].npix > 0x7fffffff)
             return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                                 "library arm %s: npix %zu, dlnl %g",
-                                 la->name, la->npix, la->dlnl);
-    }
+                                 "library arm %s: %zu pixels exceed the "
+                                 "kernels' 32-bit indices",
+                                 lib->arm[a].name, lib->arm[a].npix);
     return RVFIT_OK;
 }
 
@@ -112,25 +100,13 @@ static int rvk_check_opts(const rvk_lib *L, const rvfit_batch *bt,
 static int rvk_check_arm(const rvk_lib *L, const rvfit_arm_batch *ba, int *la,
                          rvfit_err *err)
 {
-    *la = rvfit_library_arm(&L->meta, ba->name);
-    if (*la < 0)
+    int rc = rvfit_batch_arm_check(&L->meta, ba, la, err);
+    if (rc)
+        return rc;
+    if (ba->npix > 0x7fffffff) /* the kernels' 32-bit pixel indices */
         return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                             "batch arm '%.16s' is not in the library",
-                             ba->name);
-    if (ba->res_kind == RVFIT_RES_LSF)
-        return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                             "arm %.16s: LSF resolution must be converted to a "
-                             "band matrix by the core", ba->name);
-    if (ba->res_kind == RVFIT_RES_BAND &&
-        (ba->ndiag < 1 || ba->ndiag % 2 == 0 || !ba->res))
-        return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                             "arm %.16s: band matrix with ndiag %d", ba->name,
-                             ba->ndiag);
-    if (ba->npix < 2 || ba->npix > 0x7fffffff || !ba->wave || !ba->flux ||
-        !ba->ivar)
-        return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                             "arm %.16s: npix %zu or missing arrays", ba->name,
-                             ba->npix);
+                             "arm %.16s: %zu pixels exceed the kernels' 32-bit "
+                             "indices", ba->name, ba->npix);
     return RVFIT_OK;
 }
 

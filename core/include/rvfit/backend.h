@@ -60,6 +60,14 @@ typedef struct rvfit_counters {
     double seconds;    /* wall time spent inside evaluation calls        */
 } rvfit_counters;
 
+/* The load_batch contract for one arm, shared by every backend: the arm
+ * exists in lib (its index into *lib_arm), its resolution is a band matrix
+ * or none (LSF arms are converted by the core first), ndiag is odd, and
+ * npix >= 2 with wave, flux and ivar present. */
+RVFIT_EXPORT int rvfit_batch_arm_check(const rvfit_library *lib,
+                                       const rvfit_arm_batch *arm,
+                                       int *lib_arm, rvfit_err *err);
+
 typedef struct rvfit_backend_ops {
     uint32_t size; /* sizeof(rvfit_backend_ops) as compiled by the plugin */
 

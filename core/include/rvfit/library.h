@@ -91,6 +91,12 @@ RVFIT_EXPORT void rvfit_library_free(rvfit_library *lib);
 RVFIT_EXPORT double rvfit_library_sigma(const rvfit_library *lib, int arm,
                                         double lambda);
 
+/* Check that a library is internally consistent (parameter and arm counts,
+ * node counts, nmodel == product of nodes, each arm with npix >= 4,
+ * dlnl > 0 and flux).  Backends call it before copying a library. */
+RVFIT_EXPORT int rvfit_library_check(const rvfit_library *lib,
+                                     rvfit_err *err);
+
 /* Index of an arm by name, or -1. */
 RVFIT_EXPORT int rvfit_library_arm(const rvfit_library *lib,
                                    const char *name);
