@@ -16,17 +16,7 @@ static const char *tmp;
 
 static void load(void)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/rvfit_instrument_desi.so",
-             tu_env("RVFIT_PLUGIN_PATH"));
-    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    rvfit_plugin_entry_fn entry =
-        dl ? (rvfit_plugin_entry_fn)dlsym(dl, RVFIT_PLUGIN_ENTRY_NAME) : NULL;
-    if (!entry) {
-        fprintf(stderr, "cannot load %s: %s\n", path, dlerror());
-        exit(1);
-    }
-    ops = entry()->ops;
+    ops = tu_plugin_ops("rvfit_instrument_desi.so");
 }
 
 /* Copy src to dst leaving out HDU `skip` (may be NULL). */

@@ -53,17 +53,7 @@ static int truth(void *ctx, size_t star, double lnl0, double dlnl, size_t n,
 
 static const rvfit_instrument_ops *load(void)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/rvfit_instrument_desi.so",
-             tu_env("RVFIT_PLUGIN_PATH"));
-    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    rvfit_plugin_entry_fn entry =
-        dl ? (rvfit_plugin_entry_fn)dlsym(dl, RVFIT_PLUGIN_ENTRY_NAME) : NULL;
-    if (!entry) {
-        fprintf(stderr, "cannot load %s: %s\n", path, dlerror());
-        exit(1);
-    }
-    return entry()->ops;
+    return tu_plugin_ops("rvfit_instrument_desi.so");
 }
 
 static double phi(double z)

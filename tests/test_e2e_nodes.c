@@ -17,27 +17,14 @@
 #include "rvfit/synth.h"
 #include "testutil.h"
 
-static const void *ops_of(const char *file)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", tu_env("RVFIT_PLUGIN_PATH"), file);
-    void *dl = dlopen(path, RTLD_NOW);
-    if (!dl)
-        tu_skip("cannot load %s: %s", path, dlerror());
-    const rvfit_plugin *(*entry)(void);
-    void *sym = dlsym(dl, RVFIT_PLUGIN_ENTRY_NAME);
-    memcpy(&entry, &sym, sizeof entry);
-    return entry()->ops;
-}
-
 static void check(const char *name, const char *libdir, const char *out,
                   const rvfit_kv *kv, int nkv)
 {
     rvfit_host h = tu_host(RVFIT_LOG_WARN);
     char file[64];
     snprintf(file, sizeof file, "rvfit_instrument_%s.so", name);
-    const rvfit_instrument_ops *io = ops_of(file);
-    const rvfit_backend_ops *bo = ops_of("rvfit_backend_cpu.so");
+    const rvfit_instrument_ops *io = tu_plugin_ops(file);
+    const rvfit_backend_ops *bo = tu_plugin_ops("rvfit_backend_cpu.so");
     rvfit_err err;
     rvfit_library lib;
     CHECK(rvfit_library_load(&lib, libdir, &err) == RVFIT_OK);

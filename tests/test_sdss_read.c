@@ -18,29 +18,7 @@
 
 static const rvfit_instrument_ops *load(void)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/rvfit_instrument_sdss.so",
-             tu_env("RVFIT_PLUGIN_PATH"));
-    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!dl) {
-        fprintf(stderr, "dlopen %s: %s\n", path, dlerror());
-        exit(1);
-    }
-    rvfit_plugin_entry_fn entry =
-        (rvfit_plugin_entry_fn)dlsym(dl, RVFIT_PLUGIN_ENTRY_NAME);
-    if (!entry) {
-        fprintf(stderr, "no entry symbol in %s\n", path);
-        exit(1);
-    }
-    const rvfit_plugin *p = entry();
-    CHECK(p->abi_major == RVFIT_ABI_MAJOR && p->abi_minor == RVFIT_ABI_MINOR);
-    CHECK(p->kind == RVFIT_PLUGIN_INSTRUMENT);
-    CHECK(strcmp(p->name, "sdss") == 0);
-    const rvfit_instrument_ops *ops = p->ops;
-    CHECK(ops->size == sizeof(rvfit_instrument_ops));
-    CHECK(ops->open && ops->read && ops->read_rows && ops->write_mock &&
-          ops->template_arms);
-    return ops;
+    return tu_plugin_ops("rvfit_instrument_sdss.so");
 }
 
 static int find_col(const rvfit_table_schema *s, const char *name)

@@ -1,5 +1,9 @@
 #include "testutil.h"
 
+#include <dlfcn.h>
+
+#include "rvfit/plugin.h"
+
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -184,4 +188,19 @@ double tu_median(const double *x, long n) { return quantile(x, n, 0.5); }
 double tu_rstd(const double *x, long n)
 {
     return (quantile(x, n, 0.75) - quantile(x, n, 0.25)) / 1.349;
+}
+
+const void *tu_plugin_ops(const char *file)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", tu_env("RVFIT_PLUGIN_PATH"), file);
+    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    void *sym = dl ? dlsym(dl, RVFIT_PLUGIN_ENTRY_NAME) : NULL;
+    if (!sym) {
+        fprintf(stderr, "cannot load %s: %s\n", path, dlerror());
+        exit(1);
+    }
+    rvfit_plugin_entry_fn entry;
+    memcpy(&entry, &sym, sizeof entry);
+    return entry()->ops;
 }

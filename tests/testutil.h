@@ -52,6 +52,10 @@ const char *tu_env(const char *name);
 const char *tu_tmpdir(const char *name);
 /* A host that logs to stderr at the given level. */
 rvfit_host tu_host(int level);
+/* The operation table of plugin FILE in $RVFIT_PLUGIN_PATH, loaded with
+ * dlopen + the entry symbol (the core loader is tested separately);
+ * exits with a message when it cannot be loaded. */
+const void *tu_plugin_ops(const char *file);
 /* Does substring `needle` occur in `hay`? */
 int tu_contains(const char *hay, const char *needle);
 
