@@ -123,7 +123,8 @@ static int be_linelist_make(be_linelist *L, double x0, double x1, double w,
     return 0;
 }
 
-static void be_axes(rvfit_library *lib, int nparam, uint64_t *rng)
+static void be_axes(rvfit_library *lib, int nparam, unsigned cubic,
+                    uint64_t *rng)
 {
     static const int nn[3] = {6, 4, 3};
     static const double lo[3] = {3.6, 1.0, -2.0}, hi[3] = {3.85, 5.0, 0.5};
@@ -135,6 +136,8 @@ static void be_axes(rvfit_library *lib, int nparam, uint64_t *rng)
         snprintf(ax->name, sizeof ax->name, "%s", names[p]);
         ax->scale = p == 0 ? RVFIT_SCALE_LOG10 : RVFIT_SCALE_LINEAR;
         ax->nnode = nn[p];
+        ax->interp = (cubic >> p) & 1u ? RVFIT_INTERP_CUBIC
+                                       : RVFIT_INTERP_LINEAR;
         double h = (hi[p] - lo[p]) / (nn[p] - 1);
         for (int k = 0; k < nn[p]; k++) /* mildly irregular nodes */
             ax->node[k] = lo[p] + h * (k + (k > 0 && k < nn[p] - 1 ?
@@ -173,7 +176,7 @@ static int be_library(be_problem *pr, be_linelist *L, uint64_t *rng)
 {
     const be_shape *sh = &pr->sh;
     rvfit_library *lib = &pr->lib;
-    be_axes(lib, sh->nparam, rng);
+    be_axes(lib, sh->nparam, sh->cubic, rng);
     lib->exists = malloc(lib->nmodel);
     if (!lib->exists)
         return -1;
@@ -204,6 +207,14 @@ static int be_library(be_problem *pr, be_linelist *L, uint64_t *rng)
             be_model_flux(lib, m, &L[a], la->lnl0, la->dlnl, la->npix,
                           la->flux + m * la->npix, dp);
         free(dp);
+    }
+    rvfit_err e;
+    for (int a = 0; a < sh->narm && sh->log_flux; a++) /* ln needs > 0 */
+        for (size_t k = 0; k < lib->nmodel * lib->arm[a].npix; k++)
+            lib->arm[a].flux[k] = fmaxf(lib->arm[a].flux[k], 0.02f);
+    if (sh->log_flux && rvfit_library_set_log_flux(lib, &e) != RVFIT_OK) {
+        fprintf(stderr, "%s\n", e.msg);
+        return -1;
     }
     return 0;
 }
@@ -363,14 +374,20 @@ int be_load(be_backend *b, const be_problem *pr, rvfit_err *err)
 /* ---- the suite -------------------------------------------------------- */
 
 const be_case be_cases[BE_NCASES] = {
-    /* narm npix npoly basis ndiag nparam holes vsini nspec wps | points */
-    {{1, 40, 1, RVFIT_BASIS_GAUSS, 0, 1, 0.0, 0.0, 3, 0}, 1},
-    {{2, 60, 3, RVFIT_BASIS_CHEB, 11, 2, 0.2, 35.0, 4, 1}, 64},
-    {{3, 500, 10, RVFIT_BASIS_GAUSS, 11, 3, 0.15, 35.0, 6, 0}, 512},
-    {{1, 500, 3, RVFIT_BASIS_GAUSS, 0, 2, 0.1, 35.0, 5, 1}, 4096},
-    {{2, 3000, 10, RVFIT_BASIS_GAUSS, 11, 3, 0.1, 35.0, 4, 0}, 200},
-    {{3, 3000, 1, RVFIT_BASIS_CHEB, 0, 2, 0.0, 0.0, 3, 0}, 100},
-    {{2, 500, 10, RVFIT_BASIS_CHEB, 5, 3, 0.3, 300.0, 4, 1}, 300},
+    /* narm npix npoly basis ndiag nparam holes vsini nspec wps cubic
+     * log_flux | points */
+    {{1, 40, 1, RVFIT_BASIS_GAUSS, 0, 1, 0.0, 0.0, 3, 0, 0, 0}, 1},
+    {{2, 60, 3, RVFIT_BASIS_CHEB, 11, 2, 0.2, 35.0, 4, 1, 0, 0}, 64},
+    {{3, 500, 10, RVFIT_BASIS_GAUSS, 11, 3, 0.15, 35.0, 6, 0, 0, 0}, 512},
+    {{1, 500, 3, RVFIT_BASIS_GAUSS, 0, 2, 0.1, 35.0, 5, 1, 0, 0}, 4096},
+    {{2, 3000, 10, RVFIT_BASIS_GAUSS, 11, 3, 0.1, 35.0, 4, 0, 0, 0}, 200},
+    {{3, 3000, 1, RVFIT_BASIS_CHEB, 0, 2, 0.0, 0.0, 3, 0, 0, 0}, 100},
+    {{2, 500, 10, RVFIT_BASIS_CHEB, 5, 3, 0.3, 300.0, 4, 1, 0, 0}, 300},
+    /* cubic interpolation: all axes (holes force the fallbacks) in ln
+     * flux, one axis in flux; linear in ln flux */
+    {{2, 500, 10, RVFIT_BASIS_GAUSS, 11, 3, 0.15, 35.0, 4, 0, 7, 1}, 512},
+    {{1, 800, 5, RVFIT_BASIS_CHEB, 0, 2, 0.0, 0.0, 3, 1, 2, 0}, 256},
+    {{2, 600, 8, RVFIT_BASIS_GAUSS, 11, 3, 0.1, 35.0, 4, 1, 0, 1}, 256},
 };
 
 static double be_now(void)
@@ -459,10 +476,12 @@ static void be_compare(const be_target *t, be_backend *cpu, be_backend *gpu,
     size_t nm = n < 16 ? n : 16, nq = n < BE_NVSCAN ? n : BE_NVSCAN;
     double d3 = be_cmp_models(cpu, gpu, pr, nm, pts);
     double d4 = be_cmp_vscan(cpu, gpu, nq, pts, 41);
-    printf("  %zu arm x %4zu px npoly %2d ndiag %2d nparam %d vsini<=%3.0f "
-           "n %4zu: m2lnl %.1e chisq %.1e models %.1e vscan %.1e "
-           "(cpu %.3f s, %s %.3f s)\n",
-           na, sh->npix, sh->npoly, sh->ndiag, sh->nparam, sh->vsini_max, n,
+    printf("  %zu arm x %4zu px npoly %2d ndiag %2d nparam %d cubic %u "
+           "lnf %d vsini<=%3.0f n %4zu: m2lnl %.1e chisq %.1e models %.1e "
+           "vscan %.1e (cpu %.3f s, %s %.3f s)\n",
+           na, sh->npix, sh->npoly, sh->ndiag, sh->nparam, sh->cubic,
+           sh->log_flux,
+           sh->vsini_max, n,
            d1, d2, d3, d4, secs[0], t->name, secs[1]);
     CHECK_MSG(d1 <= tol, "m2lnl rel diff %.3g", d1);
     CHECK_MSG(d2 <= tol, "chisq rel diff %.3g", d2);
@@ -524,7 +543,7 @@ static void be_check_counters(const be_target *t, be_backend *gpu,
     printf("  device: %s\n", dev);
     CHECK(strncmp(dev, t->name, len) == 0 && strncmp(dev + len, ": ", 2) == 0 &&
           strlen(dev) > len + 2);
-    be_shape sh = {2, 100, 3, RVFIT_BASIS_GAUSS, 5, 2, 0.0, 10.0, 3, 0};
+    be_shape sh = {2, 100, 3, RVFIT_BASIS_GAUSS, 5, 2, 0.0, 10.0, 3, 0, 0, 0};
     be_problem pr;
     rvfit_err err;
     CHECK(be_problem_make(&pr, &sh, rng, &err) == RVFIT_OK);
@@ -560,7 +579,8 @@ static void be_check_counters(const be_target *t, be_backend *gpu,
 static void be_bench(const be_target *t, be_backend *cpu, be_backend *gpu,
                      uint64_t *rng)
 {
-    be_shape sh = {3, 2700, 10, RVFIT_BASIS_GAUSS, 11, 3, 0.0, 10.0, 16, 0};
+    be_shape sh = {3, 2700, 10, RVFIT_BASIS_GAUSS, 11, 3, 0.0, 10.0, 16, 0,
+                   0, 0};
     be_problem pr;
     rvfit_err err;
     if (be_problem_make(&pr, &sh, rng, &err) != RVFIT_OK)

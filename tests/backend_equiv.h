@@ -46,6 +46,8 @@ typedef struct be_shape {
     double vsini_max;       /* 0: every vsini is 0                       */
     size_t nspec;
     int wave_per_spec;
+    unsigned cubic;         /* bit p: axis p interpolated cubically      */
+    int log_flux;           /* 1: interpolation in ln flux               */
 } be_shape;
 
 /* A random problem: library, batch and model options. */
@@ -87,7 +89,7 @@ typedef struct be_case {
     size_t npts;
 } be_case;
 
-#define BE_NCASES 7
+#define BE_NCASES 10
 extern const be_case be_cases[BE_NCASES];
 
 /* Largest relative differences seen (over the cases of one run). */

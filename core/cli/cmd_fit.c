@@ -236,9 +236,15 @@ int cli_open_env(fit_env *e, rvfit_err *err)
     if (rc)
         return rc;
     e->have_lib = 1;
+    if ((rc = rvfit_library_set_cubic(&e->lib, c->cubic, err)) ||
+        (c->log_flux && (rc = rvfit_library_set_log_flux(&e->lib, err))))
+        return rc;
     rvfit_log(&e->host, RVFIT_LOG_INFO, "rvfit",
-              "templates %s: %d parameters, %zu models, %d arms",
-              c->templates, e->lib.nparam, e->lib.nmodel, e->lib.narm);
+              "templates %s: %d parameters, %zu models, %d arms; "
+              "interpolation in %s, cubic on: %s", c->templates,
+              e->lib.nparam, e->lib.nmodel, e->lib.narm,
+              c->log_flux ? "ln flux" : "flux",
+              c->cubic[0] ? c->cubic : "none");
     if ((rc = rvfit_instrument_load(c, c->instrument, &e->inst, err)))
         return rc;
     e->have_inst = 1;

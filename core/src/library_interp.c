@@ -1,7 +1,7 @@
-/* library_interp.c — the CPU reference of regular-grid interpolation:
- * axis scaling, arm lookup, the multilinear stencil of a point (holes,
- * clamping and the out-of-grid penalty) and the interpolated template.
- * Loading and saving libraries is library_io.c's job.
+/* library_interp.c — the CPU reference of the interpolated template, axis
+ * scaling, arm lookup and the library/batch checks backends share.  The
+ * stencil of a point is library_stencil.c's job; loading and saving
+ * libraries library_io.c's.
  */
 #include <math.h>
 #include <string.h>
@@ -28,94 +28,6 @@ double rvfit_axis_unscale(const rvfit_axis *a, double scaled)
     return a->scale == RVFIT_SCALE_LOG10 ? pow(10.0, scaled) : scaled;
 }
 
-/* Locate x on axis a: lower node index *i0 and fraction *fr in [0,1] of
- * the enclosing cell, after clamping.  Returns the penalty term
- * (d/h)^2, d = distance outside the axis range, h = mean node spacing
- * (1 for a single-node axis, whose weight is always 1 on its node). */
-static double axis_locate(const rvfit_axis *a, double x, int *i0, double *fr)
-{
-    int n = a->nnode;
-    *i0 = 0;
-    *fr = 0.0;
-    if (n <= 1) {
-        double d = n == 1 ? x - a->node[0] : 0.0;
-        return d * d;
-    }
-    double lo = a->node[0], hi = a->node[n - 1];
-    double h = (hi - lo) / (n - 1);
-    double d = 0.0;
-    if (x < lo) {
-        d = (lo - x) / h;
-        x = lo;
-    } else if (x > hi) {
-        d = (x - hi) / h;
-        x = hi;
-    } else if (!(x == x)) { /* NaN: treat as the first node, far away */
-        x = lo;
-        d = 1e3;
-    }
-    /* Largest i <= n-2 with node[i] <= x (binary search). */
-    int l = 0, r = n - 2;
-    while (l < r) {
-        int mid = (l + r + 1) / 2;
-        if (a->node[mid] <= x)
-            l = mid;
-        else
-            r = mid - 1;
-    }
-    *i0 = l;
-    *fr = (x - a->node[l]) / (a->node[l + 1] - a->node[l]);
-    if (*fr < 0.0)
-        *fr = 0.0;
-    if (*fr > 1.0)
-        *fr = 1.0;
-    return d * d;
-}
-
-int rvfit_library_stencil(const rvfit_library *lib, const double *theta,
-                          size_t *corner, double *weight, double *penalty)
-{
-    int np = lib->nparam;
-    int i0[RVFIT_MAX_PARAMS];
-    double fr[RVFIT_MAX_PARAMS];
-    double pen = 0.0;
-    for (int p = 0; p < np; p++)
-        pen += axis_locate(&lib->axis[p], theta[p], &i0[p], &fr[p]);
-    pen *= RVFIT_PENALTY_SCALE;
-
-    /* Corner c: bit p set = upper node on axis p.  Zero-weight corners
-     * (upper side of a zero fraction) are skipped. */
-    int nc = 0;
-    double sum = 0.0;
-    for (unsigned c = 0; c < (1u << np); c++) {
-        double wt = 1.0;
-        size_t idx = 0;
-        for (int p = 0; p < np; p++) {
-            int up = (int)((c >> p) & 1u);
-            if (up && fr[p] == 0.0) {
-                wt = 0.0;
-                break;
-            }
-            wt *= up ? fr[p] : 1.0 - fr[p];
-            idx = idx * (size_t)lib->axis[p].nnode + (size_t)(i0[p] + up);
-        }
-        if (wt == 0.0 || (lib->exists && !lib->exists[idx]))
-            continue;
-        corner[nc] = idx;
-        weight[nc] = wt;
-        sum += wt;
-        nc++;
-    }
-    if (nc == 0 || !(sum > 0.0)) {
-        *penalty = pen + RVFIT_PENALTY_HOLE;
-        return 0;
-    }
-    for (int k = 0; k < nc; k++)
-        weight[k] /= sum;
-    *penalty = pen;
-    return nc;
-}
-
 double rvfit_library_interp(const rvfit_library *lib, int arm,
                             const double *theta, double *out)
 {
@@ -139,7 +51,43 @@ double rvfit_library_interp(const rvfit_library *lib, int arm,
         for (size_t j = 0; j < n; j++)
             out[j] += wk * (double)fk[j];
     }
+    if (lib->log_flux)
+        for (size_t j = 0; j < n; j++)
+            out[j] = exp(out[j]);
     return pen;
+}
+
+int rvfit_library_set_log_flux(rvfit_library *lib, rvfit_err *err)
+{
+    if (lib->log_flux)
+        return RVFIT_OK;
+    for (int a = 0; a < lib->narm; a++) {
+        const rvfit_lib_arm *la = &lib->arm[a];
+        for (size_t m = 0; m < lib->nmodel; m++) {
+            if (lib->exists && !lib->exists[m])
+                continue;
+            const float *f = la->flux + m * la->npix;
+            for (size_t j = 0; j < la->npix; j++)
+                if (!(f[j] > 0.0f) || !isfinite(f[j]))
+                    return rvfit_err_set(err, RVFIT_ERR_FORMAT,
+                                         "library arm %s, model %zu, pixel "
+                                         "%zu: flux %g cannot be "
+                                         "interpolated in ln flux",
+                                         la->name, m, j, (double)f[j]);
+        }
+    }
+    for (int a = 0; a < lib->narm; a++) {
+        rvfit_lib_arm *la = &lib->arm[a];
+        for (size_t m = 0; m < lib->nmodel; m++) {
+            float *f = la->flux + m * la->npix;
+            if (lib->exists && !lib->exists[m])
+                continue;
+            for (size_t j = 0; j < la->npix; j++)
+                f[j] = logf(f[j]);
+        }
+    }
+    lib->log_flux = 1;
+    return RVFIT_OK;
 }
 
 double rvfit_library_sigma(const rvfit_library *lib, int arm, double lambda)

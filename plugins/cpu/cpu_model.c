@@ -39,7 +39,7 @@ void cpu_range_of(const cpu_state *st, int a, size_t s, int all,
 /* Interpolate library pixels [l0, l1] into dst[0 .. l1-l0]:
  * dst = w_0 f_0 + w_1 f_1 + ... in corner order. */
 CPU_HOT static void cpu_interp(const rvfit_lib_arm *la, const cpu_stencil *sc,
-                               long l0, long l1, double *dst)
+                               int log_flux, long l0, long l1, double *dst)
 {
     long n = l1 - l0 + 1, j = 0;
     const float *fp[RVFIT_MAX_CORNERS];
@@ -78,6 +78,9 @@ CPU_HOT static void cpu_interp(const rvfit_lib_arm *la, const cpu_stencil *sc,
             acc += sc->weight[k] * (double)fp[k][j];
         dst[j] = acc;
     }
+    if (log_flux)
+        for (j = 0; j < n; j++)
+            dst[j] = exp(dst[j]);
 }
 
 /* tr[j] = sum_d w[d] text[j + d], d = 0..2h, for j < nj. */
@@ -130,7 +133,7 @@ void cpu_template(const cpu_state *st, int a, size_t s, const cpu_stencil *sc,
     long l0 = cpu_clampl(J0 - h, 0, nt - 1), l1 = cpu_clampl(J1 + h, 0, nt - 1);
     double *text = w->text;
     long off = l0 - (J0 - h);
-    cpu_interp(la, sc, l0, l1, text + off);
+    cpu_interp(la, sc, st->lib.log_flux, l0, l1, text + off);
     for (long j = 0; j < off; j++)
         text[j] = text[off];
     long tend = l1 - (J0 - h);

@@ -44,7 +44,7 @@ static int cuda_dev_library(cuda_state *st, cuda_dev *d,
     size_t total = st->lib.nflux;
     int rc = cuda_use(d, err);
     if (rc == RVFIT_OK)
-        rc = cuda_upload(d, &d->ax_n, im->nn, im->na * sizeof(int32_t),
+        rc = cuda_upload(d, &d->ax_n, im->nn, (2 * im->na + 1) * sizeof(int32_t),
                          "axes", err);
     if (rc == RVFIT_OK)
         rc = cuda_upload(d, &d->ax_node, im->nodes,

@@ -2,7 +2,7 @@
  * OpenCL C (embedded into rvfit_backend_opencl.so) and CUDA (compiled with
  * nvcc -x cu).  Vendor differences live in rvfit_vendor.h only.
  *
- * It reproduces the cpu reference (core/src/library_interp.c,
+ * It reproduces the cpu reference (core/src/library_stencil.c,
  * core/src/physics.c, plugins/cpu) step by step:
  *   rvk_template  one work-group per template slot (a point of chisq or
  *                 models, a base point of vscan): stencil of theta (same
@@ -86,9 +86,117 @@ DEVFN real rvk_axis_locate(int n, GLOBAL const real *node, real x, int *i0,
     return d * d;
 }
 
-/* Corners (model indices) and normalised weights into corner/cw; returns
- * their number, 0 when every weighted corner is a hole.  *pen receives the
- * penalty including RVK_PENALTY_HOLE in that case. */
+/* One axis' share of a stencil: up to four nodes and their weights. */
+typedef struct rvk_share {
+    int n;
+    int node[4];
+    real w[4];
+} rvk_share;
+
+DEVFN void rvk_share_linear(int i0, real fr, rvk_share *s)
+{
+    s->n = 1;
+    s->node[0] = i0;
+    s->w[0] = 1 - fr;
+    if (fr > 0) {
+        s->node[1] = i0 + 1;
+        s->w[1] = fr;
+        s->n = 2;
+    }
+}
+
+/* Slope weights at node j on nodes c-1, c, c+1 (c returned); see
+ * node_slope in core/src/library_stencil.c. */
+DEVFN int rvk_node_slope(int n, GLOBAL const real *node, int j, real *d)
+{
+    int c = j == 0 ? 1 : (j == n - 1 ? n - 2 : j);
+    real h0 = node[c] - node[c - 1], h1 = node[c + 1] - node[c];
+    if (j < c) {
+        d[0] = -(2 * h0 + h1) / (h0 * (h0 + h1));
+        d[1] = (h0 + h1) / (h0 * h1);
+        d[2] = -h0 / (h1 * (h0 + h1));
+    } else if (j > c) {
+        d[0] = h1 / (h0 * (h0 + h1));
+        d[1] = -(h0 + h1) / (h0 * h1);
+        d[2] = (h0 + 2 * h1) / (h1 * (h0 + h1));
+    } else {
+        d[0] = -h1 / (h0 * (h0 + h1));
+        d[1] = (h1 - h0) / (h0 * h1);
+        d[2] = h0 / (h1 * (h0 + h1));
+    }
+    return c;
+}
+
+DEVFN void rvk_share_cubic(int n, GLOBAL const real *node, int i0, real t,
+                           rvk_share *s)
+{
+    if (n < 3 || t == 0) {
+        rvk_share_linear(i0, t, s);
+        return;
+    }
+    real h = node[i0 + 1] - node[i0];
+    real t2 = t * t, t3 = t2 * t;
+    real acc[4];
+    acc[0] = 0;
+    acc[1] = 2 * t3 - 3 * t2 + 1;
+    acc[2] = -2 * t3 + 3 * t2;
+    acc[3] = 0;
+    for (int e = 0; e < 2; e++) {
+        real hs = e == 0 ? h * (t3 - 2 * t2 + t) : h * (t3 - t2);
+        real d[3];
+        int c = rvk_node_slope(n, node, i0 + e, d);
+        for (int q = 0; q < 3; q++)
+            acc[c - 1 + q - (i0 - 1)] += hs * d[q];
+    }
+    s->n = 0;
+    for (int q = 0; q < 4; q++)
+        if (acc[q] != 0) {
+            s->node[s->n] = i0 - 1 + q;
+            s->w[s->n] = acc[q];
+            s->n++;
+        }
+}
+
+/* Tensor product (first axis slowest); -1 at the first hole. */
+DEVFN int rvk_share_product(int nparam, GLOBAL const int *ax_n,
+                            GLOBAL const rvk_uchar *exists,
+                            const rvk_share *as, LOCAL_PTR int *corner,
+                            LOCAL_PTR real *cw)
+{
+    int total = 1;
+    for (int a = 0; a < nparam; a++)
+        total *= as[a].n;
+    for (int c = 0; c < total; c++) {
+        int r = c, rest = total, idx = 0;
+        real wt = 1;
+        for (int a = 0; a < nparam; a++) {
+            rest /= as[a].n;
+            int q = r / rest;
+            r -= q * rest;
+            idx = idx * ax_n[a] + as[a].node[q];
+            wt *= as[a].w[q];
+        }
+        if (!exists[idx])
+            return -1;
+        corner[c] = idx;
+        cw[c] = wt;
+    }
+    return total;
+}
+
+DEVFN int rvk_popcount(unsigned m)
+{
+    int n = 0;
+    for (; m; m &= m - 1)
+        n++;
+    return n;
+}
+
+/* Corners (model indices) and weights into corner/cw by the rules of
+ * rvfit_library_stencil: cubic axes (ax_n[nparam + a] == 1) as far as no
+ * hole is hit, else the renormalised linear stencil.  Returns their
+ * number, 0 when every linear corner is a hole; *pen receives the penalty
+ * including RVK_PENALTY_HOLE in that case. */
 DEVFN int rvk_stencil(int nparam, GLOBAL const int *ax_n,
                       GLOBAL const real *ax_node,
                       GLOBAL const rvk_uchar *exists,
@@ -98,10 +206,35 @@ DEVFN int rvk_stencil(int nparam, GLOBAL const int *ax_n,
     int i0[RVK_MAX_PARAMS];
     real fr[RVK_MAX_PARAMS];
     real p = 0;
-    for (int a = 0; a < nparam; a++)
+    unsigned want = 0;
+    for (int a = 0; a < nparam; a++) {
         p += rvk_axis_locate(ax_n[a], ax_node + a * RVK_MAX_NODES, theta[a],
                              &i0[a], &fr[a]);
+        if (ax_n[nparam + a] == 1 && ax_n[a] >= 3 && fr[a] > 0)
+            want |= 1u << a;
+    }
     p *= (real)RVK_PENALTY_SCALE;
+    *pen = p;
+    for (int k = rvk_popcount(want); k > 0; k--) {
+        for (unsigned sub = want;; sub = (sub - 1) & want) {
+            if (rvk_popcount(sub) == k) {
+                rvk_share as[RVK_MAX_PARAMS];
+                for (int a = 0; a < nparam; a++) {
+                    if (sub & (1u << a))
+                        rvk_share_cubic(ax_n[a], ax_node + a * RVK_MAX_NODES,
+                                        i0[a], fr[a], &as[a]);
+                    else
+                        rvk_share_linear(i0[a], fr[a], &as[a]);
+                }
+                int nc = rvk_share_product(nparam, ax_n, exists, as, corner,
+                                           cw);
+                if (nc > 0)
+                    return nc;
+            }
+            if (sub == 0)
+                break;
+        }
+    }
     int nc = 0;
     real sum = 0;
     for (int c = 0; c < (1 << nparam); c++) {
@@ -129,7 +262,6 @@ DEVFN int rvk_stencil(int nparam, GLOBAL const int *ax_n,
     }
     for (int k = 0; k < nc; k++)
         cw[k] /= sum;
-    *pen = p;
     return nc;
 }
 
@@ -174,15 +306,16 @@ DEVFN real rvk_vsini_weight(real hw, int j, int h)
     return w;
 }
 
-/* Interpolated (unrotated) template pixel j of one arm. */
+/* Interpolated (unrotated) template pixel j of one arm; lnf: the library
+ * holds ln flux (ax_n[2 nparam]). */
 DEVFN real rvk_interp(GLOBAL const float *flux, rvk_long npixl, int nc,
                       LOCAL_PTR const int *corner, LOCAL_PTR const real *cw,
-                      int j)
+                      int lnf, int j)
 {
     real s = cw[0] * (real)flux[(rvk_long)corner[0] * npixl + j];
     for (int k = 1; k < nc; k++)
         s += cw[k] * (real)flux[(rvk_long)corner[k] * npixl + j];
-    return s;
+    return lnf ? exp(s) : s;
 }
 
 /* ---- kernel 1: templates ---------------------------------------------- */
@@ -202,6 +335,7 @@ KERNEL void rvk_template(
     LOCAL_DECL int ncorner;
     LOCAL_DECL real ksum;
     int lid = LOCAL_ID(), wg = LOCAL_SIZE();
+    const int lnf = ax_n[2 * nparam];
     GLOBAL real *ti = tint + (rvk_long)GROUP_ID() * tint_len;
     for (int t = GROUP_ID(); t < ntpl; t += NUM_GROUPS()) {
         if (lid == 0) {
@@ -232,12 +366,12 @@ KERNEL void rvk_template(
                     out[j] = 1;
             } else if (h == 0) {
                 for (int j = lid; j < npl; j += wg)
-                    out[j] = rvk_interp(fl, npl, ncorner, corner, cw, j);
+                    out[j] = rvk_interp(fl, npl, ncorner, corner, cw, lnf, j);
             } else {
                 for (int j = lid; j <= 2 * h; j += wg)
                     kw[j] = rvk_vsini_weight(hw, j - h, h);
                 for (int j = lid; j < npl; j += wg)
-                    ti[j] = rvk_interp(fl, npl, ncorner, corner, cw, j);
+                    ti[j] = rvk_interp(fl, npl, ncorner, corner, cw, lnf, j);
                 BARRIER();
                 if (lid == 0) {
                     real s = 0;

@@ -56,9 +56,11 @@ int rvk_lib_prepare(const rvfit_library *lib, int fp64, rvk_lib *L,
     }
     for (int p = 0; p < lib->nparam; p++) {
         im->nn[p] = lib->axis[p].nnode;
+        im->nn[lib->nparam + p] = lib->axis[p].interp;
         memcpy(nodes + p * RVK_MAX_NODES, lib->axis[p].node,
                (size_t)im->nn[p] * sizeof(double));
     }
+    im->nn[2 * lib->nparam] = lib->log_flux != 0; /* as the kernels read */
     rvk_to_real(fp64, nodes, im->na * RVK_MAX_NODES, nodes);
     for (size_t m = 0; m < lib->nmodel; m++)
         im->ex[m] = lib->exists ? (lib->exists[m] != 0) : 1;

@@ -34,7 +34,10 @@ typedef struct rvk_lib {
 /* Host images of the library arrays except the fluxes (the plugin copies
  * lib->arm[a].flux to lfoff[a] of its flux buffer itself). */
 typedef struct rvk_lib_img {
-    int32_t nn[RVFIT_MAX_PARAMS]; /* nodes per axis, 0 past nparam        */
+    int32_t nn[2 * RVFIT_MAX_PARAMS + 1]; /* nodes per axis [p], each
+                                      axis' enum rvfit_interp [nparam + p],
+                                      log_flux [2 nparam]; uploaded as
+                                      2 na + 1 ints                     */
     size_t na;                    /* axes in the tables (>= 1)            */
     void *nodes;                  /* na * RVK_MAX_NODES reals             */
     uint8_t *ex;                  /* nmodel: 1 = model exists             */

@@ -38,6 +38,8 @@ typedef struct rvfit_config {
     char backend[256]; /* one name (strict) or a fallback list "a, b"   */
     /* [templates] */
     char templates[RVFIT_PATH_LEN]; /* library directory                  */
+    char cubic[128];   /* axes with cubic interpolation, "" = all linear */
+    long log_flux;     /* 1: interpolate in ln flux                      */
     /* [fit] */
     long npoly;
     char basis[16];      /* "gauss" or "cheb"                            */

@@ -42,11 +42,21 @@ enum rvfit_scale { RVFIT_SCALE_LINEAR = 0, RVFIT_SCALE_LOG10 = 1 };
 /* Added when every corner of the enclosing cell is a hole (no model). */
 #define RVFIT_PENALTY_HOLE 1.0e6
 
+/* How the stencil interpolates along an axis.  Cubic is a cubic Hermite
+ * whose node slopes come from the quadratic through each node and its
+ * neighbours (one-sided at the ends): C1 across nodes, exact for
+ * quadratics, Catmull-Rom on an evenly spaced axis; it spans 4 nodes
+ * (3 in the end cells) instead of 2.  Axes with < 3 nodes stay linear. */
+enum rvfit_interp { RVFIT_INTERP_LINEAR = 0, RVFIT_INTERP_CUBIC = 1 };
+
 typedef struct rvfit_axis {
     char name[16];     /* "TEFF", "LOGG", "FEH", "ALPHAFE"              */
     char unit[16];     /* "K", "dex", ...                               */
     int scale;         /* enum rvfit_scale                               */
     int nnode;
+    int interp;        /* enum rvfit_interp: not stored in the file; the
+                          loader sets linear, rvfit_library_set_cubic
+                          changes it                                     */
     double node[RVFIT_MAX_NODES]; /* scaled coordinates, increasing      */
 } rvfit_axis;
 
@@ -74,6 +84,10 @@ typedef struct rvfit_library {
                                with sigma_kms > 0 use that instead; see
                                rvfit_library_sigma)                       */
     double vmax;            /* km/s of padding on both sides of each arm */
+    int log_flux;           /* 1: arm flux holds ln(flux) and templates
+                               are interpolated in ln flux, then
+                               exponentiated (rvfit_library_set_log_flux);
+                               0 on load: linear in flux                 */
     char instrument[32];    /* instrument the arms were built for        */
     char source[256];       /* grid the library was built from           */
 } rvfit_library;
@@ -105,19 +119,41 @@ RVFIT_EXPORT int rvfit_library_arm(const rvfit_library *lib,
 RVFIT_EXPORT double rvfit_axis_scale(const rvfit_axis *a, double physical);
 RVFIT_EXPORT double rvfit_axis_unscale(const rvfit_axis *a, double scaled);
 
-/* Interpolation stencil of a point: up to 2^nparam corners.
- * corner[k] = model index, weight[k] >= 0, sum of weights == 1 over the
- * corners that exist (holes are dropped and the rest renormalised).
- * *penalty receives the out-of-grid penalty (0 inside).  Returns the number
- * of corners used (0 when every corner is a hole: *penalty then includes
- * RVFIT_PENALTY_HOLE and the caller must use a flat template). */
+/* Interpolation along the axes named in `axes` (comma- or space-separated,
+ * case-insensitive; "" = none) becomes cubic, every other axis linear.
+ * Fails with RVFIT_ERR_CONFIG naming an unknown axis, or when the stencil
+ * would exceed RVFIT_MAX_CORNERS (4^cubic * 2^linear); `lib` is unchanged
+ * then.  Not thread-safe against concurrent readers of `lib`: call it
+ * before the library is shared. */
+RVFIT_EXPORT int rvfit_library_set_cubic(rvfit_library *lib,
+                                         const char *axes, rvfit_err *err);
+
+/* Switch to interpolation in ln flux (what rvspecfit does): replaces each
+ * arm's flux by its logarithm in place and sets lib->log_flux; a no-op
+ * when already set.  Products of line and continuum factors become sums,
+ * so a blend's lines keep their own shapes between nodes.  Fails with
+ * RVFIT_ERR_FORMAT (naming arm, model and pixel, lib unchanged) when an
+ * existing model has flux <= 0 or non-finite.  Call before sharing lib. */
+RVFIT_EXPORT int rvfit_library_set_log_flux(rvfit_library *lib,
+                                            rvfit_err *err);
+
+/* Interpolation stencil of a point: corners (model indices) and weights.
+ * Linear axes contribute 2 nodes, cubic axes up to 4 (weights may then be
+ * negative); the weights sum to 1.  Where a cubic stencil would need a hole
+ * the stencil drops cubic axes, the fewest first (among equals the
+ * higher-numbered axis stays cubic), down to the linear one; the linear
+ * stencil drops holes and renormalises the rest.  *penalty receives the
+ * out-of-grid penalty (0 inside).  Returns the number of corners (0 when
+ * every linear corner is a hole: *penalty then includes RVFIT_PENALTY_HOLE
+ * and the caller must use a flat template).  Backends reproduce this rule
+ * exactly (plugins/kernels/rvfit_kernels.c). */
 #define RVFIT_MAX_CORNERS (1 << RVFIT_MAX_PARAMS)
 RVFIT_EXPORT int rvfit_library_stencil(const rvfit_library *lib,
                                        const double *theta, size_t *corner,
                                        double *weight, double *penalty);
 
 /* Interpolated template of arm `arm` at scaled theta into out[npix]
- * (double).  Returns the penalty as rvfit_library_stencil does; a cell of
+ * (double; flux, exponentiated when lib->log_flux).  Returns the penalty as rvfit_library_stencil does; a cell of
  * holes gives a flat template of 1. */
 RVFIT_EXPORT double rvfit_library_interp(const rvfit_library *lib, int arm,
                                          const double *theta, double *out);
