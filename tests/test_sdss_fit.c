@@ -5,7 +5,13 @@
  * list): error-weighted mean of VRAD - true within 3 standard errors of
  * 0, robust (IQR) std of the pulls in [0.85, 1.15], < 1% beyond 5 sigma.
  * The small grid stops at 10000 A, so [instrument.sdss] lam_max = 9900
- * bounds both the library and the pixels fitted. */
+ * bounds both the library and the pixels fitted.
+ *
+ * Templates are interpolated in ln flux, cubically in Teff and [Fe/H]
+ * ([templates] log_flux, cubic): at BOSS resolution linear interpolation
+ * in flux between the 0.5 dex [Fe/H] nodes distorts blends and moved
+ * noise-free off-node stars by -0.11 km/s on average (-0.003 with these
+ * settings), enough to fail the 3-standard-error test on this set. */
 #include <fitsio.h>
 #include <stdarg.h>
 #include <string.h>
@@ -132,19 +138,7 @@ static void test_recovery(void)
     printf("injection-recovery, %zu BOSS mocks: weighted mean dV = %.3f +- "
            "%.3f km/s, robust pull std %.3f, %zu beyond 5 sigma\n", m,
            wmean, werr, rstd, out5);
-    /* KNOWN GAP (issue 6, left open): a -0.13..-0.30 km/s systematic
-     * remains on this set.  A noise-free star on a grid node is recovered
-     * to 0.013 km/s (also at [alpha/Fe] midway between nodes), so it
-     * appears only when noise moves the fitted parameters off the truth;
-     * not yet explained.  The weighted mean must stay within 3 standard
-     * errors plus a stated 0.35 km/s allowance, so any growth fails. */
-    const double known_systematic = 0.35;
-    if (fabs(wmean) >= 3.0 * werr)
-        printf("KNOWN GAP: BOSS RV systematic %.3f km/s exceeds 3 SE "
-               "(%.3f); allowance %.2f km/s\n", wmean, 3.0 * werr,
-               known_systematic);
-    CHECK_MSG(fabs(wmean) < 3.0 * werr + known_systematic,
-              "bias %.3f +- %.3f", wmean, werr);
+    CHECK_MSG(fabs(wmean) < 3.0 * werr, "bias %.3f +- %.3f", wmean, werr);
     CHECK(rstd >= 0.85 && rstd <= 1.15);
     CHECK((double)out5 < 0.01 * (double)m);
     free(v), free(e), free(id), free(tv), free(tid);
@@ -159,7 +153,8 @@ int main(void)
     mkdir(ini, 0777);
     snprintf(ini, sizeof ini, "%s/sdss.ini", dir);
     FILE *f = fopen(ini, "w");
-    fprintf(f, "[instrument.sdss]\nlam_max = 9900\n");
+    fprintf(f, "[instrument.sdss]\nlam_max = 9900\n[templates]\n"
+               "cubic = TEFF, FEH\nlog_flux = 1\n");
     fclose(f);
     if (run("mock grid --preset small -j 2 --out %s/grid", dir) ||
         run("templates --grid %s/grid -i sdss -c %s/sdss.ini -j 2 --out "
