@@ -129,6 +129,20 @@ int rvfit_library_check(const rvfit_library *lib, rvfit_err *err)
     return RVFIT_OK;
 }
 
+int rvfit_batch_opts_check(const rvfit_batch *batch,
+                           const rvfit_model_opts *mo, rvfit_err *err)
+{
+    if (mo->npoly < 1 || mo->npoly > RVFIT_MAX_POLY ||
+        (mo->basis != RVFIT_BASIS_GAUSS && mo->basis != RVFIT_BASIS_CHEB))
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "load_batch: npoly %d or basis %d invalid",
+                             mo->npoly, mo->basis);
+    if (batch->narm < 1 || batch->narm > RVFIT_MAX_ARMS)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID, "load_batch: narm %d",
+                             batch->narm);
+    return RVFIT_OK;
+}
+
 int rvfit_batch_arm_check(const rvfit_library *lib, const rvfit_arm_batch *ba,
                           int *lib_arm, rvfit_err *err)
 {

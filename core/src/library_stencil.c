@@ -100,14 +100,10 @@ static int node_slope(const rvfit_axis *a, int j, double d[3])
     return c;
 }
 
-/* Cubic Hermite on cell [i0, i0+1] at fraction t with node_slope slopes;
- * nodes i0-1 .. i0+2, zero weights dropped (t = 0 gives node i0 alone). */
+/* Cubic Hermite on cell [i0, i0+1] at fraction t > 0 (axis of >= 3
+ * nodes) with node_slope slopes; nodes i0-1 .. i0+2, zero weights dropped. */
 static void share_cubic(const rvfit_axis *a, int i0, double t, axis_share *s)
 {
-    if (a->nnode < 3 || t == 0.0) {
-        share_linear(i0, t, s);
-        return;
-    }
     double h = a->node[i0 + 1] - a->node[i0];
     double t2 = t * t, t3 = t2 * t;
     double acc[4] = {0.0, 2.0 * t3 - 3.0 * t2 + 1.0, -2.0 * t3 + 3.0 * t2,

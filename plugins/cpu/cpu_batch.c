@@ -190,14 +190,9 @@ int cpu_load_batch(void *state, const rvfit_batch *batch,
     if (!st->have_lib)
         return rvfit_err_set(err, RVFIT_ERR_INVALID,
                              "load_batch: no library loaded");
-    if (mo->npoly < 1 || mo->npoly > RVFIT_MAX_POLY ||
-        (mo->basis != RVFIT_BASIS_GAUSS && mo->basis != RVFIT_BASIS_CHEB))
-        return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                             "load_batch: npoly %d or basis %d invalid",
-                             mo->npoly, mo->basis);
-    if (batch->narm < 1 || batch->narm > RVFIT_MAX_ARMS)
-        return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                             "load_batch: narm %d", batch->narm);
+    int rc0 = rvfit_batch_opts_check(batch, mo, err);
+    if (rc0 != RVFIT_OK)
+        return rc0;
     st->mo = *mo;
     st->nspec = batch->nspec;
     st->narm = batch->narm;

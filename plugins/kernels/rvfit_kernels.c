@@ -127,13 +127,10 @@ DEVFN int rvk_node_slope(int n, GLOBAL const real *node, int j, real *d)
     return c;
 }
 
+/* t > 0, n >= 3: the stencil only asks for cubic shares then. */
 DEVFN void rvk_share_cubic(int n, GLOBAL const real *node, int i0, real t,
                            rvk_share *s)
 {
-    if (n < 3 || t == 0) {
-        rvk_share_linear(i0, t, s);
-        return;
-    }
     real h = node[i0 + 1] - node[i0];
     real t2 = t * t, t3 = t2 * t;
     real acc[4];

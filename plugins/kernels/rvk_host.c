@@ -87,15 +87,7 @@ static int rvk_check_opts(const rvk_lib *L, const rvfit_batch *bt,
     if (!L->have)
         return rvfit_err_set(err, RVFIT_ERR_INVALID,
                              "load_batch: no library loaded");
-    if (mo->npoly < 1 || mo->npoly > RVFIT_MAX_POLY ||
-        (mo->basis != RVFIT_BASIS_GAUSS && mo->basis != RVFIT_BASIS_CHEB))
-        return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                             "load_batch: npoly %d or basis %d invalid",
-                             mo->npoly, mo->basis);
-    if (bt->narm < 1 || bt->narm > RVFIT_MAX_ARMS)
-        return rvfit_err_set(err, RVFIT_ERR_INVALID, "load_batch: narm %d",
-                             bt->narm);
-    return RVFIT_OK;
+    return rvfit_batch_opts_check(bt, mo, err);
 }
 
 /* Library arm of batch arm ba in *la, and ba usable by the kernels. */

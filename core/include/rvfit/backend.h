@@ -60,6 +60,12 @@ typedef struct rvfit_counters {
     double seconds;    /* wall time spent inside evaluation calls        */
 } rvfit_counters;
 
+/* Check the model options (npoly in 1..RVFIT_MAX_POLY, a known basis) and
+ * the batch's arm count (1..RVFIT_MAX_ARMS) a backend's load_batch gets. */
+RVFIT_EXPORT int rvfit_batch_opts_check(const rvfit_batch *batch,
+                                        const rvfit_model_opts *mo,
+                                        rvfit_err *err);
+
 /* The load_batch contract for one arm, shared by every backend: the arm
  * exists in lib (its index into *lib_arm), its resolution is a band matrix
  * or none (LSF arms are converted by the core first), ndiag is odd, and
