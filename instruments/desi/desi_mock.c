@@ -277,7 +277,6 @@ int desi_write_mock(const rvfit_host *host, const rvfit_kv *opts, int nopt,
     desi_writer w = {.path = path};
     desi_mock_block b = {.stars = stars, .truth = truth, .ctx = ctx,
                          .seed = seed};
-    pthread_mutex_init(&b.lock, NULL);
     b.phi = desi_phi_new();
     b.snr_med = malloc(nstar * DESI_MOCK_NARM * sizeof(float));
     b.flux_med = malloc(nstar * DESI_MOCK_NARM * sizeof(float));
@@ -309,6 +308,5 @@ int desi_write_mock(const rvfit_host *host, const rvfit_kv *opts, int nopt,
     desi_phi_free((desi_phi_table *)b.phi);
     free(b.snr_med);
     free(b.flux_med);
-    pthread_mutex_destroy(&b.lock);
     return rc;
 }

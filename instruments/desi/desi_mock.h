@@ -4,7 +4,6 @@
 #ifndef DESI_MOCK_H
 #define DESI_MOCK_H
 
-#include <pthread.h>
 
 #include "desi_internal.h"
 
@@ -31,10 +30,6 @@ typedef struct desi_mock_block {
     int32_t *mask[DESI_MOCK_NARM];
     float *snr_med;  /* [nstar*NARM] MEDIAN_COADD_SNR, global star index */
     float *flux_med; /* [nstar*NARM] MEDIAN_COADD_FLUX                   */
-    pthread_mutex_t lock;
-    size_t next; /* next star of the block to take                      */
-    int rc;      /* first failure                                       */
-    rvfit_err err;
 } desi_mock_block;
 
 /* Compute every star of the block on nthreads threads (>= 1). */

@@ -140,10 +140,22 @@ static int desi_mock_star(desi_mock_block *b, size_t s, desi_scratch *w,
     return RVFIT_OK;
 }
 
-static void *desi_mock_worker(void *arg)
+static void desi_scratch_free(void *arg)
 {
-    desi_mock_block *b = arg;
-    desi_scratch w = {0};
+    desi_scratch *w = arg;
+    for (int a = 0; a < DESI_MOCK_NARM; a++)
+        free(w->pix[a]);
+    free(w->fine);
+    free(w->tmp);
+    free(w);
+}
+
+static void *desi_scratch_new(void *ctx)
+{
+    (void)ctx;
+    desi_scratch *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
     const desi_mock_arm *arms = desi_mock_arms();
     size_t nfine = 0, ntot = 0;
     int ok = 1;
@@ -152,56 +164,26 @@ static void *desi_mock_worker(void *arg)
         size_t n = desi_fine_n(&arms[a], &l0);
         nfine = n > nfine ? n : nfine;
         ntot += arms[a].npix;
-        ok &= (w.pix[a] = malloc(arms[a].npix * sizeof(double))) != NULL;
+        ok &= (w->pix[a] = malloc(arms[a].npix * sizeof(double))) != NULL;
     }
-    w.fine = malloc(nfine * sizeof(double));
-    w.tmp = malloc(2 * ntot * sizeof(double));
-    ok &= w.fine && w.tmp;
-    for (;;) {
-        rvfit_err e;
-        e.msg[0] = '\0';
-        pthread_mutex_lock(&b->lock);
-        size_t s = b->next++;
-        int stop = b->rc != RVFIT_OK || s >= b->s0 + b->ns;
-        pthread_mutex_unlock(&b->lock);
-        if (stop)
-            break;
-        int rc = ok ? desi_mock_star(b, s, &w, &e)
-                    : rvfit_err_set(&e, RVFIT_ERR_NOMEM, "mock scratch");
-        if (rc) {
-            pthread_mutex_lock(&b->lock);
-            if (b->rc == RVFIT_OK) {
-                b->rc = rc;
-                b->err = e;
-            }
-            pthread_mutex_unlock(&b->lock);
-        }
+    w->fine = malloc(nfine * sizeof(double));
+    w->tmp = malloc(2 * ntot * sizeof(double));
+    if (!ok || !w->fine || !w->tmp) {
+        desi_scratch_free(w);
+        return NULL;
     }
-    for (int a = 0; a < DESI_MOCK_NARM; a++)
-        free(w.pix[a]);
-    free(w.fine);
-    free(w.tmp);
-    return NULL;
+    return w;
+}
+
+static int desi_mock_item(void *ctx, void *scratch, size_t i, rvfit_err *err)
+{
+    desi_mock_block *b = ctx;
+    return desi_mock_star(b, b->s0 + i, scratch, err);
 }
 
 int desi_mock_run_block(desi_mock_block *b, int nthreads, rvfit_err *err)
 {
-    pthread_t tid[64];
-    int nt = nthreads < 1 ? 1 : nthreads > 64 ? 64 : nthreads;
-    if ((size_t)nt > b->ns)
-        nt = (int)b->ns;
-    b->next = b->s0;
-    b->rc = RVFIT_OK;
-    int started = 0;
-    for (int t = 1; t < nt; t++) {
-        if (pthread_create(&tid[t], NULL, desi_mock_worker, b) != 0)
-            break;
-        started = t;
-    }
-    desi_mock_worker(b); /* the calling thread works too */
-    for (int t = 1; t <= started; t++)
-        pthread_join(tid[t], NULL);
-    if (b->rc)
-        return rvfit_err_set(err, b->rc, "%s", b->err.msg);
-    return RVFIT_OK;
+    const rvfit_parallel_job job = {b, desi_scratch_new, desi_scratch_free,
+                                    desi_mock_item};
+    return rvfit_parallel_for(&job, b->ns, nthreads, err);
 }

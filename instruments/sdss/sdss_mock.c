@@ -316,7 +316,6 @@ int sdss_write_mock(const rvfit_host *host, const rvfit_kv *opts, int nopt,
     b->truth = truth;
     b->ctx = ctx;
     b->seed = seed;
-    pthread_mutex_init(&b->lock, NULL);
     sdss_phi *phi = sdss_phi_new();
     b->phi = phi;
     if (!phi || !sdss_block_alloc(b))
@@ -331,7 +330,6 @@ int sdss_write_mock(const rvfit_host *host, const rvfit_kv *opts, int nopt,
                   (unsigned long long)seed);
     sdss_block_free(b);
     sdss_phi_free(phi);
-    pthread_mutex_destroy(&b->lock);
     free(b);
     return rc;
 }

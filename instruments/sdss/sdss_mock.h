@@ -3,7 +3,6 @@
 #ifndef SDSS_MOCK_H
 #define SDSS_MOCK_H
 
-#include <pthread.h>
 
 #include "sdss_internal.h"
 
@@ -41,10 +40,6 @@ typedef struct sdss_mock_block {
     const sdss_phi *phi;
     size_t s0, ns;               /* stars [s0, s0+ns)                  */
     sdss_mock_spec spec[SDSS_MOCK_BLOCK];
-    pthread_mutex_t lock;
-    size_t next;
-    int rc;
-    rvfit_err err;
 } sdss_mock_block;
 
 sdss_phi *sdss_phi_new(void);

@@ -12,13 +12,6 @@
 
 #include "sdss_mock.h"
 
-/* ---- PRNG: xoshiro256** seeded by splitmix64 ------------------------- */
-
-
-
-
-
-
 /* ---- normal CDF: cubic Hermite on a table (erfc is the hot spot) ----- */
 #define SDSS_PHI_Z 9.0
 #define SDSS_PHI_N 128
@@ -223,8 +216,19 @@ static int sdss_mock_star(sdss_mock_block *b, size_t s, sdss_scratch *w,
     return rc;
 }
 
-static int sdss_scratch_alloc(sdss_scratch *w)
+static void sdss_scratch_free(void *arg)
 {
+    sdss_scratch *w = arg;
+    free(w->fine), free(w->pix), free(w->edge), free(w->tmp);
+    free(w);
+}
+
+static void *sdss_scratch_new(void *ctx)
+{
+    (void)ctx;
+    sdss_scratch *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
     double lo = pow(10.0, SDSS_MOCK_LL0 - SDSS_DLOGLAM) - SDSS_MOCK_PAD;
     double hi = pow(10.0, SDSS_MOCK_LL0 + SDSS_DLOGLAM *
                               (SDSS_MOCK_SHIFT + SDSS_MOCK_NPIX)) +
@@ -234,55 +238,22 @@ static int sdss_scratch_alloc(sdss_scratch *w)
     w->pix = malloc(SDSS_MOCK_NPIX * sizeof *w->pix);
     w->edge = malloc((SDSS_MOCK_NPIX + 1) * sizeof *w->edge);
     w->tmp = malloc(2 * SDSS_MOCK_NPIX * sizeof *w->tmp);
-    return w->fine && w->pix && w->edge && w->tmp;
+    if (!w->fine || !w->pix || !w->edge || !w->tmp) {
+        sdss_scratch_free(w);
+        return NULL;
+    }
+    return w;
 }
 
-static void *sdss_mock_worker(void *arg)
+static int sdss_mock_item(void *ctx, void *scratch, size_t i, rvfit_err *err)
 {
-    sdss_mock_block *b = arg;
-    sdss_scratch w = {0};
-    int ok = sdss_scratch_alloc(&w);
-    for (;;) {
-        rvfit_err e;
-        e.msg[0] = '\0';
-        pthread_mutex_lock(&b->lock);
-        size_t s = b->next++;
-        int stop = b->rc != RVFIT_OK || s >= b->s0 + b->ns;
-        pthread_mutex_unlock(&b->lock);
-        if (stop)
-            break;
-        int rc = ok ? sdss_mock_star(b, s, &w, &e)
-                    : rvfit_err_set(&e, RVFIT_ERR_NOMEM, "mock scratch");
-        if (rc) {
-            pthread_mutex_lock(&b->lock);
-            if (b->rc == RVFIT_OK) {
-                b->rc = rc;
-                b->err = e;
-            }
-            pthread_mutex_unlock(&b->lock);
-        }
-    }
-    free(w.fine), free(w.pix), free(w.edge), free(w.tmp);
-    return NULL;
+    sdss_mock_block *b = ctx;
+    return sdss_mock_star(b, b->s0 + i, scratch, err);
 }
 
 int sdss_mock_run_block(sdss_mock_block *b, int nthreads, rvfit_err *err)
 {
-    pthread_t tid[64];
-    int nt = nthreads < 1 ? 1 : nthreads > 64 ? 64 : nthreads, started = 0;
-    if ((size_t)nt > b->ns)
-        nt = (int)b->ns;
-    b->next = b->s0;
-    b->rc = RVFIT_OK;
-    for (int t = 1; t < nt; t++) {
-        if (pthread_create(&tid[t], NULL, sdss_mock_worker, b) != 0)
-            break;
-        started = t;
-    }
-    sdss_mock_worker(b); /* the calling thread works too */
-    for (int t = 1; t <= started; t++)
-        pthread_join(tid[t], NULL);
-    if (b->rc)
-        return rvfit_err_set(err, b->rc, "%s", b->err.msg);
-    return RVFIT_OK;
+    const rvfit_parallel_job job = {b, sdss_scratch_new, sdss_scratch_free,
+                                    sdss_mock_item};
+    return rvfit_parallel_for(&job, b->ns, nthreads, err);
 }
