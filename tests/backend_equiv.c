@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "rvfit/physics.h"
+#include "rvfit/library_io.h"
 #include "testutil.h"
 
 double be_unif(uint64_t *rng)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rvfit/library.h"
+#include "rvfit/library_io.h"
 #include "testutil.h"
 
 #define NPIX 3

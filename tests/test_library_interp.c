@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rvfit/library.h"
+#include "rvfit/library_io.h"
 #include "testutil.h"
 
 #define NPIX 5

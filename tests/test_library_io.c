@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rvfit/library.h"
+#include "rvfit/library_io.h"
 #include "testutil.h"
 
 static void make_lib(rvfit_library *lib)

@@ -3,7 +3,8 @@
 # plugins against the installed package only: the SDSS plugin's own
 # directory with CMake (find_package(rvfit), rvfit_add_plugin) and the
 # docs/examples/ascii plugin with a bare compiler line from pkg-config
-# (rvfit.pc); `rvfit plugins` must list both as loaded.
+# (rvfit-sdk.pc); `rvfit plugins` must list both as loaded, and both must
+# link the SDK alone (librvfit_sdk, not the engine).
 set -euo pipefail
 : "${RVFIT_BIN:?}" "${RVFIT_SOURCE_DIR:?}" "${RVFIT_TEST_TMP:?}"
 build=$(dirname "$RVFIT_BIN")
@@ -13,7 +14,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 cmake --install "$build" --prefix "$tmp/prefix" > "$tmp/install.log" 2>&1 ||
   { cat "$tmp/install.log"; fail "cmake --install"; }
-for f in include/rvfit/instrument.h lib/librvfit.so lib/pkgconfig/rvfit.pc \
+for f in include/rvfit/instrument.h lib/librvfit.so lib/librvfit_sdk.so \
+         lib/librvfit_tools.so lib/pkgconfig/rvfit.pc lib/pkgconfig/rvfit-sdk.pc \
          lib/cmake/rvfit/rvfitConfig.cmake lib/cmake/rvfit/rvfitTargets.cmake; do
   [ -e "$tmp/prefix/$f" ] || fail "not installed: $f"
 done
@@ -30,9 +32,16 @@ mkdir -p "$tmp/ascii"
 cc -std=c11 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden \
   -o "$tmp/ascii/rvfit_instrument_ascii.so" \
   "$RVFIT_SOURCE_DIR/docs/examples/ascii/ascii_plugin.c" \
-  $(pkg-config --cflags --libs rvfit) || fail "pkg-config build of the example"
+  $(pkg-config --cflags --libs rvfit-sdk) || fail "pkg-config build of the example"
 grep -q "$RVFIT_SOURCE_DIR" "$tmp/ascii/rvfit_instrument_ascii.so" &&
   fail "example plugin refers to the source tree"
+
+# Plugins link the SDK, never the engine.
+for so in "$tmp/sdss/plugins/rvfit_instrument_sdss.so" "$tmp/ascii/rvfit_instrument_ascii.so"; do
+  needed=$(readelf -d "$so" | grep NEEDED)
+  echo "$needed" | grep -q 'librvfit_sdk\.so\.' || fail "$so does not link librvfit_sdk"
+  echo "$needed" | grep -qE 'librvfit(_tools)?\.so' && fail "$so links the engine: $needed"
+done
 
 # The installed CLI, with only the out-of-tree plugins on its path.
 out=$(RVFIT_PLUGIN_PATH="$tmp/sdss/plugins:$tmp/ascii" \

@@ -11,6 +11,7 @@
 #include "rvfit/physics.h"
 #include "rvfit/synth.h"
 #include "rvfit/templates.h"
+#include "rvfit/library_io.h"
 #include "testutil.h"
 
 static const rvfit_grid_spec tiny = {5000, 5500, 500, 4.0, 4.5, 0.5,

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "rvfit/run.h"
+#include "rvfit/library_io.h"
 
 static void help(void)
 {

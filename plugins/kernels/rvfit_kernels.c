@@ -2,8 +2,8 @@
  * OpenCL C (embedded into rvfit_backend_opencl.so) and CUDA (compiled with
  * nvcc -x cu).  Vendor differences live in rvfit_vendor.h only.
  *
- * It reproduces the cpu reference (core/src/library_stencil.c,
- * core/src/physics.c, plugins/cpu) step by step:
+ * It reproduces the cpu reference (core/sdk/src/library_stencil.c,
+ * core/sdk/src/physics.c, plugins/cpu) step by step:
  *   rvk_template  one work-group per template slot (a point of chisq or
  *                 models, a base point of vscan): stencil of theta (same
  *                 rules as rvfit_library_stencil), interpolated template of
@@ -106,7 +106,7 @@ DEVFN void rvk_share_linear(int i0, real fr, rvk_share *s)
 }
 
 /* Slope weights at node j on nodes c-1, c, c+1 (c returned); see
- * node_slope in core/src/library_stencil.c. */
+ * node_slope in core/sdk/src/library_stencil.c. */
 DEVFN int rvk_node_slope(int n, GLOBAL const real *node, int j, real *d)
 {
     int c = j == 0 ? 1 : (j == n - 1 ? n - 2 : j);

@@ -4,7 +4,7 @@
 
 #include "rvfit/numeric.h"
 
-static uint64_t splitmix(uint64_t *x)
+uint64_t rvfit_splitmix64(uint64_t *x)
 {
     uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -12,12 +12,17 @@ static uint64_t splitmix(uint64_t *x)
     return z ^ (z >> 31);
 }
 
+double rvfit_splitmix_uniform(uint64_t *x)
+{
+    return (double)(rvfit_splitmix64(x) >> 11) * 0x1.0p-53;
+}
+
 void rvfit_rng_seed(rvfit_rng *r, uint64_t seed, uint64_t stream)
 {
     uint64_t x = seed ^ (stream * 0xD1B54A32D192ED03ull);
-    splitmix(&x);
+    rvfit_splitmix64(&x);
     for (int i = 0; i < 4; i++)
-        r->s[i] = splitmix(&x);
+        r->s[i] = rvfit_splitmix64(&x);
 }
 
 static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }

@@ -1,5 +1,9 @@
-/* fits.c — CFITSIO status conversion shared by instrument plugins. */
+/* fits.c — CFITSIO status conversion and the end of atomic FITS writes,
+ * for the engine, the tools and plugins alike. */
+#include <errno.h>
 #include <fitsio.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "rvfit/fits.h"
 
@@ -23,4 +27,25 @@ int rvfit_fits_error(rvfit_err *err, int fstatus, const char *path,
                          has_hdu ? "HDU " : "", has_hdu ? hdu : "",
                          has_hdu ? ": " : "", what, text, fstatus,
                          detail[0] ? ": " : "", detail);
+}
+
+int rvfit_fits_commit(void *f, int fstatus, const char *tmp,
+                      const char *path, rvfit_err *err)
+{
+    int cs = 0;
+    if (f)
+        fits_close_file((fitsfile *)f, &cs);
+    if (fstatus || cs) {
+        remove(tmp);
+        rvfit_fits_error(err, fstatus ? fstatus : cs, path, NULL,
+                         fstatus ? "writing" : "closing");
+        return RVFIT_ERR_IO;
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        remove(tmp);
+        return rvfit_err_set(err, RVFIT_ERR_IO, "%s: rename from %s failed: "
+                             "%s", path, tmp, strerror(e));
+    }
+    return RVFIT_OK;
 }

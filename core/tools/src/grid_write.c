@@ -17,8 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rvfit/files.h"
+#include "rvfit/fits.h"
+#include "rvfit/numeric.h"
 #include "rvfit/synth.h"
-#include "util.h"
 
 #define GW_WAVE "WAVE_PHOENIX-ACES-AGSS-COND-2011.fits"
 #define GW_SUB "PHOENIX-ACES-AGSS-COND-2011"
@@ -85,7 +87,7 @@ static int gw_write_image(const char *path, int bitpix, int dtype, size_t n,
                           rvfit_err *err)
 {
     char tmp[4200];
-    if (rvfit_i_tmpname(tmp, sizeof tmp, path) != 0)
+    if (rvfit_tmpname(tmp, sizeof tmp, path) != 0)
         return rvfit_err_set(err, RVFIT_ERR_IO, "%s: path too long", path);
     char bang[4300];
     snprintf(bang, sizeof bang, "!%s", tmp);
@@ -112,7 +114,7 @@ static int gw_write_image(const char *path, int bitpix, int dtype, size_t n,
                        &fs);
     }
     fits_write_img(f, dtype, 1, (LONGLONG)n, (void *)data, &fs);
-    return rvfit_i_fits_commit(f, fs, tmp, path, err);
+    return rvfit_fits_commit(f, fs, tmp, path, err);
 }
 
 /* Parameters of model m (last axis fastest: teff, logg, feh, alpha). */
@@ -149,7 +151,7 @@ static int gw_one(gw_job *j, size_t m, double *flux, float *f32,
     snprintf(path, sizeof path, "%s/lte%05d-%.2f%s%s%s", sub,
              (int)floor(p[0] + 0.5), p[1], z, a, GW_SUFFIX);
     pthread_mutex_lock(&j->lock);
-    st = rvfit_i_mkdirs(sub, err);
+    st = rvfit_mkdirs(sub, err);
     if (!st)
         st = gw_write_image(path, FLOAT_IMG, TFLOAT, j->nwave, f32, p, err);
     pthread_mutex_unlock(&j->lock);
@@ -201,7 +203,7 @@ static void gw_holes(const rvfit_grid_spec *s, size_t nmodel, uint8_t *hole)
     for (size_t i = 0; i < nmodel; i++)
         idx[i] = i;
     for (size_t i = 0; i < nh && i < nmodel; i++) {
-        size_t k = i + (size_t)(rvfit_i_uniform(&st) * (double)(nmodel - i));
+        size_t k = i + (size_t)(rvfit_splitmix_uniform(&st) * (double)(nmodel - i));
         size_t t = idx[i];
         idx[i] = idx[k];
         idx[k] = t;
@@ -269,7 +271,7 @@ int rvfit_grid_write(const char *dir, const rvfit_grid_spec *spec,
     j.hole = hole;
     char sub[4200];
     snprintf(sub, sizeof sub, "%s/%s", dir, GW_SUB);
-    st = rvfit_i_mkdirs(sub, err);
+    st = rvfit_mkdirs(sub, err);
     if (!st)
         st = gw_wave(&j, err);
     if (st) {

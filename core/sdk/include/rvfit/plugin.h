@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define RVFIT_ABI_MAJOR 1
+#define RVFIT_ABI_MAJOR 2
 #define RVFIT_ABI_MINOR 0
 
 #define RVFIT_PLUGIN_ENTRY rvfit_plugin_entry

@@ -1,5 +1,7 @@
-/* rvfit/library.h — template library: per-arm log-lambda grids, parameter
- * space, regular-grid multilinear interpolation (the core's CPU reference).
+/* rvfit/library.h — the template library as a plugin sees it: per-arm
+ * log-lambda grids, the parameter space, and the interpolation stencil of a
+ * point (the CPU reference every backend reproduces).  Loading, saving and
+ * interpolation options are the engine's (rvfit/library_io.h).
  *
  * File format: docs/template-library.md (a FITS file `rvfit_library.fits`
  * in the library directory).
@@ -13,8 +15,9 @@
  * this keeps -2 ln L free of the ln det(S^T S) bias toward faint templates.
  * Interpolation is linear in (normalised) flux.
  *
- * Ownership: rvfit_library_load allocates everything; rvfit_library_free
- * releases it.  A loaded library is read-only and may be shared by threads.
+ * Ownership: the engine's rvfit_library_load allocates everything and
+ * rvfit_library_free releases it; a backend given a library copies what it
+ * needs.  A loaded library is read-only and may be shared by threads.
  */
 #ifndef RVFIT_LIBRARY_H
 #define RVFIT_LIBRARY_H
@@ -92,14 +95,6 @@ typedef struct rvfit_library {
     char source[256];       /* grid the library was built from           */
 } rvfit_library;
 
-/* Load DIR/rvfit_library.fits (or a path to the file itself). */
-RVFIT_EXPORT int rvfit_library_load(rvfit_library *lib, const char *path,
-                                    rvfit_err *err);
-/* Write atomically (temp file + rename) to DIR/rvfit_library.fits. */
-RVFIT_EXPORT int rvfit_library_save(const rvfit_library *lib,
-                                    const char *dir, rvfit_err *err);
-RVFIT_EXPORT void rvfit_library_free(rvfit_library *lib);
-
 /* Gaussian sigma (Angstrom) of the templates of arm `arm` at wavelength
  * lambda, their own pixel response included. */
 RVFIT_EXPORT double rvfit_library_sigma(const rvfit_library *lib, int arm,
@@ -119,24 +114,6 @@ RVFIT_EXPORT int rvfit_library_arm(const rvfit_library *lib,
 RVFIT_EXPORT double rvfit_axis_scale(const rvfit_axis *a, double physical);
 RVFIT_EXPORT double rvfit_axis_unscale(const rvfit_axis *a, double scaled);
 
-/* Interpolation along the axes named in `axes` (comma- or space-separated,
- * case-insensitive; "" = none) becomes cubic, every other axis linear.
- * Fails with RVFIT_ERR_CONFIG naming an unknown axis, or when the stencil
- * would exceed RVFIT_MAX_CORNERS (4^cubic * 2^linear); `lib` is unchanged
- * then.  Not thread-safe against concurrent readers of `lib`: call it
- * before the library is shared. */
-RVFIT_EXPORT int rvfit_library_set_cubic(rvfit_library *lib,
-                                         const char *axes, rvfit_err *err);
-
-/* Switch to interpolation in ln flux (what rvspecfit does): replaces each
- * arm's flux by its logarithm in place and sets lib->log_flux; a no-op
- * when already set.  Products of line and continuum factors become sums,
- * so a blend's lines keep their own shapes between nodes.  Fails with
- * RVFIT_ERR_FORMAT (naming arm, model and pixel, lib unchanged) when an
- * existing model has flux <= 0 or non-finite.  Call before sharing lib. */
-RVFIT_EXPORT int rvfit_library_set_log_flux(rvfit_library *lib,
-                                            rvfit_err *err);
-
 /* Interpolation stencil of a point: corners (model indices) and weights.
  * Linear axes contribute 2 nodes, cubic axes up to 4 (weights may then be
  * negative); the weights sum to 1.  Where a cubic stencil would need a hole
@@ -151,12 +128,6 @@ RVFIT_EXPORT int rvfit_library_set_log_flux(rvfit_library *lib,
 RVFIT_EXPORT int rvfit_library_stencil(const rvfit_library *lib,
                                        const double *theta, size_t *corner,
                                        double *weight, double *penalty);
-
-/* Interpolated template of arm `arm` at scaled theta into out[npix]
- * (double; flux, exponentiated when lib->log_flux).  Returns the penalty as rvfit_library_stencil does; a cell of
- * holes gives a flat template of 1. */
-RVFIT_EXPORT double rvfit_library_interp(const rvfit_library *lib, int arm,
-                                         const double *theta, double *out);
 
 #ifdef __cplusplus
 }

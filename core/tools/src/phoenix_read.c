@@ -1,5 +1,6 @@
 /* phoenix_read.c — find and read the files of a PHOENIX-layout grid. */
 #include "phoenix_read.h"
+#include "rvfit/fits.h"
 
 #include <dirent.h>
 #include <fitsio.h>
@@ -12,7 +13,7 @@
 #define PHX_WAVE "WAVE_PHOENIX-ACES-AGSS-COND-2011.fits"
 #define PHX_SUB "PHOENIX-ACES-AGSS-COND-2011"
 
-void rvfit_i_phx_free(rvfit_i_phx_grid *g)
+void phx_free(phx_grid *g)
 {
     for (size_t i = 0; i < g->nfile; i++)
         free(g->file[i].path);
@@ -33,7 +34,7 @@ static long phx_len(fitsfile *f, int *fs)
     return *fs ? -1 : n;
 }
 
-static int phx_wave(const char *dir, rvfit_i_phx_grid *g, rvfit_err *err)
+static int phx_wave(const char *dir, phx_grid *g, rvfit_err *err)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, PHX_WAVE);
@@ -44,7 +45,7 @@ static int phx_wave(const char *dir, rvfit_i_phx_grid *g, rvfit_err *err)
     fitsfile *f = NULL;
     int fs = 0, anynul = 0;
     if (fits_open_file(&f, path, READONLY, &fs))
-        return rvfit_i_fits_err(err, RVFIT_ERR_FORMAT, fs, path);
+        return rvfit_fits_error(err, fs, path, NULL, "reading");
     long n = phx_len(f, &fs);
     if (n < 2) {
         fits_close_file(f, &fs);
@@ -63,7 +64,7 @@ static int phx_wave(const char *dir, rvfit_i_phx_grid *g, rvfit_err *err)
     int cs = 0;
     fits_close_file(f, &cs);
     if (fs)
-        return rvfit_i_fits_err(err, RVFIT_ERR_FORMAT, fs, path);
+        return rvfit_fits_error(err, fs, path, NULL, "reading");
     for (size_t i = 0; i < g->nwave; i++)
         if (!(g->wave[i] > 0.0) || (i && !(g->wave[i] > g->wave[i - 1])))
             return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: wavelengths not"
@@ -73,12 +74,12 @@ static int phx_wave(const char *dir, rvfit_i_phx_grid *g, rvfit_err *err)
 }
 
 /* Read the PHX* keywords and check the size of one model file. */
-static int phx_header(rvfit_i_phx_file *m, size_t nwave, rvfit_err *err)
+static int phx_header(phx_file *m, size_t nwave, rvfit_err *err)
 {
     fitsfile *f = NULL;
     int fs = 0;
     if (fits_open_file(&f, m->path, READONLY, &fs)) {
-        rvfit_i_fits_err(err, RVFIT_ERR_FORMAT, fs, m->path);
+        rvfit_fits_error(err, fs, m->path, NULL, "cannot open");
         rvfit_err_prefix(err, "not a readable FITS model file");
         return RVFIT_ERR_FORMAT;
     }
@@ -88,9 +89,9 @@ static int phx_header(rvfit_i_phx_file *m, size_t nwave, rvfit_err *err)
         if (fits_read_key(f, TDOUBLE, key[k], val[k], NULL, &fs)) {
             int cs = 0;
             fits_close_file(f, &cs);
-            char w[4400];
-            snprintf(w, sizeof w, "%s: keyword %s", m->path, key[k]);
-            return rvfit_i_fits_err(err, RVFIT_ERR_FORMAT, fs, w);
+            char w[64];
+            snprintf(w, sizeof w, "keyword %s", key[k]);
+            return rvfit_fits_error(err, fs, m->path, NULL, w);
         }
     long n = phx_len(f, &fs);
     int cs = 0;
@@ -109,8 +110,8 @@ static int phx_header(rvfit_i_phx_file *m, size_t nwave, rvfit_err *err)
 
 static int phx_cmp(const void *a, const void *b)
 {
-    return strcmp(((const rvfit_i_phx_file *)a)->path,
-                  ((const rvfit_i_phx_file *)b)->path);
+    return strcmp(((const phx_file *)a)->path,
+                  ((const phx_file *)b)->path);
 }
 
 static int phx_is_model(const char *name)
@@ -121,7 +122,7 @@ static int phx_is_model(const char *name)
 }
 
 /* Append the model files of one Z* folder to g->file. */
-static int phx_folder(const char *zdir, rvfit_i_phx_grid *g, size_t *cap,
+static int phx_folder(const char *zdir, phx_grid *g, size_t *cap,
                       rvfit_err *err)
 {
     DIR *d = opendir(zdir);
@@ -134,7 +135,7 @@ static int phx_folder(const char *zdir, rvfit_i_phx_grid *g, size_t *cap,
             continue;
         if (g->nfile == *cap) {
             size_t nc = *cap ? 2 * *cap : 256;
-            rvfit_i_phx_file *nf = realloc(g->file, nc * sizeof *nf);
+            phx_file *nf = realloc(g->file, nc * sizeof *nf);
             if (!nf) {
                 st = rvfit_err_set(err, RVFIT_ERR_NOMEM, "no memory");
                 break;
@@ -156,7 +157,7 @@ static int phx_folder(const char *zdir, rvfit_i_phx_grid *g, size_t *cap,
     return st;
 }
 
-static int phx_list(const char *dir, rvfit_i_phx_grid *g, rvfit_err *err)
+static int phx_list(const char *dir, phx_grid *g, rvfit_err *err)
 {
     char sub[4200], z[4600];
     snprintf(sub, sizeof sub, "%s/%s", dir, PHX_SUB);
@@ -182,8 +183,8 @@ static int phx_list(const char *dir, rvfit_i_phx_grid *g, rvfit_err *err)
     return st;
 }
 
-int rvfit_i_phx_scan(const char *dir, double teff_min, double teff_max,
-                     rvfit_i_phx_grid *g, rvfit_err *err)
+int phx_scan(const char *dir, double teff_min, double teff_max,
+                     phx_grid *g, rvfit_err *err)
 {
     memset(g, 0, sizeof *g);
     int st = phx_wave(dir, g, err);
@@ -199,17 +200,17 @@ int rvfit_i_phx_scan(const char *dir, double teff_min, double teff_max,
             g->file[i].path = NULL;
             continue;
         }
-        rvfit_i_phx_file m = g->file[i];
+        phx_file m = g->file[i];
         g->file[i].path = NULL; /* moved: the slot no longer owns it */
         g->file[keep++] = m;
     }
     if (st) {
-        rvfit_i_phx_free(g); /* frees kept and not yet visited paths */
+        phx_free(g); /* frees kept and not yet visited paths */
         return st;
     }
     g->nfile = keep;
     if (keep == 0) {
-        rvfit_i_phx_free(g);
+        phx_free(g);
         return rvfit_err_set(err, RVFIT_ERR_INVALID, "PHOENIX grid %s: no "
                              "model inside the Teff cuts %g-%g K", dir,
                              teff_min, teff_max);
@@ -217,18 +218,18 @@ int rvfit_i_phx_scan(const char *dir, double teff_min, double teff_max,
     return RVFIT_OK;
 }
 
-int rvfit_i_phx_flux(const char *path, size_t nwave, double *flux,
+int phx_flux(const char *path, size_t nwave, double *flux,
                      rvfit_err *err)
 {
     fitsfile *f = NULL;
     int fs = 0, anynul = 0, cs = 0;
     double nul = NAN;
     if (fits_open_file(&f, path, READONLY, &fs))
-        return rvfit_i_fits_err(err, RVFIT_ERR_FORMAT, fs, path);
+        return rvfit_fits_error(err, fs, path, NULL, "reading");
     fits_read_img(f, TDOUBLE, 1, (LONGLONG)nwave, &nul, flux, &anynul, &fs);
     fits_close_file(f, &cs);
     if (fs)
-        return rvfit_i_fits_err(err, RVFIT_ERR_FORMAT, fs, path);
+        return rvfit_fits_error(err, fs, path, NULL, "reading");
     for (size_t i = 0; i < nwave; i++)
         if (!isfinite(flux[i]))
             return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: non-finite flux"

@@ -1,5 +1,5 @@
-/* rvfit/numeric.h — small numeric helpers for plugins: a seedable random
- * stream (for synthetic data that must be deterministic in a seed and
+/* rvfit/numeric.h — small numeric helpers for plugins: seedable random
+ * streams (for synthetic data that must be deterministic in a seed and
  * independent of thread scheduling), a median and a parallel loop.
  *
  * Ownership: caller-owned state.  Thread-safety: one rvfit_rng per thread;
@@ -30,6 +30,13 @@ RVFIT_EXPORT void rvfit_rng_seed(rvfit_rng *r, uint64_t seed,
 RVFIT_EXPORT double rvfit_rng_uniform(rvfit_rng *r);
 /* Standard normal (Box-Muller, one value per call). */
 RVFIT_EXPORT double rvfit_rng_normal(rvfit_rng *r);
+
+/* splitmix64 (Steele, Lea & Flood): the state advances by a constant and
+ * each output is a strong mix of it.  Cheap deterministic sequences (line
+ * lists, hole patterns, star lists) and the seeding of rvfit_rng. */
+RVFIT_EXPORT uint64_t rvfit_splitmix64(uint64_t *state);
+/* Uniform in [0, 1) with 53 bits of the next splitmix64 output. */
+RVFIT_EXPORT double rvfit_splitmix_uniform(uint64_t *state);
 
 /* Median of x[0..n-1] (sorted in place); NaN for n == 0. */
 RVFIT_EXPORT double rvfit_median(double *x, size_t n);

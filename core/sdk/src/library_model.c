@@ -1,8 +1,7 @@
-/* library_interp.c — the CPU reference of the interpolated template, axis
- * scaling, arm lookup and the library/batch checks backends share.  The
- * stencil of a point is library_stencil.c's job; loading and saving
- * libraries library_io.c's.
- */
+/* library_model.c — the parts of the template library every backend
+ * shares: arm lookup, axis scaling, the templates' own smoothing, and the
+ * checks of what a backend is given (library, batch, model options).
+ * The stencil of a point is library_stencil.c's job. */
 #include <math.h>
 #include <string.h>
 
@@ -26,68 +25,6 @@ double rvfit_axis_scale(const rvfit_axis *a, double physical)
 double rvfit_axis_unscale(const rvfit_axis *a, double scaled)
 {
     return a->scale == RVFIT_SCALE_LOG10 ? pow(10.0, scaled) : scaled;
-}
-
-double rvfit_library_interp(const rvfit_library *lib, int arm,
-                            const double *theta, double *out)
-{
-    size_t corner[RVFIT_MAX_CORNERS];
-    double weight[RVFIT_MAX_CORNERS];
-    double pen = 0.0;
-    int nc = rvfit_library_stencil(lib, theta, corner, weight, &pen);
-    const rvfit_lib_arm *la = &lib->arm[arm];
-    size_t n = la->npix;
-    if (nc == 0) {
-        for (size_t j = 0; j < n; j++)
-            out[j] = 1.0;
-        return pen;
-    }
-    const float *f0 = la->flux + corner[0] * n;
-    for (size_t j = 0; j < n; j++)
-        out[j] = weight[0] * (double)f0[j];
-    for (int k = 1; k < nc; k++) {
-        const float *fk = la->flux + corner[k] * n;
-        double wk = weight[k];
-        for (size_t j = 0; j < n; j++)
-            out[j] += wk * (double)fk[j];
-    }
-    if (lib->log_flux)
-        for (size_t j = 0; j < n; j++)
-            out[j] = exp(out[j]);
-    return pen;
-}
-
-int rvfit_library_set_log_flux(rvfit_library *lib, rvfit_err *err)
-{
-    if (lib->log_flux)
-        return RVFIT_OK;
-    for (int a = 0; a < lib->narm; a++) {
-        const rvfit_lib_arm *la = &lib->arm[a];
-        for (size_t m = 0; m < lib->nmodel; m++) {
-            if (lib->exists && !lib->exists[m])
-                continue;
-            const float *f = la->flux + m * la->npix;
-            for (size_t j = 0; j < la->npix; j++)
-                if (!(f[j] > 0.0f) || !isfinite(f[j]))
-                    return rvfit_err_set(err, RVFIT_ERR_FORMAT,
-                                         "library arm %s, model %zu, pixel "
-                                         "%zu: flux %g cannot be "
-                                         "interpolated in ln flux",
-                                         la->name, m, j, (double)f[j]);
-        }
-    }
-    for (int a = 0; a < lib->narm; a++) {
-        rvfit_lib_arm *la = &lib->arm[a];
-        for (size_t m = 0; m < lib->nmodel; m++) {
-            float *f = la->flux + m * la->npix;
-            if (lib->exists && !lib->exists[m])
-                continue;
-            for (size_t j = 0; j < la->npix; j++)
-                f[j] = logf(f[j]);
-        }
-    }
-    lib->log_flux = 1;
-    return RVFIT_OK;
 }
 
 double rvfit_library_sigma(const rvfit_library *lib, int arm, double lambda)

@@ -21,6 +21,7 @@
 #include "phoenix_read.h"
 #include "rvfit/physics.h"
 #include "rvfit/templates.h"
+#include "rvfit/library_io.h"
 
 #define TPL_NSIG 8.0          /* half width of the Gaussian window        */
 #define TPL_MAX_THREADS 64
@@ -43,7 +44,7 @@ typedef struct tpl_arm {
 } tpl_arm;
 
 typedef struct tpl_job {
-    const rvfit_i_phx_grid *g;
+    const phx_grid *g;
     rvfit_library *lib;
     tpl_arm arm[RVFIT_MAX_ARMS];
     const size_t *model_of; /* [nfile] library model index of each file     */
@@ -185,7 +186,7 @@ static int tpl_model(tpl_job *j, size_t fi, double *f, double *gbuf,
 {
     const char *path = j->g->file[fi].path;
     pthread_mutex_lock(&j->lock);
-    int st = rvfit_i_phx_flux(path, j->g->nwave, f, e);
+    int st = phx_flux(path, j->g->nwave, f, e);
     pthread_mutex_unlock(&j->lock);
     size_t m = j->model_of[fi];
     for (int a = 0; !st && a < j->lib->narm; a++) {
@@ -275,7 +276,7 @@ static int tpl_find(const rvfit_axis *ax, double x)
 }
 
 /* Axes, EXISTS and the file -> model map. */
-static int tpl_space(const rvfit_i_phx_grid *g, rvfit_library *lib,
+static int tpl_space(const phx_grid *g, rvfit_library *lib,
                      size_t *model_of, rvfit_err *err)
 {
     static const char *const nm[4] = {"TEFF", "LOGG", "FEH", "ALPHAFE"};
@@ -288,7 +289,7 @@ static int tpl_space(const rvfit_i_phx_grid *g, rvfit_library *lib,
     lib->nparam = 4;
     for (int p = 0; p < 4 && !st; p++) {
         for (size_t i = 0; i < n; i++) {
-            const rvfit_i_phx_file *fl = &g->file[i];
+            const phx_file *fl = &g->file[i];
             v[i] = p == 0 ? fl->teff : p == 1 ? fl->logg
                                      : p == 2 ? fl->feh : fl->alpha;
         }
@@ -306,7 +307,7 @@ static int tpl_space(const rvfit_i_phx_grid *g, rvfit_library *lib,
     if (!lib->exists)
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "templates: no memory");
     for (size_t i = 0; i < n; i++) {
-        const rvfit_i_phx_file *fl = &g->file[i];
+        const phx_file *fl = &g->file[i];
         double x[4] = {fl->teff, fl->logg, fl->feh, fl->alpha};
         size_t m = 0;
         for (int p = 0; p < 4; p++)
@@ -327,7 +328,7 @@ static int tpl_space(const rvfit_i_phx_grid *g, rvfit_library *lib,
 /* Output grid of arm `t` (library arm la, scratch ar) and the input
  * window it needs: input must reach 8 sigma beyond the outer edges. */
 static int tpl_arm_grid(const rvfit_template_arm *t, double vmax,
-                        double sig, const rvfit_i_phx_grid *g,
+                        double sig, const phx_grid *g,
                         rvfit_lib_arm *la, tpl_arm *ar, rvfit_err *err)
 {
     if (!(t->lam_min > 0.0 && t->lam_max > t->lam_min && t->step > 0.0))
@@ -422,12 +423,12 @@ int rvfit_templates_build(const char *griddir, int narm,
     if (!(o->sigma0 >= 0.0) || !(o->vmax >= 0.0))
         return rvfit_err_set(err, RVFIT_ERR_INVALID, "templates: bad sigma0 "
                              "%g or vmax %g", o->sigma0, o->vmax);
-    rvfit_i_phx_grid g;
+    phx_grid g;
     rvfit_library lib;
     tpl_job j;
     memset(&lib, 0, sizeof lib);
     memset(&j, 0, sizeof j);
-    int st = rvfit_i_phx_scan(griddir, o->teff_min, o->teff_max, &g, err);
+    int st = phx_scan(griddir, o->teff_min, o->teff_max, &g, err);
     if (st) {
         rvfit_err_prefix(err, "templates");
         return st;
@@ -471,7 +472,7 @@ int rvfit_templates_build(const char *griddir, int narm,
         free(j.arm[a].edge);
     free(model_of);
     rvfit_library_free(&lib);
-    rvfit_i_phx_free(&g);
+    phx_free(&g);
     if (st)
         rvfit_err_prefix(err, "templates from %s", griddir);
     return st;

@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rvfit/files.h"
+#include "rvfit/fits.h"
+#include "rvfit/numeric.h"
 #include "rvfit/synth.h"
-#include "util.h"
 
 /* Uniform draw inside [x0 + step/2, x1 - step/2]; an axis with a single
  * node (step <= 0 or x1 <= x0) gives x0. */
@@ -19,7 +21,7 @@ static double ms_draw(uint64_t *s, double x0, double x1, double step)
         lo += 0.5 * step;
         hi -= 0.5 * step;
     }
-    double u = rvfit_i_uniform(s);
+    double u = rvfit_splitmix_uniform(s);
     if (!(hi > lo))
         return x1 > x0 && step > 0.0 ? 0.5 * (x0 + x1) : x0;
     return lo + (hi - lo) * u;
@@ -41,9 +43,9 @@ void rvfit_mock_stars(const rvfit_grid_spec *spec, size_t n, uint64_t seed,
         m->feh = ms_draw(&s, spec->feh0, spec->feh1, spec->feh_step);
         m->alphafe = ms_draw(&s, spec->alpha0, spec->alpha1,
                              spec->alpha_step);
-        m->vrad = vmax * (2.0 * rvfit_i_uniform(&s) - 1.0);
-        m->vsini = vsini_max > 0.0 ? vsini_max * rvfit_i_uniform(&s) : 0.0;
-        m->snr = exp(lsmin + (lsmax - lsmin) * rvfit_i_uniform(&s));
+        m->vrad = vmax * (2.0 * rvfit_splitmix_uniform(&s) - 1.0);
+        m->vsini = vsini_max > 0.0 ? vsini_max * rvfit_splitmix_uniform(&s) : 0.0;
+        m->snr = exp(lsmin + (lsmax - lsmin) * rvfit_splitmix_uniform(&s));
     }
 }
 
@@ -79,7 +81,7 @@ int rvfit_truth_write(const char *path, size_t n,
                       const rvfit_mock_star *stars, rvfit_err *err)
 {
     char tmp[4200], bang[4300];
-    if (rvfit_i_tmpname(tmp, sizeof tmp, path) != 0)
+    if (rvfit_tmpname(tmp, sizeof tmp, path) != 0)
         return rvfit_err_set(err, RVFIT_ERR_IO, "%s: path too long", path);
     snprintf(bang, sizeof bang, "!%s", tmp);
     /* Columns of HDU TRUTH, in this order (CFITSIO wants char **). */
@@ -94,20 +96,9 @@ int rvfit_truth_write(const char *path, size_t n,
                     "TRUTH", &fs);
     if (!fs)
         st = ms_columns(f, n, stars, &fs);
-    int cs = 0;
-    if (f)
-        fits_close_file(f, &cs);
-    if (st || fs || cs) {
-        remove(tmp);
-        if (st)
-            return rvfit_err_set(err, st, "%s: no memory for %zu rows", path,
-                                 n);
-        return rvfit_i_fits_err(err, RVFIT_ERR_IO, fs ? fs : cs, path);
+    if (st) {
+        rvfit_fits_commit(f, MEMORY_ALLOCATION, tmp, path, NULL);
+        return rvfit_err_set(err, st, "%s: no memory for %zu rows", path, n);
     }
-    if (rename(tmp, path) != 0) {
-        remove(tmp);
-        return rvfit_err_set(err, RVFIT_ERR_IO, "%s: rename from %s failed",
-                             path, tmp);
-    }
-    return RVFIT_OK;
+    return rvfit_fits_commit(f, fs, tmp, path, err);
 }

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rvfit/numeric.h"
 #include "rvfit/physics.h"
 #include "rvfit/synth.h"
 
@@ -90,19 +91,6 @@ typedef struct syn_atm {
     double damp;   /* damping-width factor relative to the reference       */
 } syn_atm;
 
-static uint64_t syn_splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static double syn_uniform(uint64_t *s)
-{
-    return (double)(syn_splitmix(s) >> 11) * (1.0 / 9007199254740992.0);
-}
-
 /* The pseudo-random line list: deterministic (fixed seed), density rising
  * to the blue (uniform in 1/lambda), log-uniform strengths. */
 static void syn_make_lines(syn_line *ln)
@@ -111,14 +99,14 @@ static void syn_make_lines(syn_line *ln)
     const double a = 1.0 / SYN_LAM_HI, b = 1.0 / SYN_LAM_LO;
     for (size_t k = 0; k < SYN_NWEAK; k++) {
         syn_line *l = &ln[k];
-        double u = syn_uniform(&s);
+        double u = rvfit_splitmix_uniform(&s);
         l->lam = 1.0 / (a + (b - a) * u);
-        double g = syn_uniform(&s);
+        double g = rvfit_splitmix_uniform(&s);
         l->group = g < 0.55 ? GRP_FE : (g < 0.80 ? GRP_ALPHA : GRP_OTHER);
-        l->ion = syn_uniform(&s) < 0.25;
-        l->chi = l->ion ? 2.0 + 4.0 * syn_uniform(&s)
-                        : 5.0 * syn_uniform(&s);
-        l->tau = pow(10.0, -2.3 + 3.1 * syn_uniform(&s));
+        l->ion = rvfit_splitmix_uniform(&s) < 0.25;
+        l->chi = l->ion ? 2.0 + 4.0 * rvfit_splitmix_uniform(&s)
+                        : 5.0 * rvfit_splitmix_uniform(&s);
+        l->tau = pow(10.0, -2.3 + 3.1 * rvfit_splitmix_uniform(&s));
         l->ipot = syn_grp_ipot[l->group];
         l->mass = syn_grp_mass[l->group];
         /* Damping HWHM ~ 0.6 km/s; taper in velocity. */

@@ -8,14 +8,14 @@
 #include <unistd.h>
 
 #include "output_internal.h"
-#include "util.h"
+#include "rvfit/files.h"
+#include "rvfit/fits.h"
 
 static int fits_fail(int status, rvfit_err *err, const char *path,
                      const char *what)
 {
-    int rc = rvfit_i_fits_err(err, RVFIT_ERR_IO, status, path);
-    rvfit_err_prefix(err, "%s", what);
-    return rc;
+    rvfit_fits_error(err, status, path, NULL, what);
+    return RVFIT_ERR_IO;
 }
 
 static void write_primary(fitsfile *f, const rvfit_output_meta *m,
@@ -176,7 +176,7 @@ int rvfit_output_open(rvfit_output **out, const char *tab_path,
             o->id_table = t;
     out_rvtab_columns(&o->cols, lib, info);
     snprintf(o->tab_final, sizeof o->tab_final, "%s", tab_path);
-    rvfit_i_tmpname(o->tab_tmp, sizeof o->tab_tmp, tab_path);
+    rvfit_tmpname(o->tab_tmp, sizeof o->tab_tmp, tab_path);
     int st = 0;
     char create[RVFIT_PATH_LEN + 80];
     snprintf(create, sizeof create, "!%s", o->tab_tmp);
@@ -197,7 +197,7 @@ int rvfit_output_open(rvfit_output **out, const char *tab_path,
     }
     if (mod_path) {
         snprintf(o->mod_final, sizeof o->mod_final, "%s", mod_path);
-        rvfit_i_tmpname(o->mod_tmp, sizeof o->mod_tmp, mod_path);
+        rvfit_tmpname(o->mod_tmp, sizeof o->mod_tmp, mod_path);
         snprintf(create, sizeof create, "!%s", o->mod_tmp);
         if (!fits_create_file(&o->mod, create, &st)) {
             write_primary(o->mod, meta, nrow, &st);

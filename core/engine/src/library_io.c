@@ -16,8 +16,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "rvfit/library.h"
-#include "util.h"
+#include "rvfit/files.h"
+#include "rvfit/fits.h"
+#include "rvfit/library_io.h"
 
 void rvfit_library_free(rvfit_library *lib)
 {
@@ -202,7 +203,7 @@ int rvfit_library_save(const rvfit_library *lib, const char *dir,
     char path[4096], tmp[4200], bang[4300];
     int file_given = 0;
     if (lio_path(dir, 1, path, sizeof path, &file_given) != 0 ||
-        rvfit_i_tmpname(tmp, sizeof tmp, path) != 0)
+        rvfit_tmpname(tmp, sizeof tmp, path) != 0)
         return rvfit_err_set(err, RVFIT_ERR_IO, "%s: path too long", dir);
     if (lio_check_axes(lib, path, err) || lio_check_arms(lib, path, err))
         return RVFIT_ERR_INVALID;
@@ -213,7 +214,7 @@ int rvfit_library_save(const rvfit_library *lib, const char *dir,
         if (!lib->arm[a].flux)
             return rvfit_err_set(err, RVFIT_ERR_INVALID, "%s: arm %s has no "
                                  "flux", path, lib->arm[a].name);
-    int st = file_given ? RVFIT_OK : rvfit_i_mkdirs(dir, err);
+    int st = file_given ? RVFIT_OK : rvfit_mkdirs(dir, err);
     if (st)
         return st;
     snprintf(bang, sizeof bang, "!%s", tmp);
@@ -224,7 +225,7 @@ int rvfit_library_save(const rvfit_library *lib, const char *dir,
         lio_write_primary(f, lib, &fs);
     if (!fs)
         lio_write_hdus(f, lib, &fs);
-    return rvfit_i_fits_commit(f, fs, tmp, path, err);
+    return rvfit_fits_commit(f, fs, tmp, path, err);
 }
 
 /* ---- load ----------------------------------------------------------- */
@@ -238,9 +239,10 @@ typedef struct lio_rd {
 
 static int lio_fail(lio_rd *r, int fs, const char *what)
 {
-    char ctx[4400];
-    snprintf(ctx, sizeof ctx, "%s: %s: %s", r->path, r->hdu, what);
-    return rvfit_i_fits_err(r->err, RVFIT_ERR_FORMAT, fs, ctx);
+    char ctx[200];
+    snprintf(ctx, sizeof ctx, "%s: %s", r->hdu, what);
+    rvfit_fits_error(r->err, fs, r->path, NULL, ctx);
+    return RVFIT_ERR_FORMAT;
 }
 
 /* Move to HDU number `num` (1-based) and check its EXTNAME starts with
@@ -461,8 +463,11 @@ int rvfit_library_load(rvfit_library *lib, const char *path, rvfit_err *err)
     if (stat(file, &sb) != 0)
         return rvfit_err_set(err, RVFIT_ERR_IO, "template library %s not "
                              "found", file);
-    if (fits_open_file(&r.f, file, READONLY, &fs))
-        return rvfit_i_fits_err(err, RVFIT_ERR_FORMAT, fs, file);
+    if (fits_open_file(&r.f, file, READONLY, &fs)) {
+        /* The file exists: anything but "cannot open" means not FITS. */
+        int rc = rvfit_fits_error(err, fs, file, NULL, "cannot open");
+        return fs == FILE_NOT_OPENED ? rc : RVFIT_ERR_FORMAT;
+    }
     st = lio_primary(&r, lib);
     for (int i = 0; !st && i < lib->nparam; i++)
         st = lio_axis(&r, i, lib);

@@ -21,6 +21,13 @@ RVFIT_EXPORT int rvfit_fits_error(rvfit_err *err, int fits_status,
                                   const char *path, const char *hdu,
                                   const char *what);
 
+/* Finish an atomic FITS write begun on the temporary `tmp` (see
+ * rvfit/files.h): close f (a fitsfile *, may be NULL) and, when fstatus
+ * and the close are clean, rename tmp onto path; otherwise remove tmp.
+ * Failures are RVFIT_ERR_IO naming path. */
+RVFIT_EXPORT int rvfit_fits_commit(void *f, int fstatus, const char *tmp,
+                                   const char *path, rvfit_err *err);
+
 #ifdef __cplusplus
 }
 #endif

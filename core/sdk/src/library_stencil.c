@@ -10,10 +10,8 @@
  * asymmetrically: a noise-free star midway between [Fe/H] nodes came out
  * -0.16 km/s off, 0.01 on a node.  The cubic share cuts that fourfold.
  */
-#include <ctype.h>
 #include <math.h>
 #include <string.h>
-#include <strings.h>
 
 #include "rvfit/library.h"
 
@@ -230,48 +228,4 @@ int rvfit_library_stencil(const rvfit_library *lib, const double *theta,
     if (nc == 0)
         *penalty += RVFIT_PENALTY_HOLE;
     return nc;
-}
-
-int rvfit_library_set_cubic(rvfit_library *lib, const char *axes,
-                            rvfit_err *err)
-{
-    int cubic[RVFIT_MAX_PARAMS] = {0};
-    const char *s = axes ? axes : "";
-    while (*s) {
-        while (*s == ',' || isspace((unsigned char)*s))
-            s++;
-        size_t len = strcspn(s, ", \t");
-        if (len == 0)
-            break;
-        int found = -1;
-        for (int p = 0; p < lib->nparam; p++)
-            if (strlen(lib->axis[p].name) == len &&
-                strncasecmp(lib->axis[p].name, s, len) == 0)
-                found = p;
-        if (found < 0) {
-            char known[RVFIT_MAX_PARAMS * 18] = "";
-            for (int p = 0; p < lib->nparam; p++) {
-                strcat(known, p ? ", " : "");
-                strncat(known, lib->axis[p].name, 16);
-            }
-            return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                                 "cubic interpolation: the library has no "
-                                 "axis '%.*s' (its axes: %s)", (int)len, s,
-                                 known);
-        }
-        cubic[found] = 1;
-        s += len;
-    }
-    long corners = 1;
-    for (int p = 0; p < lib->nparam; p++)
-        corners *= cubic[p] && lib->axis[p].nnode >= 3 ? 4 : 2;
-    if (corners > RVFIT_MAX_CORNERS)
-        return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                             "cubic interpolation on these axes needs %ld "
-                             "templates per point, more than %d: make fewer "
-                             "axes cubic", corners, RVFIT_MAX_CORNERS);
-    for (int p = 0; p < lib->nparam; p++)
-        lib->axis[p].interp = cubic[p] ? RVFIT_INTERP_CUBIC
-                                       : RVFIT_INTERP_LINEAR;
-    return RVFIT_OK;
 }

@@ -1,0 +1,53 @@
+/* rvfit/library_io.h — the engine's template-library runtime: loading and
+ * saving library files, the interpolation options chosen at run time
+ * (cubic axes, ln flux) and the interpolated template on the host.
+ *
+ * Ownership: rvfit_library_load allocates everything; rvfit_library_free
+ * releases it.  Thread-safety: the setters modify the library and must run
+ * before it is shared; rvfit_library_interp is reentrant.
+ */
+#ifndef RVFIT_LIBRARY_IO_H
+#define RVFIT_LIBRARY_IO_H
+
+#include "rvfit/library.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Load DIR/rvfit_library.fits (or a path to the file itself). */
+RVFIT_EXPORT int rvfit_library_load(rvfit_library *lib, const char *path,
+                                    rvfit_err *err);
+/* Write atomically (temp file + rename) to DIR/rvfit_library.fits. */
+RVFIT_EXPORT int rvfit_library_save(const rvfit_library *lib,
+                                    const char *dir, rvfit_err *err);
+RVFIT_EXPORT void rvfit_library_free(rvfit_library *lib);
+
+/* Interpolation along the axes named in `axes` (comma- or space-separated,
+ * case-insensitive; "" = none) becomes cubic, every other axis linear.
+ * Fails with RVFIT_ERR_CONFIG naming an unknown axis, or when the stencil
+ * would exceed RVFIT_MAX_CORNERS (4^cubic * 2^linear); `lib` is unchanged
+ * then.  Not thread-safe against concurrent readers of `lib`: call it
+ * before the library is shared. */
+RVFIT_EXPORT int rvfit_library_set_cubic(rvfit_library *lib,
+                                         const char *axes, rvfit_err *err);
+
+/* Switch to interpolation in ln flux (what rvspecfit does): replaces each
+ * arm's flux by its logarithm in place and sets lib->log_flux; a no-op
+ * when already set.  Products of line and continuum factors become sums,
+ * so a blend's lines keep their own shapes between nodes.  Fails with
+ * RVFIT_ERR_FORMAT (naming arm, model and pixel, lib unchanged) when an
+ * existing model has flux <= 0 or non-finite.  Call before sharing lib. */
+RVFIT_EXPORT int rvfit_library_set_log_flux(rvfit_library *lib,
+                                            rvfit_err *err);
+
+/* Interpolated template of arm `arm` at scaled theta into out[npix]
+ * (double; flux, exponentiated when lib->log_flux).  Returns the penalty as rvfit_library_stencil does; a cell of
+ * holes gives a flat template of 1. */
+RVFIT_EXPORT double rvfit_library_interp(const rvfit_library *lib, int arm,
+                                         const double *theta, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
