@@ -258,15 +258,15 @@ static void check_masks(const char *path, const rvfit_batch *b)
               maxper, nbad);
 }
 
-static int write_mock(const rvfit_instrument_ops *ops, const char *path,
+static int write_mock(const rvfit_instrument_mock_ops *mk, const char *path,
                       int nthreads, size_t n, const rvfit_mock_star *st,
                       size_t fail, rvfit_err *err)
 {
     rvfit_host host = tu_host(RVFIT_LOG_WARN);
     host.nthreads = nthreads;
     mock_ctx ctx = {st, fail};
-    return ops->write_mock(&host, NULL, 0, path, n, st, truth, &ctx, 42,
-                           err);
+    return mk->write_mock(&host, NULL, 0, path, n, st, truth, &ctx, 42,
+                          err);
 }
 
 static void check_read_back(const rvfit_instrument_ops *ops,
@@ -406,6 +406,7 @@ static int leftovers(const char *dir)
 int main(void)
 {
     const rvfit_instrument_ops *ops = load();
+    const rvfit_instrument_mock_ops *mk = tu_mock_ops("desi");
     const char *dir = tu_tmpdir("desi_mock");
     char p1[4096], p2[4096], p3[4096];
     snprintf(p1, sizeof p1, "%s/mock2.fits", dir);
@@ -414,7 +415,7 @@ int main(void)
     rvfit_err err = {{0}};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = write_mock(ops, p1, 2, NSTAR, stars, SIZE_MAX, &err);
+    int rc = write_mock(mk, p1, 2, NSTAR, stars, SIZE_MAX, &err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     CHECK_MSG(rc == RVFIT_OK, "%s", err.msg);
     printf("  %d stars written in %.3f s on 2 threads\n", NSTAR,
@@ -425,13 +426,13 @@ int main(void)
     }
 
     /* the same seed on one thread gives the same bytes */
-    CHECK(write_mock(ops, p2, 1, NSTAR, stars, SIZE_MAX, &err) == RVFIT_OK);
+    CHECK(write_mock(mk, p2, 1, NSTAR, stars, SIZE_MAX, &err) == RVFIT_OK);
     CHECK(same_image(p1, p2, "B_FLUX", NSTAR * npix[0]));
     CHECK(same_image(p1, p2, "Z_IVAR", NSTAR * npix[2]));
     CHECK(same_image(p1, p2, "R_RESOLUTION", NSTAR * 11 * npix[1]));
 
     /* a failing truth: error passed up, nothing left behind */
-    rc = write_mock(ops, p3, 2, NSTAR, stars, 2, &err);
+    rc = write_mock(mk, p3, 2, NSTAR, stars, 2, &err);
     CHECK(rc == RVFIT_ERR_NUMERIC);
     CHECK_MSG(tu_contains(err.msg, "truth refused star 2") &&
                   tu_contains(err.msg, p3), "%s", err.msg);
@@ -442,7 +443,7 @@ int main(void)
     CHECK(leftovers(dir) == 0);
     rvfit_mock_star bad = stars[0];
     bad.snr = 0.0;
-    CHECK(write_mock(ops, p3, 1, 1, &bad, SIZE_MAX, &err) ==
+    CHECK(write_mock(mk, p3, 1, 1, &bad, SIZE_MAX, &err) ==
           RVFIT_ERR_INVALID);
     CHECK(leftovers(dir) == 0);
     return tu_finish("test_desi_mock");

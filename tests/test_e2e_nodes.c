@@ -30,8 +30,10 @@ static void check(const char *name, const char *libdir, const char *out,
     rvfit_library lib;
     CHECK(rvfit_library_load(&lib, libdir, &err) == RVFIT_OK);
     rvfit_mock_star st = {1000000, 5500, 4.0, 0.0, 0.0, 0.0, 0.0, 1e5};
-    CHECK_MSG(io->write_mock(&h, kv, nkv, out, 1, &st, rvfit_synth_truth,
-                             &st, 1, &err) == RVFIT_OK, "%s", err.msg);
+    CHECK_MSG(tu_mock_ops(name)->write_mock(&h, kv, nkv, out, 1, &st,
+                                            rvfit_synth_truth, &st, 1,
+                                            &err) == RVFIT_OK,
+              "%s", err.msg);
     rvfit_select sel = {0, 0, NULL};
     void *hd = NULL, *bs = NULL;
     CHECK(io->open(&h, kv, nkv, out, &sel, &hd, &err) == RVFIT_OK);

@@ -1,7 +1,9 @@
 /* test_loader.c — every plugin loading stage fails with a message that
  * names the stage and the fix (stub plugins from tests/stubs), fallback
- * lists skip only "unavailable"-type failures, and short operation tables
- * are padded with safe defaults. */
+ * lists skip only "unavailable"-type failures, short operation tables
+ * are padded with safe defaults, a plugin of the previous ABI or of
+ * another ops table version is refused, and extension tables are found by
+ * name, version and size. */
 #include <stdio.h>
 #include <string.h>
 
@@ -32,7 +34,65 @@ static void expect_stage(const char *name, int want_stage,
               want_stage);
     CHECK_MSG(tu_contains(err.msg, needle), "%s: '%s' lacks '%s'", name,
               err.msg, needle);
+    if (want_stage != RVFIT_STAGE_NOT_FOUND) {
+        char file[256];
+        snprintf(file, sizeof file, "/rvfit_backend_%s.so", name);
+        CHECK_MSG(tu_contains(err.msg, file), "%s: '%s' does not name %s",
+                  name, err.msg, file);
+    }
     CHECK(h.dl == NULL);
+}
+
+/* Extension tables by name, version and size (stub "ext": "demo" 1.2 of
+ * 32 bytes whose words are 11, 22, 33; "old" 0.3). */
+static void test_ext(void)
+{
+    char *dirs[2] = {dirs_one(tu_env("RVFIT_STUB_DIR")), NULL};
+    rvfit_plugin_handle h;
+    rvfit_err err;
+    int stage;
+    CHECK(rvfit_plugin_load(dirs, RVFIT_PLUGIN_BACKEND, "ext", &h, &stage,
+                            &err) == RVFIT_OK);
+    if (!h.dl)
+        return;
+    typedef struct {
+        uint32_t size, version;
+        uint64_t word[3];
+    } demo;
+    const demo *d = rvfit_plugin_ext(&h, "demo", RVFIT_MAKE_VERSION(1, 0),
+                                     8, &err);
+    CHECK(d && d->size == 32 && d->word[2] == 33);
+    CHECK(rvfit_plugin_ext(&h, "demo", RVFIT_MAKE_VERSION(1, 2), 32,
+                           &err) == d);
+    static const struct {
+        const char *name;
+        uint32_t version;
+        size_t size;
+        const char *needle;
+    } no[] = {
+        {"demo", RVFIT_MAKE_VERSION(1, 3), 8, "version 1.2 (32 bytes)"},
+        {"demo", RVFIT_MAKE_VERSION(2, 0), 8, "needs 2.0 or a later 2.x"},
+        {"demo", RVFIT_MAKE_VERSION(1, 0), 40, "at least 40 bytes"},
+        {"old", RVFIT_MAKE_VERSION(1, 0), 8, "version 0.3"},
+        {"nothing", RVFIT_MAKE_VERSION(1, 0), 8, "no 'nothing' extension"},
+    };
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+        rvfit_err_clear(&err);
+        const void *t = rvfit_plugin_ext(&h, no[i].name, no[i].version,
+                                         no[i].size, &err);
+        printf("ext %-8s %u.%u %2zu B -> %s\n", no[i].name,
+               RVFIT_VERSION_MAJ(no[i].version),
+               RVFIT_VERSION_MIN(no[i].version), no[i].size, err.msg);
+        CHECK(t == NULL);
+        CHECK_MSG(tu_contains(err.msg, no[i].needle), "'%s' lacks '%s'",
+                  err.msg, no[i].needle);
+    }
+    /* A plugin without a 'mock' extension cannot write mocks, and says so. */
+    CHECK(rvfit_instrument_mock(&h, &err) == NULL);
+    CHECK_MSG(tu_contains(err.msg, "instrument 'ext' cannot write synthetic "
+                                   "files (no 'mock' extension)"),
+              "%s", err.msg);
+    rvfit_plugin_unload(&h);
 }
 
 static void config_with_stubs(rvfit_config *c, const char *backend)
@@ -79,6 +139,31 @@ int main(void)
     expect_stage("badabi", RVFIT_STAGE_ABI, "rebuild");
     expect_stage("wrongname", RVFIT_STAGE_NAME, "somethingelse");
 
+    /* ABI: a plugin built against the previous ABI (1.0, tests/stubs/abi1)
+     * and ops tables of another major or a newer minor; each message names
+     * the file (checked in expect_stage) and the fix. */
+    char want[512];
+    snprintf(want, sizeof want, "built for rvfit plugin ABI 1.0, this rvfit "
+             "supports 2.0-2.%d: rebuild the plugin against the rvfit 2.x "
+             "headers", RVFIT_ABI_MINOR);
+    expect_stage("abi1", RVFIT_STAGE_ABI, want);
+    snprintf(want, sizeof want, "backend operation table version %d.0, "
+             "this rvfit supports %d.0-%d.%d: rebuild the plugin against "
+             "this rvfit's headers (its table's .version = "
+             "RVFIT_BACKEND_OPS_VERSION)", RVFIT_BACKEND_OPS_MAJOR + 1,
+             RVFIT_BACKEND_OPS_MAJOR, RVFIT_BACKEND_OPS_MAJOR,
+             RVFIT_BACKEND_OPS_MINOR);
+    expect_stage("opsmajor", RVFIT_STAGE_ABI, want);
+    snprintf(want, sizeof want, "backend operation table version %d.%d, "
+             "newer than this rvfit's %d.%d: upgrade rvfit",
+             RVFIT_BACKEND_OPS_MAJOR, RVFIT_BACKEND_OPS_MINOR + 1,
+             RVFIT_BACKEND_OPS_MAJOR, RVFIT_BACKEND_OPS_MINOR);
+    expect_stage("opsnew", RVFIT_STAGE_ABI, want);
+    expect_stage("wrongkind", RVFIT_STAGE_ABI,
+                 "is of kind 2 (instrument), its file name says backend");
+    expect_stage("badext", RVFIT_STAGE_ABI, "extension 'broken' has no table");
+    test_ext();
+
     /* init: fatal and unavailable are distinct. */
     test_open("initfail", RVFIT_ERR_DEVICE, "init: stub: device exploded",
               NULL);
@@ -99,6 +184,8 @@ int main(void)
                                 &stage, &err) == RVFIT_OK);
         if (h.dl) {
             CHECK(h.backend.chisq != NULL && h.backend.vscan != NULL);
+            CHECK(h.backend.size == sizeof(rvfit_backend_ops) &&
+                  h.backend.version == RVFIT_BACKEND_OPS_VERSION);
             rvfit_chisq_out out = {NULL, NULL};
             CHECK(h.backend.chisq(NULL, 0, NULL, &out, &err) ==
                   RVFIT_ERR_UNAVAILABLE);

@@ -75,15 +75,15 @@ static void free_cols(spec_cols *c)
     free(c->ivar), free(c->mask);
 }
 
-static void test_line(const rvfit_instrument_ops *ops, const char *dir)
+static void test_line(const rvfit_instrument_mock_ops *mk, const char *dir)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/line.fits", dir);
     rvfit_host host = tu_host(RVFIT_LOG_WARN);
     rvfit_err err;
     rvfit_mock_star st = {3586551810500LL, 5000, 4, 0, 0, 0, 0, 100};
-    int rc = ops->write_mock(&host, NULL, 0, path, 1, &st, line_truth, NULL,
-                             1, &err);
+    int rc = mk->write_mock(&host, NULL, 0, path, 1, &st, line_truth, NULL,
+                            1, &err);
     CHECK_MSG(rc == 0, "%s", err.msg);
     spec_cols c;
     if (rc || read_cols(path, &c)) {
@@ -116,14 +116,14 @@ static void test_line(const rvfit_instrument_ops *ops, const char *dir)
     free_cols(&c);
 }
 
-static size_t write_list(const rvfit_instrument_ops *ops, const char *list,
+static size_t write_list(const rvfit_instrument_mock_ops *mk, const char *list,
                          rvfit_mock_star *st, size_t n, int nthreads)
 {
     rvfit_host host = tu_host(RVFIT_LOG_WARN);
     host.nthreads = nthreads;
     rvfit_err err;
-    int rc = ops->write_mock(&host, NULL, 0, list, n, st, rvfit_synth_truth,
-                             st, 11, &err);
+    int rc = mk->write_mock(&host, NULL, 0, list, n, st, rvfit_synth_truth,
+                            st, 11, &err);
     CHECK_MSG(rc == 0, "%s", err.msg);
     return rc ? 0 : n;
 }
@@ -146,7 +146,8 @@ static int read_list(const rvfit_instrument_ops *ops, const char *list,
     return rc;
 }
 
-static void test_list(const rvfit_instrument_ops *ops, const char *dir)
+static void test_list(const rvfit_instrument_ops *ops,
+                      const rvfit_instrument_mock_ops *mk, const char *dir)
 {
     enum { N = 6 };
     rvfit_grid_spec g;
@@ -160,8 +161,8 @@ static void test_list(const rvfit_instrument_ops *ops, const char *dir)
     char a[4200], b2[4200], spec[4300];
     snprintf(a, sizeof a, "%s/a.list", dir);
     snprintf(b2, sizeof b2, "%s/b.list", dir);
-    write_list(ops, a, st, N, 1);
-    write_list(ops, b2, st, N, 2);
+    write_list(mk, a, st, N, 1);
+    write_list(mk, b2, st, N, 2);
     rvfit_batch A, B;
     void *ha = NULL, *hb = NULL;
     if (read_list(ops, a, &A, &ha) || read_list(ops, b2, &B, &hb))
@@ -226,7 +227,7 @@ static void test_list(const rvfit_instrument_ops *ops, const char *dir)
     CHECK(nfile == N && other == 0);
 }
 
-static void test_errors(const rvfit_instrument_ops *ops, const char *dir)
+static void test_errors(const rvfit_instrument_mock_ops *mk, const char *dir)
 {
     char p[4200];
     rvfit_host host = tu_host(RVFIT_LOG_ERROR);
@@ -234,17 +235,17 @@ static void test_errors(const rvfit_instrument_ops *ops, const char *dir)
     rvfit_mock_star st[2] = {{1, 5000, 4, 0, 0, 0, 0, 10},
                              {2, 5000, 4, 0, 0, 0, 0, 10}};
     snprintf(p, sizeof p, "%s/two.fits", dir);
-    CHECK(ops->write_mock(&host, NULL, 0, p, 2, st, rvfit_synth_truth, st, 1,
-                          &err) == RVFIT_ERR_INVALID);
+    CHECK(mk->write_mock(&host, NULL, 0, p, 2, st, rvfit_synth_truth, st, 1,
+                         &err) == RVFIT_ERR_INVALID);
     CHECK_MSG(tu_contains(err.msg, ".list"), "%s", err.msg);
     st[0].targetid = -5;
-    CHECK(ops->write_mock(&host, NULL, 0, p, 1, st, rvfit_synth_truth, st, 1,
-                          &err) == RVFIT_ERR_INVALID);
+    CHECK(mk->write_mock(&host, NULL, 0, p, 1, st, rvfit_synth_truth, st, 1,
+                         &err) == RVFIT_ERR_INVALID);
     CHECK(tu_contains(err.msg, "TARGETID -5"));
     st[0].targetid = 1;
     st[0].snr = 0;
-    CHECK(ops->write_mock(&host, NULL, 0, p, 1, st, rvfit_synth_truth, st, 1,
-                          &err) == RVFIT_ERR_INVALID);
+    CHECK(mk->write_mock(&host, NULL, 0, p, 1, st, rvfit_synth_truth, st, 1,
+                         &err) == RVFIT_ERR_INVALID);
     FILE *f = fopen(p, "rb");
     CHECK(f == NULL); /* nothing left where it failed */
     if (f)
@@ -256,8 +257,9 @@ int main(void)
     const rvfit_instrument_ops *ops = load();
     char dir[2048];
     snprintf(dir, sizeof dir, "%s", tu_tmpdir("sdss_mock"));
-    test_line(ops, dir);
-    test_list(ops, dir);
-    test_errors(ops, dir);
+    const rvfit_instrument_mock_ops *mk = tu_mock_ops("sdss");
+    test_line(mk, dir);
+    test_list(ops, mk, dir);
+    test_errors(mk, dir);
     return tu_finish("test_sdss_mock");
 }

@@ -157,13 +157,14 @@ static void test_select(const rvfit_instrument_ops *ops, const char *path)
 }
 
 /* A one-star synthetic file: shorter than the real one. */
-static void write_short(const rvfit_instrument_ops *ops, const char *path)
+static void write_short(const char *path)
 {
+    const rvfit_instrument_mock_ops *mk = tu_mock_ops("sdss");
     rvfit_host host = tu_host(RVFIT_LOG_WARN);
     rvfit_err err;
     rvfit_mock_star st = {1234567890123LL, 5500, 4.0, -0.5, 0.2, 50, 3, 20};
-    int rc = ops->write_mock(&host, NULL, 0, path, 1, &st, rvfit_synth_truth,
-                             &st, 3, &err);
+    int rc = mk->write_mock(&host, NULL, 0, path, 1, &st, rvfit_synth_truth,
+                            &st, 3, &err);
     CHECK_MSG(rc == 0, "%s", err.msg);
 }
 
@@ -173,7 +174,7 @@ static void test_list(const rvfit_instrument_ops *ops, const char *dir,
     char list[4200], mock[4200];
     snprintf(mock, sizeof mock, "%s/short.fits", dir);
     snprintf(list, sizeof list, "%s/mixed.txt", dir);
-    write_short(ops, mock);
+    write_short(mock);
     FILE *f = fopen(list, "w");
     fprintf(f, "# a real star and a mock\n%s\n\n  short.fits  \n", real);
     fclose(f);

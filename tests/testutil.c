@@ -2,7 +2,7 @@
 
 #include <dlfcn.h>
 
-#include "rvfit/plugin.h"
+#include "rvfit/loader.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -203,4 +203,33 @@ const void *tu_plugin_ops(const char *file)
     rvfit_plugin_entry_fn entry;
     memcpy(&entry, &sym, sizeof entry);
     return entry()->ops;
+}
+
+const rvfit_instrument_mock_ops *tu_mock_ops(const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/rvfit_instrument_%s.so",
+             tu_env("RVFIT_PLUGIN_PATH"), name);
+    rvfit_plugin_handle h;
+    rvfit_err err;
+    int stage;
+    if (rvfit_plugin_load_file(path, RVFIT_PLUGIN_INSTRUMENT, name, &h,
+                               &stage, &err)) {
+        fprintf(stderr, "cannot load %s: %s\n", path, err.msg);
+        exit(1);
+    }
+    const rvfit_instrument_mock_ops *m = rvfit_instrument_mock(&h, &err);
+    if (!m) {
+        fprintf(stderr, "%s: %s\n", path, err.msg);
+        exit(1);
+    }
+    /* The table lives in the plugin: take one more reference so that it
+     * stays mapped after the handle is released (as tu_plugin_ops keeps
+     * its module). */
+    if (!dlopen(path, RTLD_NOW | RTLD_LOCAL)) {
+        fprintf(stderr, "%s: %s\n", path, dlerror());
+        exit(1);
+    }
+    rvfit_plugin_unload(&h);
+    return m;
 }

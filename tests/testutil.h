@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "rvfit/host.h"
+#include "rvfit/instrument_mock.h"
 
 extern int tu_failures;
 extern int tu_checks;
@@ -56,6 +57,11 @@ rvfit_host tu_host(int level);
  * dlopen + the entry symbol (the core loader is tested separately);
  * exits with a message when it cannot be loaded. */
 const void *tu_plugin_ops(const char *file);
+/* The 'mock' extension of instrument NAME in $RVFIT_PLUGIN_PATH, found
+ * through the core loader (rvfit_instrument_mock), as `rvfit mock` finds
+ * it; the plugin stays loaded.  Exits with the loader's message when it
+ * cannot be loaded or has no such extension. */
+const rvfit_instrument_mock_ops *tu_mock_ops(const char *name);
 /* Does substring `needle` occur in `hay`? */
 int tu_contains(const char *hay, const char *needle);
 

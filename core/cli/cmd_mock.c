@@ -87,10 +87,12 @@ static int mock_spectra(const mock_args *a, rvfit_config *cfg,
         char section[96];
         snprintf(section, sizeof section, "instrument.%s", cfg->instrument);
         rvfit_config_section(cfg, section, &kv, &nkv);
-        rc = inst.instrument.write_mock(host, kv, nkv, a->out,
-                                        (size_t)a->nstar, stars,
-                                        rvfit_synth_truth, stars, a->seed,
-                                        err);
+        const rvfit_instrument_mock_ops *mk = rvfit_instrument_mock(&inst,
+                                                                    err);
+        rc = mk ? mk->write_mock(host, kv, nkv, a->out, (size_t)a->nstar,
+                                 stars, rvfit_synth_truth, stars, a->seed,
+                                 err)
+                : RVFIT_ERR_UNAVAILABLE;
         free(kv);
         rvfit_plugin_unload(&inst);
     }

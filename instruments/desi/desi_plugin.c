@@ -12,13 +12,25 @@ static const char *const desi_config_keys[] = {"fiberstatus_mask",
 
 static const rvfit_instrument_ops desi_ops = {
     .size = sizeof(rvfit_instrument_ops),
+    .version = RVFIT_INSTRUMENT_OPS_VERSION,
     .open = desi_open,
     .info = desi_info,
     .read = desi_read,
     .read_rows = desi_read_rows,
     .close = desi_close,
     .template_arms = desi_template_arms,
+};
+
+/* Synthetic files: the optional 'mock' extension (rvfit/instrument_mock.h). */
+static const rvfit_instrument_mock_ops desi_mock_ops = {
+    .size = sizeof(rvfit_instrument_mock_ops),
+    .version = RVFIT_MOCK_EXT_VERSION,
     .write_mock = desi_write_mock,
+};
+
+static const rvfit_ext desi_ext[] = {
+    {RVFIT_EXT_MOCK, &desi_mock_ops},
+    {NULL, NULL},
 };
 
 static const rvfit_plugin desi_descriptor = {
@@ -32,6 +44,7 @@ static const rvfit_plugin desi_descriptor = {
                    "per-fibre resolution matrices; synthetic coadds",
     .config_keys = desi_config_keys,
     .ops = &desi_ops,
+    .ext = desi_ext,
 };
 
 RVFIT_EXPORT const rvfit_plugin *rvfit_plugin_entry(void)

@@ -12,13 +12,25 @@ static const char *const sdss_config_keys[] = {"lam_min", "lam_max", "step",
 
 static const rvfit_instrument_ops sdss_ops = {
     .size = sizeof(rvfit_instrument_ops),
+    .version = RVFIT_INSTRUMENT_OPS_VERSION,
     .open = sdss_open,
     .info = sdss_info,
     .read = sdss_read,
     .read_rows = sdss_read_rows,
     .close = sdss_close,
     .template_arms = sdss_template_arms,
+};
+
+/* Synthetic files: the optional 'mock' extension (rvfit/instrument_mock.h). */
+static const rvfit_instrument_mock_ops sdss_mock_ops = {
+    .size = sizeof(rvfit_instrument_mock_ops),
+    .version = RVFIT_MOCK_EXT_VERSION,
     .write_mock = sdss_write_mock,
+};
+
+static const rvfit_ext sdss_ext[] = {
+    {RVFIT_EXT_MOCK, &sdss_mock_ops},
+    {NULL, NULL},
 };
 
 static const rvfit_plugin sdss_descriptor = {
@@ -33,6 +45,7 @@ static const rvfit_plugin sdss_descriptor = {
                    "synthetic spec files",
     .config_keys = sdss_config_keys,
     .ops = &sdss_ops,
+    .ext = sdss_ext,
 };
 
 RVFIT_EXPORT const rvfit_plugin *rvfit_plugin_entry(void)

@@ -58,6 +58,7 @@ static void cpu_close(void *state)
 
 static const rvfit_backend_ops cpu_ops = {
     .size = sizeof(rvfit_backend_ops),
+    .version = RVFIT_BACKEND_OPS_VERSION,
     .open = cpu_open,
     .device = cpu_device,
     .load_library = cpu_load_library,

@@ -267,6 +267,7 @@ static void cuda_close(void *state)
 
 static const rvfit_backend_ops cuda_ops = {
     .size = sizeof(rvfit_backend_ops),
+    .version = RVFIT_BACKEND_OPS_VERSION,
     .open = cuda_open,
     .device = cuda_device,
     .load_library = cuda_load_library,

@@ -240,6 +240,7 @@ static void ocl_close(void *state)
 
 static const rvfit_backend_ops ocl_ops = {
     .size = sizeof(rvfit_backend_ops),
+    .version = RVFIT_BACKEND_OPS_VERSION,
     .open = ocl_open,
     .device = ocl_device,
     .load_library = ocl_load_library,

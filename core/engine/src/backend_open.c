@@ -132,3 +132,22 @@ int rvfit_instrument_load(const rvfit_config *c, const char *name,
         rvfit_plugin_unload(h);
     return rc;
 }
+
+const rvfit_instrument_mock_ops *rvfit_instrument_mock(
+    const rvfit_plugin_handle *h, rvfit_err *err)
+{
+    rvfit_err why;
+    rvfit_err_clear(&why);
+    const rvfit_instrument_mock_ops *m = rvfit_plugin_ext(
+        h, RVFIT_EXT_MOCK, RVFIT_MOCK_EXT_VERSION, sizeof *m, &why);
+    if (m && !m->write_mock) {
+        snprintf(why.msg, sizeof why.msg, "its '%s' extension has no "
+                 "write_mock", RVFIT_EXT_MOCK);
+        m = NULL;
+    }
+    if (!m)
+        rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE,
+                      "instrument '%s' cannot write synthetic files (%s)",
+                      h && h->desc ? h->desc->name : "?", why.msg);
+    return m;
+}

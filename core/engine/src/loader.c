@@ -143,14 +143,6 @@ static int def_arms(const rvfit_kv *o, int n, int *na,
     return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE,
                          "instrument cannot describe template arms");
 }
-static int def_mock(const rvfit_host *h, const rvfit_kv *o, int n,
-                    const char *p, size_t ns, const rvfit_mock_star *s,
-                    rvfit_truth_fn f, void *c, uint64_t seed, rvfit_err *err)
-{
-    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE,
-                         "instrument cannot write synthetic files");
-}
-
 /* Copy min(plugin size, host size) bytes of the table, then fill holes. */
 static void fill_ops(rvfit_plugin_handle *h)
 {
@@ -161,6 +153,7 @@ static void fill_ops(rvfit_plugin_handle *h)
         memset(d, 0, sizeof *d);
         memcpy(d, src, n);
         d->size = sizeof *d;
+        d->version = RVFIT_BACKEND_OPS_VERSION;
 #define FILL(f, def) if (!d->f) d->f = def
         FILL(open, def_open); FILL(device, def_device);
         FILL(load_library, def_lib); FILL(load_batch, def_batch);
@@ -174,9 +167,10 @@ static void fill_ops(rvfit_plugin_handle *h)
         memset(d, 0, sizeof *d);
         memcpy(d, src, n);
         d->size = sizeof *d;
+        d->version = RVFIT_INSTRUMENT_OPS_VERSION;
         FILL(open, def_iopen); FILL(info, def_info); FILL(read, def_read);
         FILL(read_rows, def_rows); FILL(close, def_close);
-        FILL(template_arms, def_arms); FILL(write_mock, def_mock);
+        FILL(template_arms, def_arms);
 #undef FILL
     }
 }
@@ -187,6 +181,115 @@ static int fail(int *stage, int s, rvfit_err *err, int status)
         *stage = s;
     (void)err;
     return status;
+}
+
+/* The ops table of descriptor d: this kind's version (major equal, minor
+ * not newer than ours) and a size that covers at least one method. */
+static int check_ops(const rvfit_plugin *d, const char *path, int kind,
+                     rvfit_err *err)
+{
+    int be = kind == RVFIT_PLUGIN_BACKEND;
+    const char *macro =
+        be ? "RVFIT_BACKEND_OPS_VERSION" : "RVFIT_INSTRUMENT_OPS_VERSION";
+    uint32_t host = be ? RVFIT_BACKEND_OPS_VERSION
+                       : RVFIT_INSTRUMENT_OPS_VERSION;
+    if (!d->ops)
+        return rvfit_err_set(err, RVFIT_ERR_PLUGIN,
+                             "ABI: %s has no operation table (ops is NULL)",
+                             path);
+    uint32_t hdr[2]; /* size, version: the start of every table */
+    memcpy(hdr, d->ops, sizeof hdr);
+    uint32_t maj = RVFIT_VERSION_MAJ(hdr[1]), min = RVFIT_VERSION_MIN(hdr[1]);
+    if (maj != RVFIT_VERSION_MAJ(host))
+        return rvfit_err_set(
+            err, RVFIT_ERR_PLUGIN,
+            "ABI: %s has %s operation table version %u.%u, this rvfit "
+            "supports %u.0-%u.%u: rebuild the plugin against this rvfit's "
+            "headers (its table's .version = %s)",
+            path, rvfit_kind_name(kind), maj, min, RVFIT_VERSION_MAJ(host),
+            RVFIT_VERSION_MAJ(host), RVFIT_VERSION_MIN(host), macro);
+    if (min > RVFIT_VERSION_MIN(host))
+        return rvfit_err_set(
+            err, RVFIT_ERR_PLUGIN,
+            "ABI: %s has %s operation table version %u.%u, newer than this "
+            "rvfit's %u.%u: upgrade rvfit, or rebuild the plugin against "
+            "this rvfit's headers",
+            path, rvfit_kind_name(kind), maj, min, RVFIT_VERSION_MAJ(host),
+            RVFIT_VERSION_MIN(host));
+    if (hdr[0] < 2 * sizeof(void *))
+        return rvfit_err_set(err, RVFIT_ERR_PLUGIN,
+                             "ABI: %s: operation table size %u holds no "
+                             "method; set .size = sizeof(rvfit_%s_ops)",
+                             path, hdr[0], rvfit_kind_name(kind));
+    return RVFIT_OK;
+}
+
+/* The extension array: ended within RVFIT_MAX_EXT entries, each with a
+ * table at least as large as its size/version header. */
+static int check_ext(const rvfit_plugin *d, const char *path,
+                     rvfit_err *err)
+{
+    for (int i = 0; d->ext; i++) {
+        if (i == RVFIT_MAX_EXT)
+            return rvfit_err_set(err, RVFIT_ERR_PLUGIN,
+                                 "ABI: %s: extension list not ended within "
+                                 "%d entries; end it with {NULL, NULL}",
+                                 path, RVFIT_MAX_EXT);
+        const rvfit_ext *e = &d->ext[i];
+        if (!e->name)
+            break;
+        uint32_t size = 0;
+        if (e->table)
+            memcpy(&size, e->table, sizeof size);
+        if (size < 2 * sizeof(uint32_t))
+            return rvfit_err_set(err, RVFIT_ERR_PLUGIN,
+                                 "ABI: %s: extension '%s' has %s; give it a "
+                                 "table starting with size and version",
+                                 path, e->name,
+                                 e->table ? "a table without a size"
+                                          : "no table");
+    }
+    return RVFIT_OK;
+}
+
+/* The ABI stage: descriptor version, size and kind, then its tables. */
+static int check_abi(const rvfit_plugin *d, const char *path, int kind,
+                     rvfit_err *err)
+{
+    if (!d)
+        return rvfit_err_set(err, RVFIT_ERR_PLUGIN,
+                             "ABI: %s: %s() returned NULL", path,
+                             RVFIT_PLUGIN_ENTRY_NAME);
+    if (d->abi_major != RVFIT_ABI_MAJOR)
+        return rvfit_err_set(
+            err, RVFIT_ERR_PLUGIN,
+            "ABI: %s was built for rvfit plugin ABI %u.%u, this rvfit "
+            "supports %d.0-%d.%d: rebuild the plugin against the rvfit "
+            "%d.x headers",
+            path, d->abi_major, d->abi_minor, RVFIT_ABI_MAJOR,
+            RVFIT_ABI_MAJOR, RVFIT_ABI_MINOR, RVFIT_ABI_MAJOR);
+    if (d->abi_minor > RVFIT_ABI_MINOR)
+        return rvfit_err_set(
+            err, RVFIT_ERR_PLUGIN,
+            "ABI: %s was built for rvfit plugin ABI %u.%u, newer than this "
+            "rvfit's %d.%d: upgrade rvfit, or rebuild the plugin against "
+            "this rvfit's headers",
+            path, d->abi_major, d->abi_minor, RVFIT_ABI_MAJOR,
+            RVFIT_ABI_MINOR);
+    /* Every 2.x descriptor has at least the 2.0 fields (up to ext). */
+    if (d->size < offsetof(rvfit_plugin, ext) + sizeof d->ext)
+        return rvfit_err_set(err, RVFIT_ERR_PLUGIN,
+                             "ABI: %s: descriptor size %u is smaller than "
+                             "ABI %d.0's; set .size = sizeof(rvfit_plugin)",
+                             path, d->size, RVFIT_ABI_MAJOR);
+    if (d->kind != (uint32_t)kind)
+        return rvfit_err_set(err, RVFIT_ERR_PLUGIN,
+                             "ABI: %s is of kind %u (%s), its file name "
+                             "says %s; rename the file or fix .kind",
+                             path, d->kind, rvfit_kind_name((int)d->kind),
+                             rvfit_kind_name(kind));
+    int rc = check_ops(d, path, kind, err);
+    return rc ? rc : check_ext(d, path, err);
 }
 
 /* Checks after dlopen: symbol, ABI, name. */
@@ -205,21 +308,9 @@ static int check_desc(rvfit_plugin_handle *h, int kind, const char *name,
     rvfit_plugin_entry_fn entry;
     memcpy(&entry, &sym, sizeof entry);
     const rvfit_plugin *d = entry();
-    if (!d || d->abi_major != RVFIT_ABI_MAJOR ||
-        d->abi_minor > RVFIT_ABI_MINOR ||
-        d->size < offsetof(rvfit_plugin, ops) + sizeof(void *) ||
-        d->kind != (uint32_t)kind || !d->ops ||
-        *(const uint32_t *)d->ops < 2 * sizeof(void *))
-        return fail(stage, RVFIT_STAGE_ABI, err,
-                    rvfit_err_set(err, RVFIT_ERR_PLUGIN,
-                                  "ABI: %s was built for rvfit plugin ABI "
-                                  "%u.%u (kind %u), this rvfit supports "
-                                  "%d.0-%d.%d (kind %d); rebuild the plugin "
-                                  "against this rvfit's headers",
-                                  h->path, d ? d->abi_major : 0,
-                                  d ? d->abi_minor : 0, d ? d->kind : 0,
-                                  RVFIT_ABI_MAJOR, RVFIT_ABI_MAJOR,
-                                  RVFIT_ABI_MINOR, kind));
+    int rc = check_abi(d, h->path, kind, err);
+    if (rc)
+        return fail(stage, RVFIT_STAGE_ABI, err, rc);
     if (!d->name || strcmp(d->name, name))
         return fail(stage, RVFIT_STAGE_NAME, err,
                     rvfit_err_set(err, RVFIT_ERR_PLUGIN,
@@ -284,6 +375,35 @@ int rvfit_plugin_load(char *const *dirs, int kind, const char *name,
                               "is available)",
                               rvfit_kind_name(kind), name,
                               tried[0] ? tried : "(no directories)"));
+}
+
+const void *rvfit_plugin_ext(const rvfit_plugin_handle *h, const char *name,
+                             uint32_t min_version, size_t min_size,
+                             rvfit_err *err)
+{
+    const rvfit_ext *e = h && h->desc ? h->desc->ext : NULL;
+    for (int i = 0; e && i < RVFIT_MAX_EXT && e[i].name; i++) {
+        if (strcmp(e[i].name, name))
+            continue;
+        uint32_t hdr[2]; /* size, version; checked at load */
+        memcpy(hdr, e[i].table, sizeof hdr);
+        uint32_t maj = RVFIT_VERSION_MAJ(hdr[1]);
+        uint32_t min = RVFIT_VERSION_MIN(hdr[1]);
+        if (maj == RVFIT_VERSION_MAJ(min_version) &&
+            min >= RVFIT_VERSION_MIN(min_version) && hdr[0] >= min_size)
+            return e[i].table;
+        rvfit_err_set(err, RVFIT_ERR_PLUGIN,
+                      "its '%s' extension is version %u.%u (%u bytes), "
+                      "this rvfit needs %u.%u or a later %u.x of at least "
+                      "%zu bytes: rebuild the plugin against this rvfit's "
+                      "headers",
+                      name, maj, min, hdr[0], RVFIT_VERSION_MAJ(min_version),
+                      RVFIT_VERSION_MIN(min_version),
+                      RVFIT_VERSION_MAJ(min_version), min_size);
+        return NULL;
+    }
+    rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "no '%s' extension", name);
+    return NULL;
 }
 
 void rvfit_plugin_unload(rvfit_plugin_handle *h)

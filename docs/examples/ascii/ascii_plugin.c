@@ -132,13 +132,13 @@ static int ascii_template_arms(const rvfit_kv *opts, int nopt, int *narm,
 
 static const rvfit_instrument_ops ascii_ops = {
     .size = sizeof(rvfit_instrument_ops),
+    .version = RVFIT_INSTRUMENT_OPS_VERSION,
     .open = ascii_open,
     .info = ascii_info,
     .read = ascii_read,
     .read_rows = ascii_read_rows,
     .close = ascii_close,
     .template_arms = ascii_template_arms,
-    .write_mock = NULL, /* optional */
 };
 
 static const char *const ascii_keys[] = {NULL};
@@ -153,6 +153,7 @@ static const rvfit_plugin ascii_descriptor = {
     .description = "example: one spectrum per 'lambda flux ivar' text file",
     .config_keys = ascii_keys,
     .ops = &ascii_ops,
+    .ext = NULL, /* a reader only: no 'mock' extension (optional) */
 };
 
 RVFIT_EXPORT const rvfit_plugin *rvfit_plugin_entry(void)

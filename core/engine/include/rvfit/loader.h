@@ -43,7 +43,8 @@ typedef struct rvfit_plugin_handle {
     int kind;
     char path[RVFIT_PATH_LEN];
     /* Operation tables copied from the plugin; entries a shorter (older)
-     * table lacks are filled with defaults returning UNAVAILABLE. */
+     * table lacks are filled with defaults returning UNAVAILABLE.
+     * Extension tables are not copied: see rvfit_plugin_ext. */
     rvfit_backend_ops backend;
     rvfit_instrument_ops instrument;
 } rvfit_plugin_handle;
@@ -67,6 +68,18 @@ RVFIT_EXPORT int rvfit_plugin_load_file(const char *path, int kind,
                                         rvfit_plugin_handle *h, int *stage,
                                         rvfit_err *err);
 RVFIT_EXPORT void rvfit_plugin_unload(rvfit_plugin_handle *h);
+
+/* Extension table `name` of a loaded plugin (rvfit_plugin.ext), or NULL.
+ * The table must have major version RVFIT_VERSION_MAJ(min_version), a
+ * minor >= RVFIT_VERSION_MIN(min_version) and at least min_size bytes;
+ * the caller reads only those bytes.  On NULL, err (may be NULL) says
+ * "no 'NAME' extension" (RVFIT_ERR_UNAVAILABLE-type: the plugin simply
+ * lacks the feature) or which version it has and that the plugin must be
+ * rebuilt.  The table lives in the plugin: valid until unload. */
+RVFIT_EXPORT const void *rvfit_plugin_ext(const rvfit_plugin_handle *h,
+                                          const char *name,
+                                          uint32_t min_version,
+                                          size_t min_size, rvfit_err *err);
 
 /* An opened backend. */
 typedef struct rvfit_backend {
@@ -96,6 +109,12 @@ RVFIT_EXPORT int rvfit_instrument_load(const rvfit_config *c,
                                        const char *name,
                                        rvfit_plugin_handle *h,
                                        rvfit_err *err);
+
+/* The 'mock' extension (rvfit/instrument_mock.h) of loaded instrument h,
+ * with write_mock set; NULL with "instrument 'NAME' cannot write synthetic
+ * files (no 'mock' extension)" (or the version mismatch) in err. */
+RVFIT_EXPORT const rvfit_instrument_mock_ops *
+rvfit_instrument_mock(const rvfit_plugin_handle *h, rvfit_err *err);
 
 #ifdef __cplusplus
 }

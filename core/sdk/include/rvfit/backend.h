@@ -11,10 +11,12 @@
  * Ownership: the backend copies whatever it needs from the library and the
  * batch; the caller may free them after the call returns.
  *
- * Versioning: fields are only appended, each group marked with the ABI
- * minor version that added it; the loader copies min(size, host size)
- * bytes and fills missing entries with defaults that return
- * RVFIT_ERR_UNAVAILABLE.
+ * Versioning: the table carries its size and RVFIT_BACKEND_OPS_VERSION
+ * (rvfit/abi.h).  Entries are only appended, each group marked with the
+ * table version that added it (a minor bump); the loader refuses another
+ * major or a newer minor, copies min(size, host size) bytes and fills
+ * missing or NULL entries with defaults that return RVFIT_ERR_UNAVAILABLE.
+ * Changing or removing an entry needs a major bump.
  */
 #ifndef RVFIT_BACKEND_H
 #define RVFIT_BACKEND_H
@@ -75,9 +77,10 @@ RVFIT_EXPORT int rvfit_batch_arm_check(const rvfit_library *lib,
                                        int *lib_arm, rvfit_err *err);
 
 typedef struct rvfit_backend_ops {
-    uint32_t size; /* sizeof(rvfit_backend_ops) as compiled by the plugin */
+    uint32_t size;    /* sizeof(rvfit_backend_ops) as compiled by the plugin */
+    uint32_t version; /* RVFIT_BACKEND_OPS_VERSION as compiled              */
 
-    /* --- ABI 1.0 --- */
+    /* --- backend ops 1.0 (ABI 2.0) --- */
 
     /* Open with the plugin's [backend.NAME] options.  Returns
      * RVFIT_ERR_UNAVAILABLE (not a fatal error) when the plugin works but

@@ -3,14 +3,17 @@
  * An instrument plugin knows one survey's file format: it opens a file,
  * applies the target selection only it understands (object types, fibre
  * status, S/N columns), reads ranges of the selected spectra into a batch,
- * hands over table rows to copy into the outputs, describes the arms for
- * template preparation, and can write synthetic files in its format.
+ * hands over table rows to copy into the outputs and describes the arms
+ * for template preparation.  Writing synthetic files is not part of the
+ * reader interface: it is the optional 'mock' extension
+ * (rvfit/instrument_mock.h), which uses the star and truth types below.
  *
  * Threading: a handle is used by one thread at a time; CFITSIO-based
  * readers must not be called from several threads at once.
  * Ownership: the handle owns everything returned through info(); it stays
  * valid until close().
- * Versioning: as in backend.h (append only; size checked by the loader).
+ * Versioning: as in backend.h, with RVFIT_INSTRUMENT_OPS_VERSION (append
+ * only, minor bump; size and version checked by the loader).
  */
 #ifndef RVFIT_INSTRUMENT_H
 #define RVFIT_INSTRUMENT_H
@@ -60,7 +63,7 @@ typedef struct rvfit_template_arm {
                                 that scale (sigma ~ 0.5-0.8 pixel).    */
 } rvfit_template_arm;
 
-/* One synthetic star for write_mock. */
+/* One synthetic star (star lists, the 'mock' extension's write_mock). */
 typedef struct rvfit_mock_star {
     int64_t targetid;
     double teff, logg, feh, alphafe; /* physical units (K, dex, dex, dex) */
@@ -78,9 +81,10 @@ typedef int (*rvfit_truth_fn)(void *ctx, size_t star, double lnl0,
                               rvfit_err *err);
 
 typedef struct rvfit_instrument_ops {
-    uint32_t size; /* sizeof(rvfit_instrument_ops) as compiled */
+    uint32_t size;    /* sizeof(rvfit_instrument_ops) as compiled  */
+    uint32_t version; /* RVFIT_INSTRUMENT_OPS_VERSION as compiled  */
 
-    /* --- ABI 1.0 --- */
+    /* --- instrument ops 1.0 (ABI 2.0) --- */
 
     /* Open `path` and apply the selection.  opts are the plugin's
      * [instrument.NAME] options. Errors name the file and HDU. */
@@ -103,12 +107,6 @@ typedef struct rvfit_instrument_ops {
     /* Arms for `rvfit templates --instrument NAME`. */
     int (*template_arms)(const rvfit_kv *opts, int nopt, int *narm,
                          rvfit_template_arm *arms, rvfit_err *err);
-    /* Write a synthetic file at `path` (atomically) for nstar stars, noise
-     * from `seed`.  May be NULL when the plugin cannot write mocks. */
-    int (*write_mock)(const rvfit_host *host, const rvfit_kv *opts,
-                      int nopt, const char *path, size_t nstar,
-                      const rvfit_mock_star *stars, rvfit_truth_fn truth,
-                      void *ctx, uint64_t seed, rvfit_err *err);
 } rvfit_instrument_ops;
 
 #ifdef __cplusplus

@@ -5,9 +5,15 @@
  * RVFIT_PLUGIN_ENTRY, a function returning a pointer to a static
  * descriptor.  The loader checks, in order, and reports the failing stage:
  *   not found  -> dlopen -> symbol -> ABI (major equal, minor <= host,
- *   descriptor and ops sizes sane) -> name (descriptor name == file name)
- *   -> init (the plugin's open).
+ *   descriptor sane, kind as the file name says, ops table version of that
+ *   kind: major equal, minor <= host; extension list sane) -> name
+ *   (descriptor name == file name) -> init (the plugin's open).
  * Build plugins with -fvisibility=hidden and mark the entry RVFIT_EXPORT.
+ *
+ * Every struct reachable from here is ABI; rvfit/abi.h (included at the
+ * end) holds the versions and pins the layouts.  See docs/plugin-abi.md.
+ * Ownership: the descriptor, its strings and every table it points to are
+ * static and immutable in the plugin; the core never writes to them.
  */
 #ifndef RVFIT_PLUGIN_H
 #define RVFIT_PLUGIN_H
@@ -16,13 +22,13 @@
 
 #include "rvfit/backend.h"
 #include "rvfit/instrument.h"
+#include "rvfit/instrument_mock.h"
+#include "rvfit/numeric.h"
+#include "rvfit/physics.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define RVFIT_ABI_MAJOR 2
-#define RVFIT_ABI_MINOR 0
 
 #define RVFIT_PLUGIN_ENTRY rvfit_plugin_entry
 #define RVFIT_PLUGIN_ENTRY_NAME "rvfit_plugin_entry"
@@ -31,6 +37,17 @@ enum rvfit_plugin_kind {
     RVFIT_PLUGIN_BACKEND = 1,
     RVFIT_PLUGIN_INSTRUMENT = 2
 };
+
+/* One optional extension table: features beyond the kind's ops table
+ * (e.g. RVFIT_EXT_MOCK, rvfit/instrument_mock.h) that the core asks for by
+ * name (rvfit_plugin_ext in the engine).  `table` starts, like every ops
+ * table, with uint32_t size (its sizeof as compiled) and uint32_t version
+ * (RVFIT_MAKE_VERSION(major, minor) of that extension), so one header
+ * carries its own version; the core reads only the prefix it asked for. */
+typedef struct rvfit_ext {
+    const char *name;  /* NULL ends the array                            */
+    const void *table;
+} rvfit_ext;
 
 typedef struct rvfit_plugin {
     uint32_t abi_major;        /* RVFIT_ABI_MAJOR at build time          */
@@ -42,7 +59,12 @@ typedef struct rvfit_plugin {
     const char *description;   /* one line                               */
     /* Keys accepted in [backend.NAME] / [instrument.NAME]; NULL ends. */
     const char *const *config_keys;
-    const void *ops;           /* rvfit_backend_ops / rvfit_instrument_ops */
+    /* rvfit_backend_ops / rvfit_instrument_ops; its `version` must be
+     * RVFIT_BACKEND_OPS_VERSION / RVFIT_INSTRUMENT_OPS_VERSION. */
+    const void *ops;
+    /* Optional extension tables, ended by an entry with a NULL name (at
+     * most RVFIT_MAX_EXT entries); NULL when there are none. */
+    const rvfit_ext *ext;
 } rvfit_plugin;
 
 typedef const rvfit_plugin *(*rvfit_plugin_entry_fn)(void);
@@ -50,4 +72,7 @@ typedef const rvfit_plugin *(*rvfit_plugin_entry_fn)(void);
 #ifdef __cplusplus
 }
 #endif
+
+#include "rvfit/abi.h"
+
 #endif
