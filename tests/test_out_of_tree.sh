@@ -1,10 +1,14 @@
 #!/bin/bash
-# test_out_of_tree.sh — install rvfit to a temporary prefix, then build two
-# plugins against the installed package only: the SDSS plugin's own
-# directory with CMake (find_package(rvfit), rvfit_add_plugin) and the
-# docs/examples/ascii plugin with a bare compiler line from pkg-config
-# (rvfit-sdk.pc); `rvfit plugins` must list both as loaded, and both must
-# link the SDK alone (librvfit_sdk, not the engine).
+# test_out_of_tree.sh — install rvfit to a temporary prefix; everything
+# lands under the prefix and the installed rvfit, with RVFIT_PLUGIN_PATH
+# unset, finds exactly its own plugins (each once, nothing from the build
+# tree), also after the prefix is moved.  Then build two plugins against
+# the installed package only: the SDSS plugin's own directory with CMake
+# (find_package(rvfit), rvfit_add_plugin, whose install goes to the
+# installed rvfit's plugin directory) and the docs/examples/ascii plugin
+# with a bare compiler line from pkg-config (rvfit-sdk.pc); `rvfit plugins`
+# must list both as loaded, both must link the SDK alone (librvfit_sdk,
+# not the engine), and the reader-only ascii plugin cannot write mocks.
 set -euo pipefail
 : "${RVFIT_BIN:?}" "${RVFIT_SOURCE_DIR:?}" "${RVFIT_TEST_TMP:?}"
 build=$(dirname "$RVFIT_BIN")
@@ -19,6 +23,34 @@ for f in include/rvfit/instrument.h lib/librvfit.so lib/librvfit_sdk.so \
          lib/cmake/rvfit/rvfitConfig.cmake lib/cmake/rvfit/rvfitTargets.cmake; do
   [ -e "$tmp/prefix/$f" ] || fail "not installed: $f"
 done
+# Nothing installed outside the prefix (no absolute destinations).
+outside=$(grep -E '^-- (Installing|Up-to-date): ' "$tmp/install.log" |
+          grep -vF -- ": $tmp/prefix/" || true)
+[ -z "$outside" ] || fail "installed outside the prefix: $outside"
+for p in rvfit_backend_cpu.so rvfit_instrument_desi.so rvfit_instrument_sdss.so; do
+  [ -e "$tmp/prefix/lib/rvfit/plugins/$p" ] || fail "plugin not installed: $p"
+done
+
+# check_listing PREFIX: the installed CLI of PREFIX, RVFIT_PLUGIN_PATH
+# unset, searches only PREFIX/lib/rvfit/plugins and lists every plugin
+# installed there exactly once, and nothing else.
+check_listing() {
+  local prefix=$1 out dirs listed want
+  out=$(cd "$tmp" && env -u RVFIT_PLUGIN_PATH "$prefix/bin/rvfit" plugins 2>&1) ||
+    { echo "$out"; fail "rvfit plugins of $prefix"; }
+  echo "$out"
+  dirs=$(echo "$out" | grep -E '^  [^ ].*:( \(not present\))?$' |
+         sed -E 's/^  //; s/:( \(not present\))?$//')
+  [ "$dirs" = "$(realpath "$prefix")/lib/rvfit/plugins" ] ||
+    fail "$prefix/bin/rvfit searches '$dirs', not only its own plugins"
+  echo "$out" | grep -qF "$build/plugins" && fail "$prefix/bin/rvfit shows the build tree's plugins"
+  listed=$(echo "$out" | awk '$1 == "backend" || $1 == "instrument" {
+             print "rvfit_" $1 "_" $2 ".so" }' | sort)
+  want=$(cd "$prefix/lib/rvfit/plugins" && ls rvfit_*.so | sort)
+  [ "$listed" = "$want" ] ||
+    fail "$prefix/bin/rvfit lists [$(echo $listed)], installed are [$(echo $want)]"
+}
+check_listing "$tmp/prefix"
 
 # 1. CMake package: the SDSS plugin sources built standalone.
 cmake -S "$RVFIT_SOURCE_DIR/instruments/sdss" -B "$tmp/sdss" \
@@ -52,5 +84,26 @@ echo "$out" | grep -A1 "$tmp/sdss/plugins" | grep -q "instrument sdss" ||
 echo "$out" | grep -q "instrument ascii" || fail "ascii not listed"
 echo "$out" | grep -iE "ascii|sdss" | grep -qiE "fail|error|reject" &&
   fail "a plugin was rejected"
+
+# A reader-only plugin has no 'mock' extension: a clear error, no crash.
+rc=0
+out=$(RVFIT_PLUGIN_PATH="$tmp/ascii" "$tmp/prefix/bin/rvfit" mock spectra \
+      --instrument ascii --out "$tmp/ascii/mock.txt" --truth "$tmp/ascii/truth.fits" \
+      --nstar 2 2>&1) || rc=$?
+echo "$out"
+[ $rc = 1 ] || fail "rvfit mock spectra -i ascii exited with $rc"
+echo "$out" | grep -qF "instrument 'ascii' cannot write synthetic files (no 'mock' extension)" ||
+  fail "no clear error for a plugin without the mock extension"
+
+# The exported rvfit_add_plugin installs into the installed rvfit's plugin
+# directory, whatever the plugin project's own prefix.
+cmake --install "$tmp/sdss" > "$tmp/sdss-install.log" 2>&1 ||
+  { cat "$tmp/sdss-install.log"; fail "install of the standalone sdss build"; }
+grep -qE -- "-- (Installing|Up-to-date): $tmp/prefix/lib/rvfit/plugins/rvfit_instrument_sdss.so\$" \
+  "$tmp/sdss-install.log" || { cat "$tmp/sdss-install.log"; fail "standalone sdss not installed into the rvfit prefix"; }
+
+# The prefix is relocatable: moved, it still finds its own plugins only.
+mv "$tmp/prefix" "$tmp/moved"
+check_listing "$tmp/moved"
 
 echo "test_out_of_tree: passed"

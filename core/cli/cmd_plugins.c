@@ -134,7 +134,8 @@ int cmd_plugins(int argc, char **argv)
                    "  --devices  also list every platform/device of the "
                    "backends that can enumerate them\n"
                    "Lists plugins on the search path ([run] plugin_path, "
-                   "RVFIT_PLUGIN_PATH, install and build directories),\n"
+                   "RVFIT_PLUGIN_PATH, and this rvfit's own plugin "
+                   "directory),\n"
                    "their versions, whether each backend has a device, and "
                    "why any plugin fails to load.\n");
             return c == 'h' ? 0 : 2;

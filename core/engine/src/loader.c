@@ -1,8 +1,9 @@
 /* loader.c — plugin search path, dlopen, descriptor checks and default
  * methods (Open MPI MCA / SDL style: one entry symbol, name must match the
  * file, ABI major equal and minor not newer than ours). */
-#define _GNU_SOURCE 1 /* RTLD_NODELETE */
+#define _GNU_SOURCE 1 /* RTLD_NODELETE, dladdr */
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +11,17 @@
 
 #include "rvfit/loader.h"
 
-#ifndef RVFIT_PLUGIN_INSTALL_DIR
-#define RVFIT_PLUGIN_INSTALL_DIR "/usr/local/lib/rvfit/plugins"
+/* Set by the build (core/CMakeLists.txt): where the build tree puts
+ * librvfit and the plugins, and the plugin directory relative to the
+ * directory librvfit is installed in. */
+#ifndef RVFIT_LIB_BUILD_DIR
+#error "RVFIT_LIB_BUILD_DIR must be defined"
 #endif
 #ifndef RVFIT_PLUGIN_BUILD_DIR
-#define RVFIT_PLUGIN_BUILD_DIR "plugins"
+#error "RVFIT_PLUGIN_BUILD_DIR must be defined"
+#endif
+#ifndef RVFIT_PLUGIN_SUBDIR
+#define RVFIT_PLUGIN_SUBDIR "rvfit/plugins"
 #endif
 
 const char *rvfit_stage_name(int stage)
@@ -58,16 +65,43 @@ static int push_dirs(char ***v, int *n, const char *list)
     return 0;
 }
 
+/* The plugins that belong to this librvfit, decided from where it was
+ * loaded: the build tree's plugin directory when it is the build tree's
+ * librvfit, else <directory of librvfit>/rvfit/plugins, so that an
+ * installed prefix finds its own plugins wherever it was moved and never
+ * those of the tree it was built in.  Empty when dladdr cannot tell. */
+static void own_plugin_dir(char *out, size_t n)
+{
+    char **(*self)(const rvfit_config *) = rvfit_plugin_dirs;
+    void *addr;
+    memcpy(&addr, &self, sizeof addr);
+    Dl_info info;
+    char lib[PATH_MAX], build[PATH_MAX];
+    out[0] = '\0';
+    if (!dladdr(addr, &info) || !info.dli_fname ||
+        !realpath(info.dli_fname, lib))
+        return;
+    char *slash = strrchr(lib, '/');
+    if (!slash)
+        return;
+    *slash = '\0';
+    if (realpath(RVFIT_LIB_BUILD_DIR, build) && !strcmp(build, lib))
+        snprintf(out, n, "%s", RVFIT_PLUGIN_BUILD_DIR);
+    else
+        snprintf(out, n, "%s/%s", lib, RVFIT_PLUGIN_SUBDIR);
+}
+
 char **rvfit_plugin_dirs(const rvfit_config *c)
 {
     char **v = calloc(1, sizeof *v);
     int n = 0;
     if (!v)
         return NULL;
+    char own[PATH_MAX + 64];
+    own_plugin_dir(own, sizeof own);
     if ((c && push_dirs(&v, &n, c->plugin_path)) ||
         push_dirs(&v, &n, getenv("RVFIT_PLUGIN_PATH")) ||
-        push_dirs(&v, &n, RVFIT_PLUGIN_INSTALL_DIR) ||
-        push_dirs(&v, &n, RVFIT_PLUGIN_BUILD_DIR)) {
+        push_dirs(&v, &n, own)) {
         rvfit_plugin_dirs_free(v);
         return NULL;
     }

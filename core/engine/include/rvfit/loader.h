@@ -2,8 +2,11 @@
  * and instruments through them.
  *
  * Search path, in order: config [run] plugin_path (':'-separated), the
- * environment variable RVFIT_PLUGIN_PATH, the install directory, the build
- * directory.  The first rvfit_<kind>_<name>.so found is used.
+ * environment variable RVFIT_PLUGIN_PATH, then this librvfit's own plugin
+ * directory: <directory of librvfit>/rvfit/plugins when installed (found
+ * with dladdr, so a moved prefix still finds its plugins), the build
+ * tree's plugin directory when librvfit is the build tree's.  The first
+ * rvfit_<kind>_<name>.so found is used.
  *
  * A failure keeps its stage (enum rvfit_load_stage) and the message says
  * what was tried and how to fix it, e.g.
