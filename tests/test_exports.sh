@@ -5,6 +5,8 @@
 # (so an internal function such as a fit stage cannot leak, and the SDK
 # does not export engine functions or the reverse).
 set -euo pipefail
+# (grep -q reads here-strings, not pipes: under pipefail a writer killed by
+# SIGPIPE when grep -q stops early would fail the check at random)
 : "${RVFIT_BIN:?}" "${RVFIT_SOURCE_DIR:?}"
 build=$(dirname "$RVFIT_BIN")
 fail=0
@@ -21,13 +23,13 @@ for part in sdk:librvfit_sdk engine:librvfit tools:librvfit_tools; do
   for s in $syms; do
     case $s in RVFIT_[0-9]*) continue ;; esac
     n=$((n + 1))
-    if ! echo "$declared" | grep -qx "$s"; then
+    if ! grep -qx "$s" <<< "$declared"; then
       echo "FAIL: $lib exports $s, not declared RVFIT_EXPORT in core/$dir/include"
       fail=1
     fi
   done
   for d in $declared; do
-    echo "$syms" | grep -qx "$d" || { echo "FAIL: $lib lacks declared $d"; fail=1; }
+    grep -qx "$d" <<< "$syms" || { echo "FAIL: $lib lacks declared $d"; fail=1; }
   done
   echo "$lib: $n symbols, all documented"
 done

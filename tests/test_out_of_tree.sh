@@ -10,6 +10,8 @@
 # must list both as loaded, both must link the SDK alone (librvfit_sdk,
 # not the engine), and the reader-only ascii plugin cannot write mocks.
 set -euo pipefail
+# (grep -q reads here-strings, not pipes: under pipefail a writer killed by
+# SIGPIPE when grep -q stops early would fail the check at random)
 : "${RVFIT_BIN:?}" "${RVFIT_SOURCE_DIR:?}" "${RVFIT_TEST_TMP:?}"
 build=$(dirname "$RVFIT_BIN")
 tmp=$RVFIT_TEST_TMP/out_of_tree
@@ -43,7 +45,7 @@ check_listing() {
          sed -E 's/^  //; s/:( \(not present\))?$//')
   [ "$dirs" = "$(realpath "$prefix")/lib/rvfit/plugins" ] ||
     fail "$prefix/bin/rvfit searches '$dirs', not only its own plugins"
-  echo "$out" | grep -qF "$build/plugins" && fail "$prefix/bin/rvfit shows the build tree's plugins"
+  grep -qF "$build/plugins" <<< "$out" && fail "$prefix/bin/rvfit shows the build tree's plugins"
   listed=$(echo "$out" | awk '$1 == "backend" || $1 == "instrument" {
              print "rvfit_" $1 "_" $2 ".so" }' | sort)
   want=$(cd "$prefix/lib/rvfit/plugins" && ls rvfit_*.so | sort)
@@ -71,18 +73,19 @@ grep -q "$RVFIT_SOURCE_DIR" "$tmp/ascii/rvfit_instrument_ascii.so" &&
 # Plugins link the SDK, never the engine.
 for so in "$tmp/sdss/plugins/rvfit_instrument_sdss.so" "$tmp/ascii/rvfit_instrument_ascii.so"; do
   needed=$(readelf -d "$so" | grep NEEDED)
-  echo "$needed" | grep -q 'librvfit_sdk\.so\.' || fail "$so does not link librvfit_sdk"
-  echo "$needed" | grep -qE 'librvfit(_tools)?\.so' && fail "$so links the engine: $needed"
+  grep -q 'librvfit_sdk\.so\.' <<< "$needed" || fail "$so does not link librvfit_sdk"
+  grep -qE 'librvfit(_tools)?\.so' <<< "$needed" && fail "$so links the engine: $needed"
 done
 
 # The installed CLI, with only the out-of-tree plugins on its path.
 out=$(RVFIT_PLUGIN_PATH="$tmp/sdss/plugins:$tmp/ascii" \
       "$tmp/prefix/bin/rvfit" plugins 2>&1) || { echo "$out"; fail "rvfit plugins"; }
 echo "$out"
-echo "$out" | grep -A1 "$tmp/sdss/plugins" | grep -q "instrument sdss" ||
+block=$(grep -A1 "$tmp/sdss/plugins" <<< "$out" || true)
+grep -q "instrument sdss" <<< "$block" ||
   fail "sdss not listed from the out-of-tree build"
-echo "$out" | grep -q "instrument ascii" || fail "ascii not listed"
-echo "$out" | grep -iE "ascii|sdss" | grep -qiE "fail|error|reject" &&
+grep -q "instrument ascii" <<< "$out" || fail "ascii not listed"
+grep -iE "ascii|sdss" <<< "$out" | grep -iE "fail|error|reject" &&
   fail "a plugin was rejected"
 
 # A reader-only plugin has no 'mock' extension: a clear error, no crash.
@@ -92,7 +95,7 @@ out=$(RVFIT_PLUGIN_PATH="$tmp/ascii" "$tmp/prefix/bin/rvfit" mock spectra \
       --nstar 2 2>&1) || rc=$?
 echo "$out"
 [ $rc = 1 ] || fail "rvfit mock spectra -i ascii exited with $rc"
-echo "$out" | grep -qF "instrument 'ascii' cannot write synthetic files (no 'mock' extension)" ||
+grep -qF "instrument 'ascii' cannot write synthetic files (no 'mock' extension)" <<< "$out" ||
   fail "no clear error for a plugin without the mock extension"
 
 # The exported rvfit_add_plugin installs into the installed rvfit's plugin
