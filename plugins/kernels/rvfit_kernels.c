@@ -70,7 +70,7 @@ DEVFN real rvk_axis_locate(int n, GLOBAL const real *node, real x, int *i0,
         x = hi;
     } else if (!(x == x)) {
         x = lo;
-        d = 1e3f;
+        d = (real)RVFIT_NAN_DISTANCE;
     }
     int l = 0, r = n - 2;
     while (l < r) {
@@ -190,35 +190,36 @@ DEVFN int rvk_popcount(unsigned m)
 }
 
 /* Corners (model indices) and weights into corner/cw by the rules of
- * rvfit_library_stencil: cubic axes (ax_n[nparam + a] == 1) as far as no
+ * rvfit_library_stencil: cubic axes (RVK_NN_INTERP) as far as no
  * hole is hit, else the renormalised linear stencil.  Returns their
  * number, 0 when every linear corner is a hole; *pen receives the penalty
- * including RVK_PENALTY_HOLE in that case. */
+ * including RVFIT_PENALTY_HOLE in that case. */
 DEVFN int rvk_stencil(int nparam, GLOBAL const int *ax_n,
                       GLOBAL const real *ax_node,
                       GLOBAL const rvk_uchar *exists,
                       GLOBAL const real *theta, LOCAL_PTR int *corner,
                       LOCAL_PTR real *cw, real *pen)
 {
-    int i0[RVK_MAX_PARAMS];
-    real fr[RVK_MAX_PARAMS];
+    int i0[RVFIT_MAX_PARAMS];
+    real fr[RVFIT_MAX_PARAMS];
     real p = 0;
     unsigned want = 0;
     for (int a = 0; a < nparam; a++) {
-        p += rvk_axis_locate(ax_n[a], ax_node + a * RVK_MAX_NODES, theta[a],
+        p += rvk_axis_locate(ax_n[a], ax_node + a * RVFIT_MAX_NODES, theta[a],
                              &i0[a], &fr[a]);
-        if (ax_n[nparam + a] == 1 && ax_n[a] >= 3 && fr[a] > 0)
+        if (ax_n[RVK_NN_INTERP(nparam, a)] == RVK_INTERP_CUBIC &&
+            ax_n[RVK_NN_NNODE(nparam, a)] >= 3 && fr[a] > 0)
             want |= 1u << a;
     }
-    p *= (real)RVK_PENALTY_SCALE;
+    p *= (real)RVFIT_PENALTY_SCALE;
     *pen = p;
     for (int k = rvk_popcount(want); k > 0; k--) {
         for (unsigned sub = want;; sub = (sub - 1) & want) {
             if (rvk_popcount(sub) == k) {
-                rvk_share as[RVK_MAX_PARAMS];
+                rvk_share as[RVFIT_MAX_PARAMS];
                 for (int a = 0; a < nparam; a++) {
                     if (sub & (1u << a))
-                        rvk_share_cubic(ax_n[a], ax_node + a * RVK_MAX_NODES,
+                        rvk_share_cubic(ax_n[a], ax_node + a * RVFIT_MAX_NODES,
                                         i0[a], fr[a], &as[a]);
                     else
                         rvk_share_linear(i0[a], fr[a], &as[a]);
@@ -254,7 +255,7 @@ DEVFN int rvk_stencil(int nparam, GLOBAL const int *ax_n,
         nc++;
     }
     if (nc == 0 || !(sum > 0)) {
-        *pen = p + (real)RVK_PENALTY_HOLE;
+        *pen = p + (real)RVFIT_PENALTY_HOLE;
         return 0;
     }
     for (int k = 0; k < nc; k++)
@@ -266,7 +267,7 @@ DEVFN int rvk_stencil(int nparam, GLOBAL const int *ax_n,
 
 DEVFN real rvk_kern_p0(real x)
 {
-    const real e = (real)RVK_EPS;
+    const real e = (real)RVFIT_VSINI_EPS;
     real q = 1 - x * x;
     real r = sqrt(q > 0 ? q : (real)0);
     return (1 - e) * (x * r + asin(x)) +
@@ -275,7 +276,7 @@ DEVFN real rvk_kern_p0(real x)
 
 DEVFN real rvk_kern_p1(real x)
 {
-    const real e = (real)RVK_EPS;
+    const real e = (real)RVFIT_VSINI_EPS;
     real q = 1 - x * x;
     q = q > 0 ? q : (real)0;
     return -2 * (1 - e) * q * sqrt(q) / 3 +
@@ -304,7 +305,7 @@ DEVFN real rvk_vsini_weight(real hw, int j, int h)
 }
 
 /* Interpolated (unrotated) template pixel j of one arm; lnf: the library
- * holds ln flux (ax_n[2 nparam]). */
+ * holds ln flux (RVK_NN_LOGFLUX). */
 DEVFN real rvk_interp(GLOBAL const float *flux, rvk_long npixl, int nc,
                       LOCAL_PTR const int *corner, LOCAL_PTR const real *cw,
                       int lnf, int j)
@@ -326,13 +327,13 @@ KERNEL void rvk_template(
     GLOBAL const real *ttheta, GLOBAL real *tr, GLOBAL real *tint,
     rvk_long tint_len, GLOBAL real *tpen)
 {
-    LOCAL_DECL int corner[RVK_MAX_CORNERS];
-    LOCAL_DECL real cw[RVK_MAX_CORNERS];
-    LOCAL_DECL real kw[2 * RVK_MAX_HALF + 1];
+    LOCAL_DECL int corner[RVFIT_MAX_CORNERS];
+    LOCAL_DECL real cw[RVFIT_MAX_CORNERS];
+    LOCAL_DECL real kw[2 * RVFIT_MAX_VSINI_HALF + 1];
     LOCAL_DECL int ncorner;
     LOCAL_DECL real ksum;
     int lid = LOCAL_ID(), wg = LOCAL_SIZE();
-    const int lnf = ax_n[2 * nparam];
+    const int lnf = ax_n[RVK_NN_LOGFLUX(nparam)];
     GLOBAL real *ti = tint + (rvk_long)GROUP_ID() * tint_len;
     for (int t = GROUP_ID(); t < ntpl; t += NUM_GROUPS()) {
         if (lid == 0) {
@@ -352,11 +353,11 @@ KERNEL void rvk_template(
             int npl = (int)m[RVK_AI_LNPIX];
             GLOBAL const float *fl = lib_flux + m[RVK_AI_LFOFF];
             GLOBAL real *out = tr + (rvk_long)t * slot_len + m[RVK_AI_TROFF];
-            real hw = fabs(tvsini[t]) / (real)RVK_C_KMS *
+            real hw = fabs(tvsini[t]) / (real)RVFIT_C_KMS *
                         ad[a * RVK_AD_N + RVK_AD_INVDLNL];
-            if (hw > RVK_MAX_HALF)
-                hw = RVK_MAX_HALF;
-            int h = hw >= (real)1e-6 ? (int)ceil(hw) : 0;
+            if (hw > RVFIT_MAX_VSINI_HALF)
+                hw = RVFIT_MAX_VSINI_HALF;
+            int h = hw >= (real)RVFIT_VSINI_MIN_HALF ? (int)ceil(hw) : 0;
             if (ncorner == 0) {
                 /* Flat template (holes or continuum-only). */
                 for (int j = lid; j < npl; j += wg)
@@ -398,7 +399,7 @@ KERNEL void rvk_template(
 DEVFN real rvk_solve(int np, LOCAL_PTR const real *sums, LOCAL_PTR real *A,
                      LOCAL_PTR real *coef, int *fail)
 {
-    real sc[RVK_MAX_POLY];
+    real sc[RVFIT_MAX_POLY];
     int npair = np * (np + 1) / 2;
     real ld = 0;
     for (int k = 0; k < np; k++) {
@@ -417,7 +418,7 @@ DEVFN real rvk_solve(int np, LOCAL_PTR const real *sums, LOCAL_PTR real *A,
         real d = A[j * np + j];
         for (int k = 0; k < j; k++)
             d -= A[j * np + k] * A[j * np + k];
-        if (!(d > (real)1e-14) || !RVK_ISFINITE(d)) {
+        if (!(d > (real)RVFIT_CHOL_MIN_PIVOT) || !RVK_ISFINITE(d)) {
             *fail = 1;
             return 0;
         }
@@ -553,8 +554,8 @@ KERNEL void rvk_like(
 {
     LOCAL_DECL real red[RVK_PC * RVK_WG_MAX];
     LOCAL_DECL real sums[RVK_MAX_SUMS];
-    LOCAL_DECL real A[RVK_MAX_POLY * RVK_MAX_POLY];
-    LOCAL_DECL real coef[RVK_MAX_POLY];
+    LOCAL_DECL real A[RVFIT_MAX_POLY * RVFIT_MAX_POLY];
+    LOCAL_DECL real coef[RVFIT_MAX_POLY];
     LOCAL_DECL rvk_uchar pk[RVK_MAX_SUMS], pl[RVK_MAX_SUMS];
     LOCAL_DECL real ldet;
     LOCAL_DECL int lfail;
@@ -578,7 +579,7 @@ KERNEL void rvk_like(
     for (int p = GROUP_ID(); p < np_; p += NUM_GROUPS()) {
         int slot = p / nrep;
         rvk_long sp = tspec[slot];
-        real delta = -atanh(pv[p] / (real)RVK_C_KMS);
+        real delta = -atanh(pv[p] / (real)RVFIT_C_KMS);
         real tot = 0;
         int fail = 0;
         rvk_long moff = 0;
@@ -650,11 +651,11 @@ KERNEL void rvk_like(
                 moff += (rvk_long)np_ * npix;
             }
             if (lid == 0 && achi)
-                achi[(rvk_long)p * narm + a] = use && lfail ? (real)RVK_FAIL : chi;
+                achi[(rvk_long)p * narm + a] = use && lfail ? (real)RVFIT_M2LNL_FAIL : chi;
             BARRIER();
         }
         if (lid == 0)
-            m2lnl[p] = fail ? (real)RVK_FAIL : tot + tpen[slot];
+            m2lnl[p] = fail ? (real)RVFIT_M2LNL_FAIL : tot + tpen[slot];
         BARRIER();
     }
 }

@@ -110,6 +110,6 @@ extern "C" int CUDA_SFX(cuda_launch_like)(const cuda_like_args *a,
 
 extern "C" int CUDA_SFX(cuda_kernel_limit)(int *maxwg)
 {
-    *maxwg = 256;
+    *maxwg = RVK_WG_MAX;
     return cudaSuccess;
 }
