@@ -20,6 +20,7 @@
  */
 #include "rvfit_vendor.h"
 #include "rvfit_klayout.h"
+#include "rvfit_kargs.h"
 
 #define RVK_PI 3.14159265358979323846
 
@@ -318,14 +319,7 @@ DEVFN real rvk_interp(GLOBAL const float *flux, rvk_long npixl, int nc,
 
 /* ---- kernel 1: templates ---------------------------------------------- */
 
-KERNEL void rvk_template(
-    int ntpl, int nparam, int narm, rvk_long slot_len,
-    GLOBAL const int *ax_n, GLOBAL const real *ax_node,
-    GLOBAL const rvk_uchar *exists, GLOBAL const float *lib_flux,
-    GLOBAL const rvk_long *ai, GLOBAL const real *ad,
-    GLOBAL const rvk_uint *tflags, GLOBAL const real *tvsini,
-    GLOBAL const real *ttheta, GLOBAL real *tr, GLOBAL real *tint,
-    rvk_long tint_len, GLOBAL real *tpen)
+KERNEL void rvk_template(RVK_PARAMS(RVK_TEMPLATE_ARGS))
 {
     LOCAL_DECL int corner[RVFIT_MAX_CORNERS];
     LOCAL_DECL real cw[RVFIT_MAX_CORNERS];
@@ -541,16 +535,7 @@ DEVFN void rvk_normal_sums(int npix, int np, GLOBAL const real *mb,
     }
 }
 
-KERNEL void rvk_like(
-    int np_, int nrep, int narm, int npoly, int mode,
-    rvk_long slot_len, GLOBAL const rvk_uint *tspec,
-    GLOBAL const real *tpen, GLOBAL const real *pv, GLOBAL const real *tr,
-    GLOBAL const rvk_long *ai, GLOBAL const real *ad, GLOBAL const real *pos,
-    GLOBAL const float *flux, GLOBAL const float *ivar,
-    GLOBAL const float *res, GLOBAL const real *basis,
-    GLOBAL const int *nuse, GLOBAL real *scratch, rvk_long scr_len,
-    GLOBAL real *m2lnl, GLOBAL real *achi, GLOBAL float *mout,
-    GLOBAL float *cout)
+KERNEL void rvk_like(RVK_PARAMS(RVK_LIKE_ARGS))
 {
     LOCAL_DECL real red[RVK_PC * RVK_WG_MAX];
     LOCAL_DECL real sums[RVK_MAX_SUMS];
@@ -576,7 +561,7 @@ KERNEL void rvk_like(
     BARRIER();
     GLOBAL real *tb = scratch + (rvk_long)GROUP_ID() * 2 * scr_len;
     GLOBAL real *mb = tb + scr_len;
-    for (int p = GROUP_ID(); p < np_; p += NUM_GROUPS()) {
+    for (int p = GROUP_ID(); p < npt; p += NUM_GROUPS()) {
         int slot = p / nrep;
         rvk_long sp = tspec[slot];
         real delta = -atanh(pv[p] / (real)RVFIT_C_KMS);
@@ -648,9 +633,9 @@ KERNEL void rvk_like(
                     mo[i] = ok ? (float)(c * mb[i]) : 0.0f;
                     co[i] = ok ? (float)c : 0.0f;
                 }
-                moff += (rvk_long)np_ * npix;
+                moff += (rvk_long)npt * npix;
             }
-            if (lid == 0 && achi)
+            if (lid == 0)
                 achi[(rvk_long)p * narm + a] = use && lfail ? (real)RVFIT_M2LNL_FAIL : chi;
             BARRIER();
         }

@@ -18,6 +18,7 @@
 
 #include "rvfit/backend.h"
 #include "rvfit/library.h"
+#include "rvfit_kargs.h"
 #include "rvfit_klayout.h"
 
 /* The resident library as the host code needs it once the fluxes are on
@@ -99,6 +100,18 @@ void rvk_put_real(int fp64, void *base, size_t i, double v);
 double rvk_result_at(int fp64, const void *src, size_t i);
 
 /* ---- shared by the evaluation code ------------------------------------ */
+
+/* Statements for a function of a pointer `a` to a backend's argument
+ * struct (fields named by the lists of rvfit_kargs.h): return the name
+ * of the first IN or OUT argument left NULL, so that a buffer forgotten
+ * in a struct initialiser fails with its name instead of computing from
+ * nothing.  Use: LIST(RVK_MISSING) return NULL; */
+#define RVK_MISSING(kind, type, name) RVK_MISSING_##kind(name)
+#define RVK_MISSING_VAL(name)
+#define RVK_MISSING_IN(name)                                               \
+    if (!a->name)                                                          \
+        return #name;
+#define RVK_MISSING_OUT(name) RVK_MISSING_IN(name)
 
 /* The velocities every backend admits (as the cpu reference): finite and
  * |v| < c/2. */
