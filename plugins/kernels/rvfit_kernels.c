@@ -601,12 +601,14 @@ DEVFN void rvk_normal_sums(int npix, int np, GLOBAL const real *mb,
         for (int r = 0; r < nc; r++)
             red[r * wg + lid] = acc[r];
         BARRIER();
-        if (lid < nc) {
+        /* Sum r of the pass is reduced by work-item r (r mod wg: groups
+         * smaller than RVK_PC take several). */
+        for (int r = lid; r < nc; r += wg) {
             real s = 0;
             KDECL(real c = 0)
             for (int j = 0; j < wg; j++)
-                KADD(s, c, red[lid * wg + j]);
-            sums[c0 + lid] = s;
+                KADD(s, c, red[r * wg + j]);
+            sums[c0 + r] = s;
         }
         BARRIER();
     }
