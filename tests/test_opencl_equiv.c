@@ -12,12 +12,11 @@
 #include "backend_equiv.c" /* the harness: see backend_equiv.h */
 #include "testutil.h"
 
-/* Options: list = 1 lists and declines; platform/device selectors. */
+/* Options: list = 1 lists and declines; platform/device selectors;
+ * wgsize (a bad value, and a small group against the cpu). */
 static void check_selection(const be_target *t, be_backend *cpu,
                             const rvfit_host *host, uint64_t *rng)
 {
-    (void)cpu;
-    (void)rng;
     rvfit_err err;
     be_backend b;
     rvfit_kv list = {"list", "1", "test", 0};
@@ -37,6 +36,17 @@ static void check_selection(const be_target *t, be_backend *cpu,
         be_close(&b);
     rvfit_kv bad = {"wgsize", "48", "test", 0};
     CHECK(be_target_open(t, &b, host, &bad, 1, &err) == RVFIT_ERR_CONFIG);
+    /* Work-groups smaller than the RVK_PC normal-equation sums of one
+     * pass: each work-item reduces several (they used to stay unset). */
+    rvfit_kv small = {"wgsize", "4", "test", 0};
+    rc = be_target_open(t, &b, host, &small, 1, &err);
+    CHECK_MSG(rc == RVFIT_OK, "wgsize 4: %s", err.msg);
+    if (rc == RVFIT_OK) {
+        be_result res = {0, 0, 0, 0};
+        printf("wgsize 4:\n");
+        be_run_case(t, cpu, &b, &be_cases[1], rng, &res, BE_TOL);
+        be_close(&b);
+    }
 }
 
 static const be_target ocl_target = {"opencl", NULL, 2048, check_selection};

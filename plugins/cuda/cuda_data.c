@@ -44,11 +44,11 @@ static int cuda_dev_library(cuda_state *st, cuda_dev *d,
     size_t total = st->lib.nflux;
     int rc = cuda_use(d, err);
     if (rc == RVFIT_OK)
-        rc = cuda_upload(d, &d->ax_n, im->nn, (2 * im->na + 1) * sizeof(int32_t),
-                         "axes", err);
+        rc = cuda_upload(d, &d->ax_n, im->nn,
+                         RVK_NN_N(im->na) * sizeof(int32_t), "axes", err);
     if (rc == RVFIT_OK)
         rc = cuda_upload(d, &d->ax_node, im->nodes,
-                         im->na * RVK_MAX_NODES * st->rsz, "axis nodes", err);
+                         im->na * RVFIT_MAX_NODES * st->rsz, "axis nodes", err);
     if (rc == RVFIT_OK)
         rc = cuda_upload(d, &d->exists, im->ex, lib->nmodel, "holes", err);
     if (rc != RVFIT_OK)

@@ -172,28 +172,51 @@ static void cuda_pack(const cuda_state *st, cuda_dev *d, const cuda_job *job,
                       job->vel ? job->vel[p0 + i] : job->pts[p0 + i].v);
 }
 
+static const char *cuda_tpl_missing(const cuda_tpl_args *a)
+{
+    RVK_TEMPLATE_ARGS(RVK_MISSING)
+    return NULL;
+}
+
+static const char *cuda_like_missing(const cuda_like_args *a)
+{
+    RVK_LIKE_ARGS(RVK_MISSING)
+    return NULL;
+}
+
 /* Both kernels of one chunk on d's stream. */
 static int cuda_launch(const cuda_state *st, cuda_dev *d, const cuda_job *job,
                        const cuda_geom *g, rvfit_err *err)
 {
     char *in = d->d_in.p, *out = d->d_out.p;
-    cuda_tpl_args t = {(int)g->c, st->lib.nparam, st->bat.narm,
-                       (long long)st->bat.slot_len, d->ax_n, d->ax_node,
-                       d->exists, d->lib_flux, d->ai, d->ad, in + g->o_fl,
-                       in + g->o_vs, in + g->o_th, d->d_tr.p, d->d_tint.p,
-                       (long long)st->bat.lnpix_max, d->d_tpen.p};
+    cuda_tpl_args t = {
+        .ntpl = (int32_t)g->c, .nparam = st->lib.nparam,
+        .narm = st->bat.narm, .slot_len = (int64_t)st->bat.slot_len,
+        .tint_len = (int64_t)st->bat.lnpix_max, .ax_n = d->ax_n,
+        .ax_node = d->ax_node, .exists = d->exists, .lib_flux = d->lib_flux,
+        .ai = d->ai, .ad = d->ad, .tflags = in + g->o_fl,
+        .tvsini = in + g->o_vs, .ttheta = in + g->o_th, .tr = d->d_tr.p,
+        .tpen = d->d_tpen.p, .tint = d->d_tint.p};
+    /* (Likelihood mode writes no models: any valid pointer will do.) */
+    cuda_like_args l = {
+        .npt = (int32_t)g->P, .nrep = (int32_t)job->nrep,
+        .narm = st->bat.narm, .npoly = st->bat.npoly, .mode = job->mode,
+        .slot_len = (int64_t)st->bat.slot_len,
+        .scr_len = (int64_t)st->bat.npix_max, .tspec = in + g->o_sp,
+        .tpen = d->d_tpen.p, .pv = in + g->o_pv, .tr = d->d_tr.p,
+        .ai = d->ai, .ad = d->ad, .pos = d->pos, .flux = d->flux,
+        .ivar = d->ivar, .res = d->res, .basis = d->basis, .nuse = d->nuse,
+        .m2lnl = out + g->o_m2, .achi = out + g->o_ach,
+        .mout = out + (job->mode ? g->o_mo : 0),
+        .cout = out + (job->mode ? g->o_co : 0), .scratch = d->d_scr.p};
+    const char *miss = cuda_tpl_missing(&t);
+    if (miss || (miss = cuda_like_missing(&l)) != NULL)
+        return rvfit_err_set(err, RVFIT_ERR_INTERNAL,
+                             "cuda: kernel buffer argument %s not set", miss);
     int e = (st->fp64 ? cuda_launch_template_d : cuda_launch_template_f)(
         &t, (unsigned)g->gt, (unsigned)st->wg, d->stream);
     if (e != 0)
         return cuda_fail(err, d, "launch rvk_template", (cudaError_t)e);
-    cuda_like_args l = {(int)g->P, (int)job->nrep, st->bat.narm, st->bat.npoly,
-                        job->mode, (long long)st->bat.slot_len, in + g->o_sp,
-                        d->d_tpen.p, in + g->o_pv, d->d_tr.p, d->ai, d->ad,
-                        d->pos, d->flux, d->ivar, d->res, d->basis, d->nuse,
-                        d->d_scr.p, (long long)st->bat.npix_max, out + g->o_m2,
-                        out + g->o_ach, out + (job->mode ? g->o_mo : 0),
-                        out + (job->mode ? g->o_co : 0)};
-    /* (Likelihood mode writes no models: any valid pointer will do.) */
     e = (st->fp64 ? cuda_launch_like_d : cuda_launch_like_f)(
         &l, (unsigned)g->gl, (unsigned)st->wg, d->stream);
     if (e != 0)

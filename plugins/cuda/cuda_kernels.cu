@@ -14,7 +14,8 @@ extern "C" int CUDA_SFX(cuda_launch_template)(const cuda_tpl_args *a,
                                                unsigned groups, unsigned wg,
                                                void *stream)
 {
-    rvk_template<<<groups, wg, 0, (cudaStream_t)stream>>>(CUDA_TPL_ARGS(a));
+    rvk_template<<<groups, wg, 0, (cudaStream_t)stream>>>(
+        CUDA_ARGS(RVK_TEMPLATE_ARGS));
     return (int)cudaGetLastError();
 }
 
@@ -22,7 +23,8 @@ extern "C" int CUDA_SFX(cuda_launch_like)(const cuda_like_args *a,
                                            unsigned groups, unsigned wg,
                                            void *stream)
 {
-    rvk_like<<<groups, wg, 0, (cudaStream_t)stream>>>(CUDA_LIKE_ARGS(a));
+    rvk_like<<<groups, wg, 0, (cudaStream_t)stream>>>(
+        CUDA_ARGS(RVK_LIKE_ARGS));
     return (int)cudaGetLastError();
 }
 

@@ -3,36 +3,81 @@
 # Included from a plugin's CMakeLists.txt, it defines
 #   rvfit_embed_kernels(TARGET OUT_HEADER)
 # which generates OUT_HEADER at build time (re-run when any kernel file
-# changes).  Run as a script (cmake -P) it does the generation itself:
-#   cmake -DOUT=... -DDIR=... -P rvfit_embed.cmake
+# or rvfit/limits.h changes).  Run as a script (cmake -P) it does the
+# generation itself:
+#   cmake -DOUT=... -DDIR=... -DSDKINC=... -P rvfit_embed.cmake
 # The header defines
 #   static const char *const rvk_source[];   one string literal per line
 #   #define RVK_SOURCE_LINES <count>
-# The local #includes of rvfit_vendor.h and rvfit_klayout.h are replaced by
-# the files themselves, so the runtime compiler needs no include path.
-# One literal per line keeps every literal far below the 4095 characters
-# C11 guarantees; clCreateProgramWithSource takes the array as is.
+# Every line `#include "NAME"` of the kernel source and of the headers it
+# includes is replaced by the file NAME, looked up in DIR (the kernel
+# headers) and then SDKINC (the SDK headers: rvfit/limits.h), each file
+# once; a name found in neither stops the build.  The runtime compiler
+# therefore needs no include path.  One literal per line keeps every
+# literal far below the 4095 characters C11 guarantees;
+# clCreateProgramWithSource takes the array as is.
 
 set(RVFIT_EMBED_SCRIPT ${CMAKE_CURRENT_LIST_FILE})
 set(RVFIT_KERNEL_DIR ${CMAKE_CURRENT_LIST_DIR})
+set(RVFIT_SDK_INCLUDE_DIR ${CMAKE_CURRENT_LIST_DIR}/../../core/sdk/include)
 
 function(rvfit_embed_kernels target out)
-  set(deps ${RVFIT_KERNEL_DIR}/rvfit_kernels.c ${RVFIT_KERNEL_DIR}/rvfit_vendor.h
-    ${RVFIT_KERNEL_DIR}/rvfit_klayout.h ${RVFIT_EMBED_SCRIPT})
+  file(GLOB deps ${RVFIT_KERNEL_DIR}/rvfit_*.h)
+  list(APPEND deps ${RVFIT_KERNEL_DIR}/rvfit_kernels.c
+    ${RVFIT_SDK_INCLUDE_DIR}/rvfit/limits.h ${RVFIT_EMBED_SCRIPT})
   add_custom_command(OUTPUT ${out}
     COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DDIR=${RVFIT_KERNEL_DIR}
-      -P ${RVFIT_EMBED_SCRIPT}
+      -DSDKINC=${RVFIT_SDK_INCLUDE_DIR} -P ${RVFIT_EMBED_SCRIPT}
     DEPENDS ${deps} COMMENT "Embedding rvfit kernels into ${out}" VERBATIM)
   add_custom_target(${target}_kernels DEPENDS ${out})
   add_dependencies(${target} ${target}_kernels)
 endfunction()
 
+# The first `#include "NAME"` line of src replaced by the file (or by
+# nothing when NAME is in done); returns 0 in found when there is none.
+function(rvfit_inline_one src_var done_var found_var)
+  set(src "${${src_var}}")
+  string(REGEX MATCH "\n#include \"([^\"\n]+)\"[^\n]*" m "${src}")
+  if(NOT m)
+    set(${found_var} 0 PARENT_SCOPE)
+    return()
+  endif()
+  set(name "${CMAKE_MATCH_1}")
+  set(text "\n")
+  list(FIND ${done_var} "${name}" seen)
+  if(seen EQUAL -1)
+    set(path "")
+    foreach(d ${DIR} ${SDKINC})
+      if(NOT path AND EXISTS "${d}/${name}")
+        set(path "${d}/${name}")
+      endif()
+    endforeach()
+    if(NOT path)
+      message(FATAL_ERROR "rvfit_embed: #include \"${name}\" found in neither "
+        "${DIR} nor ${SDKINC}")
+    endif()
+    file(READ "${path}" body)
+    set(text "\n${body}")
+    set(${done_var} ${${done_var}} "${name}" PARENT_SCOPE)
+  endif()
+  string(FIND "${src}" "${m}" at)
+  string(LENGTH "${m}" len)
+  string(SUBSTRING "${src}" 0 ${at} head)
+  math(EXPR rest "${at} + ${len}")
+  string(SUBSTRING "${src}" ${rest} -1 tail)
+  set(${src_var} "${head}${text}${tail}" PARENT_SCOPE)
+  set(${found_var} 1 PARENT_SCOPE)
+endfunction()
+
 if(CMAKE_SCRIPT_MODE_FILE AND DEFINED OUT)
   file(READ ${DIR}/rvfit_kernels.c src)
-  file(READ ${DIR}/rvfit_vendor.h vendor)
-  file(READ ${DIR}/rvfit_klayout.h layout)
-  string(REPLACE "#include \"rvfit_vendor.h\"" "${vendor}" src "${src}")
-  string(REPLACE "#include \"rvfit_klayout.h\"" "${layout}" src "${src}")
+  set(src "\n${src}")
+  set(done "")
+  set(found 1)
+  while(found)
+    rvfit_inline_one(src done found)
+  endwhile()
+  string(SUBSTRING "${src}" 1 -1 src)
   string(REPLACE "\\" "\\\\" src "${src}")
   string(REPLACE "\"" "\\\"" src "${src}")
   string(REPLACE "\t" "\\t" src "${src}")

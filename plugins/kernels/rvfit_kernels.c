@@ -5,21 +5,30 @@
  * It reproduces the cpu reference (core/sdk/src/library_stencil.c,
  * core/sdk/src/physics.c, plugins/cpu) step by step:
  *   rvk_template  one work-group per template slot (a point of chisq or
- *                 models, a base point of vscan): stencil of theta (same
- *                 rules as rvfit_library_stencil), interpolated template of
- *                 every arm, rotation (weights as rvfit_vsini_kernel; the
- *                 template is extended by its edge values) into the slot,
- *                 which holds the rotated template on the arm's pixels.
- *   rvk_like      one work-group per point: Doppler shift + Keys cubic,
- *                 band matrix, normal equations (work-group reduction),
- *                 equilibrated Cholesky, explicit residual; writes -2 ln L,
- *                 chisq per arm and, in models mode, model and continuum.
+ *                 models, a base point of vscan): rvk_slot_stencil (same
+ *                 rules as rvfit_library_stencil), then per arm
+ *                 rvk_template_arm: interpolated template (rvk_interp),
+ *                 rotated by rvk_rotate (weights as rvfit_vsini_kernel;
+ *                 the template is extended by its edge values) into the
+ *                 slot, which holds the rotated template on the arm's
+ *                 pixels.
+ *   rvk_like      one work-group per point, per arm: rvk_model_arm
+ *                 (rvk_shift: Doppler shift + Keys cubic; rvk_band: band
+ *                 matrix), rvk_normal_sums (work-group reduction),
+ *                 rvk_solve (equilibrated Cholesky, work-item 0),
+ *                 rvk_residual (explicit residual), rvk_models_out
+ *                 (models mode); writes -2 ln L, chisq per arm and, in
+ *                 models mode, model and continuum.
+ * Arguments: rvfit_kargs.h (RVK_TEMPLATE_ARGS, RVK_LIKE_ARGS); layouts
+ * and limits: rvfit_klayout.h.  Functions marked "whole group" must be
+ * called by every work-item with uniform arguments (they hold barriers).
  * Both kernels loop over their items with a stride of the number of
  * groups, so global scratch is sized by the launch, not by the points.
  * Work-group size: any power of two <= RVK_WG_MAX.
  */
 #include "rvfit_vendor.h"
 #include "rvfit_klayout.h"
+#include "rvfit_kargs.h"
 
 #define RVK_PI 3.14159265358979323846
 
@@ -70,7 +79,7 @@ DEVFN real rvk_axis_locate(int n, GLOBAL const real *node, real x, int *i0,
         x = hi;
     } else if (!(x == x)) {
         x = lo;
-        d = 1e3f;
+        d = (real)RVFIT_NAN_DISTANCE;
     }
     int l = 0, r = n - 2;
     while (l < r) {
@@ -190,35 +199,36 @@ DEVFN int rvk_popcount(unsigned m)
 }
 
 /* Corners (model indices) and weights into corner/cw by the rules of
- * rvfit_library_stencil: cubic axes (ax_n[nparam + a] == 1) as far as no
+ * rvfit_library_stencil: cubic axes (RVK_NN_INTERP) as far as no
  * hole is hit, else the renormalised linear stencil.  Returns their
  * number, 0 when every linear corner is a hole; *pen receives the penalty
- * including RVK_PENALTY_HOLE in that case. */
+ * including RVFIT_PENALTY_HOLE in that case. */
 DEVFN int rvk_stencil(int nparam, GLOBAL const int *ax_n,
                       GLOBAL const real *ax_node,
                       GLOBAL const rvk_uchar *exists,
                       GLOBAL const real *theta, LOCAL_PTR int *corner,
                       LOCAL_PTR real *cw, real *pen)
 {
-    int i0[RVK_MAX_PARAMS];
-    real fr[RVK_MAX_PARAMS];
+    int i0[RVFIT_MAX_PARAMS];
+    real fr[RVFIT_MAX_PARAMS];
     real p = 0;
     unsigned want = 0;
     for (int a = 0; a < nparam; a++) {
-        p += rvk_axis_locate(ax_n[a], ax_node + a * RVK_MAX_NODES, theta[a],
+        p += rvk_axis_locate(ax_n[a], ax_node + a * RVFIT_MAX_NODES, theta[a],
                              &i0[a], &fr[a]);
-        if (ax_n[nparam + a] == 1 && ax_n[a] >= 3 && fr[a] > 0)
+        if (ax_n[RVK_NN_INTERP(nparam, a)] == RVK_INTERP_CUBIC &&
+            ax_n[RVK_NN_NNODE(nparam, a)] >= 3 && fr[a] > 0)
             want |= 1u << a;
     }
-    p *= (real)RVK_PENALTY_SCALE;
+    p *= (real)RVFIT_PENALTY_SCALE;
     *pen = p;
     for (int k = rvk_popcount(want); k > 0; k--) {
         for (unsigned sub = want;; sub = (sub - 1) & want) {
             if (rvk_popcount(sub) == k) {
-                rvk_share as[RVK_MAX_PARAMS];
+                rvk_share as[RVFIT_MAX_PARAMS];
                 for (int a = 0; a < nparam; a++) {
                     if (sub & (1u << a))
-                        rvk_share_cubic(ax_n[a], ax_node + a * RVK_MAX_NODES,
+                        rvk_share_cubic(ax_n[a], ax_node + a * RVFIT_MAX_NODES,
                                         i0[a], fr[a], &as[a]);
                     else
                         rvk_share_linear(i0[a], fr[a], &as[a]);
@@ -254,7 +264,7 @@ DEVFN int rvk_stencil(int nparam, GLOBAL const int *ax_n,
         nc++;
     }
     if (nc == 0 || !(sum > 0)) {
-        *pen = p + (real)RVK_PENALTY_HOLE;
+        *pen = p + (real)RVFIT_PENALTY_HOLE;
         return 0;
     }
     for (int k = 0; k < nc; k++)
@@ -266,7 +276,7 @@ DEVFN int rvk_stencil(int nparam, GLOBAL const int *ax_n,
 
 DEVFN real rvk_kern_p0(real x)
 {
-    const real e = (real)RVK_EPS;
+    const real e = (real)RVFIT_VSINI_EPS;
     real q = 1 - x * x;
     real r = sqrt(q > 0 ? q : (real)0);
     return (1 - e) * (x * r + asin(x)) +
@@ -275,7 +285,7 @@ DEVFN real rvk_kern_p0(real x)
 
 DEVFN real rvk_kern_p1(real x)
 {
-    const real e = (real)RVK_EPS;
+    const real e = (real)RVFIT_VSINI_EPS;
     real q = 1 - x * x;
     q = q > 0 ? q : (real)0;
     return -2 * (1 - e) * q * sqrt(q) / 3 +
@@ -304,7 +314,7 @@ DEVFN real rvk_vsini_weight(real hw, int j, int h)
 }
 
 /* Interpolated (unrotated) template pixel j of one arm; lnf: the library
- * holds ln flux (ax_n[2 nparam]). */
+ * holds ln flux (RVK_NN_LOGFLUX). */
 DEVFN real rvk_interp(GLOBAL const float *flux, rvk_long npixl, int nc,
                       LOCAL_PTR const int *corner, LOCAL_PTR const real *cw,
                       int lnf, int j)
@@ -317,74 +327,117 @@ DEVFN real rvk_interp(GLOBAL const float *flux, rvk_long npixl, int nc,
 
 /* ---- kernel 1: templates ---------------------------------------------- */
 
-KERNEL void rvk_template(
-    int ntpl, int nparam, int narm, rvk_long slot_len,
-    GLOBAL const int *ax_n, GLOBAL const real *ax_node,
-    GLOBAL const rvk_uchar *exists, GLOBAL const float *lib_flux,
-    GLOBAL const rvk_long *ai, GLOBAL const real *ad,
-    GLOBAL const rvk_uint *tflags, GLOBAL const real *tvsini,
-    GLOBAL const real *ttheta, GLOBAL real *tr, GLOBAL real *tint,
-    rvk_long tint_len, GLOBAL real *tpen)
+/* Stencil of one template slot into corner/cw (one work-item): returns
+ * the corner count, 0 for a flat template (every corner a hole, or a
+ * continuum-only point, which also has no penalty, as the cpu), and
+ * stores the penalty in *pen. */
+DEVFN int rvk_slot_stencil(int nparam, GLOBAL const int *ax_n,
+                           GLOBAL const real *ax_node,
+                           GLOBAL const rvk_uchar *exists,
+                           GLOBAL const real *theta, rvk_uint flags,
+                           LOCAL_PTR int *corner, LOCAL_PTR real *cw,
+                           GLOBAL real *pen)
 {
-    LOCAL_DECL int corner[RVK_MAX_CORNERS];
-    LOCAL_DECL real cw[RVK_MAX_CORNERS];
-    LOCAL_DECL real kw[2 * RVK_MAX_HALF + 1];
+    real p = 0;
+    int nc = rvk_stencil(nparam, ax_n, ax_node, exists, theta, corner, cw,
+                         &p);
+    if (flags & RVK_PT_CONTINUUM) {
+        nc = 0;
+        p = 0;
+    }
+    *pen = p;
+    return nc;
+}
+
+/* Half width of the rotation kernel (template pixels) for vsini (km/s) on
+ * an arm whose template step is 1 / invdlnl, clamped as the cpu. */
+DEVFN real rvk_half_width(real vsini, real invdlnl)
+{
+    real hw = fabs(vsini) / (real)RVFIT_C_KMS * invdlnl;
+    if (hw > RVFIT_MAX_VSINI_HALF)
+        hw = RVFIT_MAX_VSINI_HALF;
+    return hw;
+}
+
+/* Rotation of one arm's template (rvfit_vsini_kernel, half width hw,
+ * h = ceil(hw) > 0): weights into kw and their sum into *ksum, the
+ * interpolated template into ti, the convolution (template extended by
+ * its edge values) into out.  Whole group. */
+DEVFN void rvk_rotate(int npl, real hw, int h, GLOBAL const float *fl, int nc,
+                      LOCAL_PTR const int *corner, LOCAL_PTR const real *cw,
+                      int lnf, LOCAL_PTR real *kw, LOCAL_PTR real *ksum,
+                      GLOBAL real *ti, GLOBAL real *out)
+{
+    int lid = LOCAL_ID(), wg = LOCAL_SIZE();
+    for (int j = lid; j <= 2 * h; j += wg)
+        kw[j] = rvk_vsini_weight(hw, j - h, h);
+    for (int j = lid; j < npl; j += wg)
+        ti[j] = rvk_interp(fl, npl, nc, corner, cw, lnf, j);
+    BARRIER();
+    if (lid == 0) {
+        real s = 0;
+        for (int j = 0; j <= 2 * h; j++)
+            s += kw[j];
+        *ksum = s;
+    }
+    BARRIER();
+    real ks = *ksum;
+    for (int j = lid; j < npl; j += wg) {
+        real s = 0;
+        int c = j - h;
+        for (int k = 0; k <= 2 * h; k++)
+            s += (kw[k] / ks) * ti[rvk_clampi(c + k, 0, npl - 1)];
+        out[j] = s;
+    }
+}
+
+/* The template of one arm of a slot on its npl pixels into out: flat
+ * (nc == 0), interpolated (no rotation) or rotated.  Whole group; every
+ * argument is uniform over it. */
+DEVFN void rvk_template_arm(int npl, real hw, GLOBAL const float *fl, int nc,
+                            LOCAL_PTR const int *corner,
+                            LOCAL_PTR const real *cw, int lnf,
+                            LOCAL_PTR real *kw, LOCAL_PTR real *ksum,
+                            GLOBAL real *ti, GLOBAL real *out)
+{
+    int lid = LOCAL_ID(), wg = LOCAL_SIZE();
+    int h = hw >= (real)RVFIT_VSINI_MIN_HALF ? (int)ceil(hw) : 0;
+    if (nc == 0) {
+        for (int j = lid; j < npl; j += wg)
+            out[j] = 1;
+    } else if (h == 0) {
+        for (int j = lid; j < npl; j += wg)
+            out[j] = rvk_interp(fl, npl, nc, corner, cw, lnf, j);
+    } else {
+        rvk_rotate(npl, hw, h, fl, nc, corner, cw, lnf, kw, ksum, ti, out);
+    }
+}
+
+/* One work-group per template slot t: the stencil of ttheta[t] (work-item
+ * 0), then the template of every arm into the slot's part of tr. */
+KERNEL void rvk_template(RVK_PARAMS(RVK_TEMPLATE_ARGS))
+{
+    LOCAL_DECL int corner[RVFIT_MAX_CORNERS];
+    LOCAL_DECL real cw[RVFIT_MAX_CORNERS];
+    LOCAL_DECL real kw[2 * RVFIT_MAX_VSINI_HALF + 1];
     LOCAL_DECL int ncorner;
     LOCAL_DECL real ksum;
-    int lid = LOCAL_ID(), wg = LOCAL_SIZE();
-    const int lnf = ax_n[2 * nparam];
+    const int lnf = ax_n[RVK_NN_LOGFLUX(nparam)];
     GLOBAL real *ti = tint + (rvk_long)GROUP_ID() * tint_len;
     for (int t = GROUP_ID(); t < ntpl; t += NUM_GROUPS()) {
-        if (lid == 0) {
-            real pen = 0;
-            ncorner = rvk_stencil(nparam, ax_n, ax_node, exists,
-                                  ttheta + (rvk_long)t * nparam, corner, cw,
-                                  &pen);
-            if (tflags[t] & RVK_PT_CONTINUUM) {
-                ncorner = 0; /* flat template, no penalty (as cpu) */
-                pen = 0;
-            }
-            tpen[t] = pen;
-        }
+        if (LOCAL_ID() == 0)
+            ncorner = rvk_slot_stencil(nparam, ax_n, ax_node, exists,
+                                       ttheta + (rvk_long)t * nparam,
+                                       tflags[t], corner, cw, tpen + t);
         BARRIER();
         for (int a = 0; a < narm; a++) {
             GLOBAL const rvk_long *m = ai + a * RVK_AI_N;
-            int npl = (int)m[RVK_AI_LNPIX];
-            GLOBAL const float *fl = lib_flux + m[RVK_AI_LFOFF];
-            GLOBAL real *out = tr + (rvk_long)t * slot_len + m[RVK_AI_TROFF];
-            real hw = fabs(tvsini[t]) / (real)RVK_C_KMS *
-                        ad[a * RVK_AD_N + RVK_AD_INVDLNL];
-            if (hw > RVK_MAX_HALF)
-                hw = RVK_MAX_HALF;
-            int h = hw >= (real)1e-6 ? (int)ceil(hw) : 0;
-            if (ncorner == 0) {
-                /* Flat template (holes or continuum-only). */
-                for (int j = lid; j < npl; j += wg)
-                    out[j] = 1;
-            } else if (h == 0) {
-                for (int j = lid; j < npl; j += wg)
-                    out[j] = rvk_interp(fl, npl, ncorner, corner, cw, lnf, j);
-            } else {
-                for (int j = lid; j <= 2 * h; j += wg)
-                    kw[j] = rvk_vsini_weight(hw, j - h, h);
-                for (int j = lid; j < npl; j += wg)
-                    ti[j] = rvk_interp(fl, npl, ncorner, corner, cw, lnf, j);
-                BARRIER();
-                if (lid == 0) {
-                    real s = 0;
-                    for (int j = 0; j <= 2 * h; j++)
-                        s += kw[j];
-                    ksum = s;
-                }
-                BARRIER();
-                for (int j = lid; j < npl; j += wg) {
-                    real s = 0;
-                    int c = j - h;
-                    for (int k = 0; k <= 2 * h; k++)
-                        s += (kw[k] / ksum) * ti[rvk_clampi(c + k, 0, npl - 1)];
-                    out[j] = s;
-                }
-            }
+            real hw = rvk_half_width(tvsini[t],
+                                     ad[a * RVK_AD_N + RVK_AD_INVDLNL]);
+            rvk_template_arm((int)m[RVK_AI_LNPIX], hw,
+                             lib_flux + m[RVK_AI_LFOFF], ncorner, corner, cw,
+                             lnf, kw, &ksum, ti,
+                             tr + (rvk_long)t * slot_len + m[RVK_AI_TROFF]);
             BARRIER();
         }
     }
@@ -398,7 +451,7 @@ KERNEL void rvk_template(
 DEVFN real rvk_solve(int np, LOCAL_PTR const real *sums, LOCAL_PTR real *A,
                      LOCAL_PTR real *coef, int *fail)
 {
-    real sc[RVK_MAX_POLY];
+    real sc[RVFIT_MAX_POLY];
     int npair = np * (np + 1) / 2;
     real ld = 0;
     for (int k = 0; k < np; k++) {
@@ -417,7 +470,7 @@ DEVFN real rvk_solve(int np, LOCAL_PTR const real *sums, LOCAL_PTR real *A,
         real d = A[j * np + j];
         for (int k = 0; k < j; k++)
             d -= A[j * np + k] * A[j * np + k];
-        if (!(d > (real)1e-14) || !RVK_ISFINITE(d)) {
+        if (!(d > (real)RVFIT_CHOL_MIN_PIVOT) || !RVK_ISFINITE(d)) {
             *fail = 1;
             return 0;
         }
@@ -450,15 +503,13 @@ DEVFN real rvk_solve(int np, LOCAL_PTR const real *sums, LOCAL_PTR real *A,
     return ld;
 }
 
-/* Shifted template t (Keys cubic on the slot) and, through the band
- * matrix, the model m of every pixel of one arm. */
-DEVFN void rvk_model_arm(int npix, int npl, int ndiag, real dp,
-                         GLOBAL const real *pos,
-                         GLOBAL const real *slot, GLOBAL const float *res,
-                         GLOBAL real *tb, GLOBAL real *mb)
+/* Doppler shift + Keys cubic: the slot's template of one arm (npl
+ * pixels) at template position pos[i] + dp of every data pixel, into dst.
+ * Whole group. */
+DEVFN void rvk_shift(int npix, int npl, real dp, GLOBAL const real *pos,
+                     GLOBAL const real *slot, GLOBAL real *dst)
 {
     int lid = LOCAL_ID(), wg = LOCAL_SIZE();
-    GLOBAL real *dst = ndiag > 0 ? tb : mb;
     for (int i = lid; i < npix; i += wg) {
         real u = pos[i] + dp;
         real fk = floor(u);
@@ -479,9 +530,14 @@ DEVFN void rvk_model_arm(int npix, int npl, int ndiag, real dp,
                  w2 * slot[rvk_clampi(k + 1, 0, hi)] +
                  w3 * slot[rvk_clampi(k + 2, 0, hi)];
     }
-    if (ndiag == 0)
-        return;
-    BARRIER();
+}
+
+/* Band matrix: mb = R tb on one arm's npix pixels, R with ndiag diagonals
+ * in the DESI layout (rvfit/spectra.h).  Whole group. */
+DEVFN void rvk_band(int npix, int ndiag, GLOBAL const float *res,
+                    GLOBAL const real *tb, GLOBAL real *mb)
+{
+    int lid = LOCAL_ID(), wg = LOCAL_SIZE();
     int h = ndiag / 2;
     for (int i = lid; i < npix; i += wg) {
         real s = 0;
@@ -493,6 +549,22 @@ DEVFN void rvk_model_arm(int npix, int npl, int ndiag, real dp,
         }
         mb[i] = s;
     }
+}
+
+/* Model of every pixel of one arm into mb: the shifted template, through
+ * the band matrix (via tb) when the arm has one.  Whole group; ends with
+ * a barrier. */
+DEVFN void rvk_model_arm(int npix, int npl, int ndiag, real dp,
+                         GLOBAL const real *pos, GLOBAL const real *slot,
+                         GLOBAL const float *res, GLOBAL real *tb,
+                         GLOBAL real *mb)
+{
+    rvk_shift(npix, npl, dp, pos, slot, ndiag > 0 ? tb : mb);
+    if (ndiag > 0) {
+        BARRIER();
+        rvk_band(npix, ndiag, res, tb, mb);
+    }
+    BARRIER();
 }
 
 /* Normal-equation sums of one arm into sums[] (RVK_PC at a time). */
@@ -529,38 +601,27 @@ DEVFN void rvk_normal_sums(int npix, int np, GLOBAL const real *mb,
         for (int r = 0; r < nc; r++)
             red[r * wg + lid] = acc[r];
         BARRIER();
-        if (lid < nc) {
+        /* Sum r of the pass is reduced by work-item r (r mod wg: groups
+         * smaller than RVK_PC take several). */
+        for (int r = lid; r < nc; r += wg) {
             real s = 0;
             KDECL(real c = 0)
             for (int j = 0; j < wg; j++)
-                KADD(s, c, red[lid * wg + j]);
-            sums[c0 + lid] = s;
+                KADD(s, c, red[r * wg + j]);
+            sums[c0 + r] = s;
         }
         BARRIER();
     }
 }
 
-KERNEL void rvk_like(
-    int np_, int nrep, int narm, int npoly, int mode,
-    rvk_long slot_len, GLOBAL const rvk_uint *tspec,
-    GLOBAL const real *tpen, GLOBAL const real *pv, GLOBAL const real *tr,
-    GLOBAL const rvk_long *ai, GLOBAL const real *ad, GLOBAL const real *pos,
-    GLOBAL const float *flux, GLOBAL const float *ivar,
-    GLOBAL const float *res, GLOBAL const real *basis,
-    GLOBAL const int *nuse, GLOBAL real *scratch, rvk_long scr_len,
-    GLOBAL real *m2lnl, GLOBAL real *achi, GLOBAL float *mout,
-    GLOBAL float *cout)
+/* Term indices of the normal-equation sums: sum s < npair is the pair
+ * (pk[s], pl[s]), k >= l, packed row by row; sum npair + k is b_k.
+ * Whole group. */
+DEVFN void rvk_sum_index(int npoly, LOCAL_PTR rvk_uchar *pk,
+                         LOCAL_PTR rvk_uchar *pl)
 {
-    LOCAL_DECL real red[RVK_PC * RVK_WG_MAX];
-    LOCAL_DECL real sums[RVK_MAX_SUMS];
-    LOCAL_DECL real A[RVK_MAX_POLY * RVK_MAX_POLY];
-    LOCAL_DECL real coef[RVK_MAX_POLY];
-    LOCAL_DECL rvk_uchar pk[RVK_MAX_SUMS], pl[RVK_MAX_SUMS];
-    LOCAL_DECL real ldet;
-    LOCAL_DECL int lfail;
-    int lid = LOCAL_ID(), wg = LOCAL_SIZE();
     int npair = npoly * (npoly + 1) / 2;
-    for (int s = lid; s < npair + npoly; s += wg) {
+    for (int s = LOCAL_ID(); s < npair + npoly; s += LOCAL_SIZE()) {
         int k = 0;
         if (s < npair) {
             while ((k + 1) * (k + 2) / 2 <= s)
@@ -572,13 +633,85 @@ KERNEL void rvk_like(
             pl[s] = 0;
         }
     }
+}
+
+/* Continuum of pixel i: sum_k coef[k] B[k][i]. */
+DEVFN real rvk_continuum(int npix, int npoly, LOCAL_PTR const real *coef,
+                         GLOBAL const real *B, int i)
+{
+    real c = 0;
+    for (int k = 0; k < npoly; k++)
+        c += coef[k] * B[(rvk_long)k * npix + i];
+    return c;
+}
+
+/* Explicit residual of one arm, sum over usable pixels of
+ * w (f - c m)^2 (rvfit_marg_chisq), reduced over the group through red.
+ * Whole group; every item returns the sum. */
+DEVFN real rvk_residual(int npix, int npoly, LOCAL_PTR const real *coef,
+                        GLOBAL const real *B, GLOBAL const float *fx,
+                        GLOBAL const float *iv, GLOBAL const real *mb,
+                        LOCAL_PTR real *red)
+{
+    int lid = LOCAL_ID(), wg = LOCAL_SIZE();
+    real acc = 0;
+    KDECL(real cmp = 0)
+    for (int i = lid; i < npix; i += wg) {
+        real w = (real)iv[i];
+        if (!(w > 0))
+            continue;
+        real c = rvk_continuum(npix, npoly, coef, B, i);
+        real r = (real)fx[i] - c * mb[i];
+        KADD(acc, cmp, w * r * r);
+    }
+    red[lid] = acc;
+    BARRIER();
+    if (lid == 0) {
+        real s = 0;
+        KDECL(real c = 0)
+        for (int j = 0; j < wg; j++)
+            KADD(s, c, red[j]);
+        red[wg] = s;
+    }
+    BARRIER();
+    return red[wg];
+}
+
+/* Models (mode 1): model and continuum of every pixel of one arm into mo
+ * and co; zeros when !ok (arm skipped or its solve failed), as the cpu
+ * backend.  Whole group. */
+DEVFN void rvk_models_out(int npix, int npoly, int ok,
+                          LOCAL_PTR const real *coef, GLOBAL const real *B,
+                          GLOBAL const real *mb, GLOBAL float *mo,
+                          GLOBAL float *co)
+{
+    for (int i = LOCAL_ID(); i < npix; i += LOCAL_SIZE()) {
+        real c = ok ? rvk_continuum(npix, npoly, coef, B, i) : (real)0;
+        mo[i] = ok ? (float)(c * mb[i]) : 0.0f;
+        co[i] = ok ? (float)c : 0.0f;
+    }
+}
+
+/* One work-group per point p (slot p / nrep), looping over the arms:
+ * model (shift, band), normal equations, solve, residual, models. */
+KERNEL void rvk_like(RVK_PARAMS(RVK_LIKE_ARGS))
+{
+    LOCAL_DECL real red[RVK_PC * RVK_WG_MAX];
+    LOCAL_DECL real sums[RVK_MAX_SUMS];
+    LOCAL_DECL real A[RVFIT_MAX_POLY * RVFIT_MAX_POLY];
+    LOCAL_DECL real coef[RVFIT_MAX_POLY];
+    LOCAL_DECL rvk_uchar pk[RVK_MAX_SUMS], pl[RVK_MAX_SUMS];
+    LOCAL_DECL real ldet;
+    LOCAL_DECL int lfail;
+    const int lid = LOCAL_ID();
+    rvk_sum_index(npoly, pk, pl);
     BARRIER();
     GLOBAL real *tb = scratch + (rvk_long)GROUP_ID() * 2 * scr_len;
     GLOBAL real *mb = tb + scr_len;
-    for (int p = GROUP_ID(); p < np_; p += NUM_GROUPS()) {
+    for (int p = GROUP_ID(); p < npt; p += NUM_GROUPS()) {
         int slot = p / nrep;
         rvk_long sp = tspec[slot];
-        real delta = -atanh(pv[p] / (real)RVK_C_KMS);
+        real delta = -atanh(pv[p] / (real)RVFIT_C_KMS);
         real tot = 0;
         int fail = 0;
         rvk_long moff = 0;
@@ -595,9 +728,7 @@ KERNEL void rvk_like(
                           pos + m[RVK_AI_POFF] + ps * npix,
                           tr + (rvk_long)slot * slot_len + m[RVK_AI_TROFF],
                           res + m[RVK_AI_ROFF] + sp * ndiag * npix, tb, mb);
-            BARRIER();
             int use = nuse[sp * narm + a] >= npoly + 1;
-            real chi = 0;
             if (use) {
                 rvk_normal_sums(npix, npoly, mb, fx, iv, B, pk, pl, red, sums);
                 if (lid == 0) {
@@ -608,53 +739,25 @@ KERNEL void rvk_like(
                 BARRIER();
                 fail |= lfail;
             }
-            if (use && !lfail) {
-                real acc = 0;
-                KDECL(real cmp = 0)
-                for (int i = lid; i < npix; i += wg) {
-                    real w = (real)iv[i];
-                    if (!(w > 0))
-                        continue;
-                    real c = 0;
-                    for (int k = 0; k < npoly; k++)
-                        c += coef[k] * B[(rvk_long)k * npix + i];
-                    real r = (real)fx[i] - c * mb[i];
-                    KADD(acc, cmp, w * r * r);
-                }
-                red[lid] = acc;
-                BARRIER();
-                if (lid == 0) {
-                    real s = 0;
-                    KDECL(real c = 0)
-                    for (int j = 0; j < wg; j++)
-                        KADD(s, c, red[j]);
-                    red[wg] = s;
-                }
-                BARRIER();
-                chi = red[wg];
+            int ok = use && !lfail;
+            real chi = 0;
+            if (ok) {
+                chi = rvk_residual(npix, npoly, coef, B, fx, iv, mb, red);
                 tot += chi + ldet;
             }
             if (mode == 1) {
-                /* Models on every pixel; a skipped or failed arm has no
-                 * model: zeros, as the cpu backend. */
-                int ok = use && !lfail;
-                GLOBAL float *mo = mout + moff + (rvk_long)p * npix;
-                GLOBAL float *co = cout + moff + (rvk_long)p * npix;
-                for (int i = lid; i < npix; i += wg) {
-                    real c = 0;
-                    for (int k = 0; k < npoly && ok; k++)
-                        c += coef[k] * B[(rvk_long)k * npix + i];
-                    mo[i] = ok ? (float)(c * mb[i]) : 0.0f;
-                    co[i] = ok ? (float)c : 0.0f;
-                }
-                moff += (rvk_long)np_ * npix;
+                rvk_models_out(npix, npoly, ok, coef, B, mb,
+                               mout + moff + (rvk_long)p * npix,
+                               cout + moff + (rvk_long)p * npix);
+                moff += (rvk_long)npt * npix;
             }
-            if (lid == 0 && achi)
-                achi[(rvk_long)p * narm + a] = use && lfail ? (real)RVK_FAIL : chi;
+            if (lid == 0)
+                achi[(rvk_long)p * narm + a] =
+                    use && lfail ? (real)RVFIT_M2LNL_FAIL : chi;
             BARRIER();
         }
         if (lid == 0)
-            m2lnl[p] = fail ? (real)RVK_FAIL : tot + tpen[slot];
+            m2lnl[p] = fail ? (real)RVFIT_M2LNL_FAIL : tot + tpen[slot];
         BARRIER();
     }
 }

@@ -2,6 +2,12 @@
  * the GPU backends and rvfit_kernels.c.  Only macros, so that the same
  * text is valid host C, OpenCL C and CUDA.
  *
+ * The model's sizes and constants are the core's own (rvfit/limits.h,
+ * included here and inlined into the OpenCL source by rvfit_embed.cmake);
+ * only what the kernels add is defined below.  The few values the kernels
+ * take from core enums or headers that are not pure macros are restated
+ * here and checked against the originals by _Static_asserts in rvk_host.c.
+ *
  * Per-arm metadata travels as one rvk_long array (RVK_AI_N entries per
  * batch arm) and one real array (RVK_AD_N per batch arm) instead of
  * structs, so that host and device never disagree on struct layout.
@@ -9,22 +15,25 @@
 #ifndef RVFIT_KLAYOUT_H
 #define RVFIT_KLAYOUT_H
 
-#define RVK_MAX_PARAMS 8          /* == RVFIT_MAX_PARAMS */
-#define RVK_MAX_NODES 256         /* == RVFIT_MAX_NODES */
-#define RVK_MAX_CORNERS 256       /* == 1 << RVK_MAX_PARAMS */
-#define RVK_MAX_POLY 32           /* == RVFIT_MAX_POLY */
-#define RVK_MAX_HALF 512          /* == RVFIT_MAX_VSINI_HALF */
-#define RVK_MAX_SUMS (RVK_MAX_POLY * (RVK_MAX_POLY + 1) / 2 + RVK_MAX_POLY)
+#include "rvfit/limits.h"
+
+/* Normal-equation sums: pairs k >= l of npoly terms, then the right-hand
+ * side (rvk_like's local arrays; term indices stored as rvk_uchar). */
+#define RVK_MAX_SUMS                                                     \
+    (RVFIT_MAX_POLY * (RVFIT_MAX_POLY + 1) / 2 + RVFIT_MAX_POLY)
 #define RVK_WG_MAX 256            /* largest work-group the kernels accept */
 #define RVK_PC 8                  /* normal-equation sums per pixel pass */
 
-#define RVK_C_KMS 299792.458      /* == RVFIT_C_KMS */
-#define RVK_EPS 0.6               /* == RVFIT_VSINI_EPS */
-#define RVK_PENALTY_SCALE 1.0e4   /* == RVFIT_PENALTY_SCALE */
-#define RVK_PENALTY_HOLE 1.0e6    /* == RVFIT_PENALTY_HOLE */
-#define RVK_FAIL 1.0e30           /* -2 ln L when a Cholesky fails */
+/* Checked against the core in rvk_host.c. */
+#define RVK_PT_CONTINUUM 0x1u     /* RVFIT_PT_CONTINUUM (rvfit/backend.h) */
+#define RVK_INTERP_CUBIC 1        /* RVFIT_INTERP_CUBIC (rvfit/library.h) */
 
-#define RVK_PT_CONTINUUM 0x1u     /* == RVFIT_PT_CONTINUUM */
+/* Axis table (int ax_n[RVK_NN_N(nparam)]) of a library with nparam axes
+ * (at least one entry per part, even for nparam == 0). */
+#define RVK_NN_NNODE(np, p) (p)          /* nodes on axis p             */
+#define RVK_NN_INTERP(np, p) ((np) + (p)) /* axis p's enum rvfit_interp */
+#define RVK_NN_LOGFLUX(np) (2 * (np))    /* 1: library holds ln flux   */
+#define RVK_NN_N(np) (2 * (np) + 1)
 
 /* Integer metadata of batch arm a: ai[a * RVK_AI_N + field]. */
 #define RVK_AI_NPIX 0      /* observed pixels per spectrum              */

@@ -10,6 +10,18 @@
 
 #include "rvfit/physics.h"
 
+/* The kernels' restated core values (rvfit_klayout.h).  Floating
+ * constants cannot be compared here portably; the kernels take those from
+ * rvfit/limits.h itself. */
+_Static_assert(RVK_PT_CONTINUUM == RVFIT_PT_CONTINUUM,
+               "rvfit_klayout.h: RVK_PT_CONTINUUM");
+_Static_assert(RVK_INTERP_CUBIC == RVFIT_INTERP_CUBIC,
+               "rvfit_klayout.h: RVK_INTERP_CUBIC");
+_Static_assert(RVFIT_INTERP_LINEAR != RVK_INTERP_CUBIC,
+               "rvfit_klayout.h: linear must not read as cubic");
+/* rvk_like keeps the term indices of its sums in rvk_uchar. */
+_Static_assert(RVFIT_MAX_POLY <= 256, "rvk_like: npoly in an rvk_uchar");
+
 /* ---- library --------------------------------------------------------- */
 
 static int rvk_lib_check(const rvfit_library *lib, rvfit_err *err)
@@ -47,7 +59,7 @@ int rvk_lib_prepare(const rvfit_library *lib, int fp64, rvk_lib *L,
     if (rc != RVFIT_OK)
         return rc;
     im->na = lib->nparam > 0 ? (size_t)lib->nparam : 1;
-    double *nodes = calloc(im->na * RVK_MAX_NODES, sizeof(double));
+    double *nodes = calloc(im->na * RVFIT_MAX_NODES, sizeof(double));
     im->ex = malloc(lib->nmodel);
     im->nodes = nodes;
     if (!nodes || !im->ex) {
@@ -55,13 +67,13 @@ int rvk_lib_prepare(const rvfit_library *lib, int fp64, rvk_lib *L,
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "library: out of memory");
     }
     for (int p = 0; p < lib->nparam; p++) {
-        im->nn[p] = lib->axis[p].nnode;
-        im->nn[lib->nparam + p] = lib->axis[p].interp;
-        memcpy(nodes + p * RVK_MAX_NODES, lib->axis[p].node,
-               (size_t)im->nn[p] * sizeof(double));
+        im->nn[RVK_NN_NNODE(lib->nparam, p)] = lib->axis[p].nnode;
+        im->nn[RVK_NN_INTERP(lib->nparam, p)] = lib->axis[p].interp;
+        memcpy(nodes + p * RVFIT_MAX_NODES, lib->axis[p].node,
+               (size_t)lib->axis[p].nnode * sizeof(double));
     }
-    im->nn[2 * lib->nparam] = lib->log_flux != 0; /* as the kernels read */
-    rvk_to_real(fp64, nodes, im->na * RVK_MAX_NODES, nodes);
+    im->nn[RVK_NN_LOGFLUX(lib->nparam)] = lib->log_flux != 0;
+    rvk_to_real(fp64, nodes, im->na * RVFIT_MAX_NODES, nodes);
     for (size_t m = 0; m < lib->nmodel; m++)
         im->ex[m] = lib->exists ? (lib->exists[m] != 0) : 1;
 
@@ -269,7 +281,8 @@ void rvk_put_real(int fp64, void *base, size_t i, double v)
 double rvk_result_at(int fp64, const void *src, size_t i)
 {
     double v = rvk_real_at(fp64, src, i);
-    return v == (double)(float)RVK_FAIL ? RVK_FAIL : v; /* float devices */
+    /* Float devices return the failure value rounded to float. */
+    return v == (double)(float)RVFIT_M2LNL_FAIL ? RVFIT_M2LNL_FAIL : v;
 }
 
 /* ---- shared by the evaluation code ------------------------------------ */

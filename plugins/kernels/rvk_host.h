@@ -18,6 +18,7 @@
 
 #include "rvfit/backend.h"
 #include "rvfit/library.h"
+#include "rvfit_kargs.h"
 #include "rvfit_klayout.h"
 
 /* The resident library as the host code needs it once the fluxes are on
@@ -34,12 +35,10 @@ typedef struct rvk_lib {
 /* Host images of the library arrays except the fluxes (the plugin copies
  * lib->arm[a].flux to lfoff[a] of its flux buffer itself). */
 typedef struct rvk_lib_img {
-    int32_t nn[2 * RVFIT_MAX_PARAMS + 1]; /* nodes per axis [p], each
-                                      axis' enum rvfit_interp [nparam + p],
-                                      log_flux [2 nparam]; uploaded as
-                                      2 na + 1 ints                     */
+    int32_t nn[RVK_NN_N(RVFIT_MAX_PARAMS)]; /* axis table (RVK_NN_*);
+                                      uploaded as RVK_NN_N(na) ints     */
     size_t na;                    /* axes in the tables (>= 1)            */
-    void *nodes;                  /* na * RVK_MAX_NODES reals             */
+    void *nodes;                  /* na * RVFIT_MAX_NODES reals           */
     uint8_t *ex;                  /* nmodel: 1 = model exists             */
 } rvk_lib_img;
 
@@ -96,11 +95,23 @@ void rvk_to_real(int fp64, const double *src, size_t n, void *dst);
 double rvk_real_at(int fp64, const void *src, size_t i);
 /* Store v as real i of base (no alignment needed). */
 void rvk_put_real(int fp64, void *base, size_t i, double v);
-/* A -2 ln L or chisq result: real i of src, with RVK_FAIL restored
+/* A -2 ln L or chisq result: real i of src, with RVFIT_M2LNL_FAIL restored
  * exactly when it went through float. */
 double rvk_result_at(int fp64, const void *src, size_t i);
 
 /* ---- shared by the evaluation code ------------------------------------ */
+
+/* Statements for a function of a pointer `a` to a backend's argument
+ * struct (fields named by the lists of rvfit_kargs.h): return the name
+ * of the first IN or OUT argument left NULL, so that a buffer forgotten
+ * in a struct initialiser fails with its name instead of computing from
+ * nothing.  Use: LIST(RVK_MISSING) return NULL; */
+#define RVK_MISSING(kind, type, name) RVK_MISSING_##kind(name)
+#define RVK_MISSING_VAL(name)
+#define RVK_MISSING_IN(name)                                               \
+    if (!a->name)                                                          \
+        return #name;
+#define RVK_MISSING_OUT(name) RVK_MISSING_IN(name)
 
 /* The velocities every backend admits (as the cpu reference): finite and
  * |v| < c/2. */

@@ -34,10 +34,11 @@ void ocl_free_batch(ocl_state *st)
 static int ocl_upload_library(ocl_state *st, const rvfit_library *lib,
                               const rvk_lib_img *im, rvfit_err *err)
 {
-    int rc = ocl_upload(st, &st->ax_n, im->nn, (2 * im->na + 1) * sizeof(int32_t), err);
+    int rc = ocl_upload(st, &st->ax_n, im->nn,
+                        RVK_NN_N(im->na) * sizeof(int32_t), err);
     if (rc == RVFIT_OK)
         rc = ocl_upload(st, &st->ax_node, im->nodes,
-                        im->na * RVK_MAX_NODES * st->rsz, err);
+                        im->na * RVFIT_MAX_NODES * st->rsz, err);
     if (rc == RVFIT_OK)
         rc = ocl_upload(st, &st->exists, im->ex, lib->nmodel, err);
     if (rc != RVFIT_OK)

@@ -120,11 +120,72 @@ static int ocl_put_vel(ocl_state *st, size_t n, const rvfit_point *pts,
                            : ocl_fail(err, "clEnqueueWriteBuffer(v)", e);
 }
 
-#define OCL_ARG(k, i, v)                                                   \
-    do {                                                                   \
-        if (e == CL_SUCCESS)                                               \
-            e = clSetKernelArg(k, i, sizeof(v), &(v));                     \
-    } while (0)
+/* Arguments of the kernels (rvfit_kargs.h): scalars in their device
+ * widths, every buffer a cl_mem.  Filled by field name. */
+#define OCL_FIELD(kind, type, name) OCL_FIELD_##kind(type, name);
+#define OCL_FIELD_VAL(type, name) RVK_H_##type name
+#define OCL_FIELD_IN(type, name) cl_mem name
+#define OCL_FIELD_OUT(type, name) cl_mem name
+typedef struct ocl_tpl_args {
+    RVK_TEMPLATE_ARGS(OCL_FIELD)
+} ocl_tpl_args;
+typedef struct ocl_like_args {
+    RVK_LIKE_ARGS(OCL_FIELD)
+} ocl_like_args;
+
+static const char *ocl_tpl_missing(const ocl_tpl_args *a)
+{
+    RVK_TEMPLATE_ARGS(RVK_MISSING)
+    return NULL;
+}
+
+static const char *ocl_like_missing(const ocl_like_args *a)
+{
+    RVK_LIKE_ARGS(RVK_MISSING)
+    return NULL;
+}
+
+/* clSetKernelArg of every argument in list order; *bad names the
+ * argument that failed. */
+#define OCL_SET(kind, type, name)                                          \
+    if (e == CL_SUCCESS) {                                                 \
+        e = clSetKernelArg(k, i++, sizeof a->name, &a->name);              \
+        *bad = #name;                                                      \
+    }
+
+static cl_int ocl_set_tpl(cl_kernel k, const ocl_tpl_args *a,
+                          const char **bad)
+{
+    cl_int e = CL_SUCCESS;
+    cl_uint i = 0;
+    RVK_TEMPLATE_ARGS(OCL_SET)
+    return e;
+}
+
+static cl_int ocl_set_like(cl_kernel k, const ocl_like_args *a,
+                           const char **bad)
+{
+    cl_int e = CL_SUCCESS;
+    cl_uint i = 0;
+    RVK_LIKE_ARGS(OCL_SET)
+    return e;
+}
+
+/* Status of setting kernel `name`'s arguments: `missing` from the
+ * ocl_*_missing check, else e and bad from the ocl_set_* call. */
+static int ocl_args_status(const char *name, const char *missing, cl_int e,
+                           const char *bad, rvfit_err *err)
+{
+    if (missing)
+        return rvfit_err_set(err, RVFIT_ERR_INTERNAL,
+                             "%s: buffer argument %s not set", name, missing);
+    if (e != CL_SUCCESS) {
+        ocl_fail(err, "clSetKernelArg", e);
+        rvfit_err_prefix(err, "%s(%s)", name, bad);
+        return RVFIT_ERR_DEVICE;
+    }
+    return RVFIT_OK;
+}
 
 static int ocl_launch(ocl_state *st, cl_kernel k, size_t groups,
                       const char *name, rvfit_err *err)
@@ -150,31 +211,19 @@ static int ocl_run_template(ocl_state *st, size_t ntpl, rvfit_err *err)
         rc = ocl_grow(st, &st->b_tpen, &st->n_tpen, ntpl * st->rsz, err);
     if (rc != RVFIT_OK)
         return rc;
-    cl_int e = CL_SUCCESS, nt = (cl_int)ntpl, npar = st->lib.nparam,
-           narm = st->bat.narm;
-    cl_long slot = (cl_long)st->bat.slot_len;
-    cl_long tlen = (cl_long)st->bat.lnpix_max;
-    cl_kernel k = st->k_tpl;
-    OCL_ARG(k, 0, nt);
-    OCL_ARG(k, 1, npar);
-    OCL_ARG(k, 2, narm);
-    OCL_ARG(k, 3, slot);
-    OCL_ARG(k, 4, st->ax_n);
-    OCL_ARG(k, 5, st->ax_node);
-    OCL_ARG(k, 6, st->exists);
-    OCL_ARG(k, 7, st->lib_flux);
-    OCL_ARG(k, 8, st->ai);
-    OCL_ARG(k, 9, st->ad);
-    OCL_ARG(k, 10, st->b_tflags);
-    OCL_ARG(k, 11, st->b_tvsini);
-    OCL_ARG(k, 12, st->b_ttheta);
-    OCL_ARG(k, 13, st->b_tr);
-    OCL_ARG(k, 14, st->b_tint);
-    OCL_ARG(k, 15, tlen);
-    OCL_ARG(k, 16, st->b_tpen);
-    if (e != CL_SUCCESS)
-        return ocl_fail(err, "clSetKernelArg(rvk_template)", e);
-    return ocl_launch(st, k, groups, "rvk_template", err);
+    ocl_tpl_args a = {
+        .ntpl = (int32_t)ntpl, .nparam = st->lib.nparam,
+        .narm = st->bat.narm, .slot_len = (int64_t)st->bat.slot_len,
+        .tint_len = (int64_t)st->bat.lnpix_max, .ax_n = st->ax_n,
+        .ax_node = st->ax_node, .exists = st->exists,
+        .lib_flux = st->lib_flux, .ai = st->ai, .ad = st->ad,
+        .tflags = st->b_tflags, .tvsini = st->b_tvsini,
+        .ttheta = st->b_ttheta, .tr = st->b_tr, .tpen = st->b_tpen,
+        .tint = st->b_tint};
+    const char *missing = ocl_tpl_missing(&a), *bad = "";
+    cl_int e = missing ? CL_SUCCESS : ocl_set_tpl(st->k_tpl, &a, &bad);
+    rc = ocl_args_status("rvk_template", missing, e, bad, err);
+    return rc ? rc : ocl_launch(st, st->k_tpl, groups, "rvk_template", err);
 }
 
 /* Likelihood of np points (point p uses slot p / nrep); mode 1 = models. */
@@ -196,38 +245,20 @@ static int ocl_run_like(ocl_state *st, size_t np, size_t nrep, int mode,
         rc = ocl_grow(st, &st->b_cout, &st->n_cout, mo, err);
     if (rc != RVFIT_OK)
         return rc;
-    cl_int e = CL_SUCCESS, n = (cl_int)np, rep = (cl_int)nrep,
-           narm = st->bat.narm, npoly = st->bat.npoly, md = mode;
-    cl_long slot = (cl_long)st->bat.slot_len;
-    cl_long slen = (cl_long)st->bat.npix_max;
-    cl_kernel k = st->k_like;
-    OCL_ARG(k, 0, n);
-    OCL_ARG(k, 1, rep);
-    OCL_ARG(k, 2, narm);
-    OCL_ARG(k, 3, npoly);
-    OCL_ARG(k, 4, md);
-    OCL_ARG(k, 5, slot);
-    OCL_ARG(k, 6, st->b_tspec);
-    OCL_ARG(k, 7, st->b_tpen);
-    OCL_ARG(k, 8, st->b_pv);
-    OCL_ARG(k, 9, st->b_tr);
-    OCL_ARG(k, 10, st->ai);
-    OCL_ARG(k, 11, st->ad);
-    OCL_ARG(k, 12, st->pos);
-    OCL_ARG(k, 13, st->flux);
-    OCL_ARG(k, 14, st->ivar);
-    OCL_ARG(k, 15, st->res);
-    OCL_ARG(k, 16, st->basis);
-    OCL_ARG(k, 17, st->nuse);
-    OCL_ARG(k, 18, st->b_scr);
-    OCL_ARG(k, 19, slen);
-    OCL_ARG(k, 20, st->b_m2lnl);
-    OCL_ARG(k, 21, st->b_achi);
-    OCL_ARG(k, 22, st->b_mout);
-    OCL_ARG(k, 23, st->b_cout);
-    if (e != CL_SUCCESS)
-        return ocl_fail(err, "clSetKernelArg(rvk_like)", e);
-    return ocl_launch(st, k, groups, "rvk_like", err);
+    ocl_like_args a = {
+        .npt = (int32_t)np, .nrep = (int32_t)nrep, .narm = st->bat.narm,
+        .npoly = st->bat.npoly, .mode = mode,
+        .slot_len = (int64_t)st->bat.slot_len,
+        .scr_len = (int64_t)st->bat.npix_max, .tspec = st->b_tspec,
+        .tpen = st->b_tpen, .pv = st->b_pv, .tr = st->b_tr, .ai = st->ai,
+        .ad = st->ad, .pos = st->pos, .flux = st->flux, .ivar = st->ivar,
+        .res = st->res, .basis = st->basis, .nuse = st->nuse,
+        .m2lnl = st->b_m2lnl, .achi = st->b_achi, .mout = st->b_mout,
+        .cout = st->b_cout, .scratch = st->b_scr};
+    const char *missing = ocl_like_missing(&a), *bad = "";
+    cl_int e = missing ? CL_SUCCESS : ocl_set_like(st->k_like, &a, &bad);
+    rc = ocl_args_status("rvk_like", missing, e, bad, err);
+    return rc ? rc : ocl_launch(st, st->k_like, groups, "rvk_like", err);
 }
 
 /* Blocking read of n reals from buf into dst[i*stride] as doubles. */

@@ -26,8 +26,11 @@ static int ocl_build_log(ocl_state *st, cl_int e, rvfit_err *err)
     return RVFIT_ERR_DEVICE;
 }
 
-static int ocl_kernel(ocl_state *st, const char *name, cl_kernel *k,
-                      rvfit_err *err)
+/* Kernel `name`, which must take nargs arguments (its rvfit_kargs.h
+ * list: a mismatch means the program is not the one the host code was
+ * built with). */
+static int ocl_kernel(ocl_state *st, const char *name, cl_uint nargs,
+                      cl_kernel *k, rvfit_err *err)
 {
     cl_int e;
     *k = clCreateKernel(st->prog, name, &e);
@@ -37,6 +40,13 @@ static int ocl_kernel(ocl_state *st, const char *name, cl_kernel *k,
         rvfit_err_prefix(err, "%s", name);
         return RVFIT_ERR_DEVICE;
     }
+    cl_uint n = 0;
+    e = clGetKernelInfo(*k, CL_KERNEL_NUM_ARGS, sizeof n, &n, NULL);
+    if (e != CL_SUCCESS || n != nargs)
+        return rvfit_err_set(err, RVFIT_ERR_INTERNAL,
+                             "%s: %u arguments in the program, %u in "
+                             "rvfit_kargs.h", name, (unsigned)n,
+                             (unsigned)nargs);
     size_t kmax = 0;
     clGetKernelWorkGroupInfo(*k, st->dev, CL_KERNEL_WORK_GROUP_SIZE,
                              sizeof kmax, &kmax, NULL);
@@ -59,9 +69,11 @@ int ocl_build(ocl_state *st, rvfit_err *err)
     e = clBuildProgram(st->prog, 1, &st->dev, opts, NULL, NULL);
     if (e != CL_SUCCESS)
         return ocl_build_log(st, e, err);
-    int rc = ocl_kernel(st, "rvk_template", &st->k_tpl, err);
+    int rc = ocl_kernel(st, "rvk_template", RVK_NARGS(RVK_TEMPLATE_ARGS),
+                        &st->k_tpl, err);
     if (rc == RVFIT_OK)
-        rc = ocl_kernel(st, "rvk_like", &st->k_like, err);
+        rc = ocl_kernel(st, "rvk_like", RVK_NARGS(RVK_LIKE_ARGS),
+                        &st->k_like, err);
     if (rc != RVFIT_OK)
         return rc;
     st->rsz = st->fp64 ? sizeof(double) : sizeof(float);

@@ -39,7 +39,7 @@ static double axis_locate(const rvfit_axis *a, double x, int *i0, double *fr)
         x = hi;
     } else if (!(x == x)) { /* NaN: treat as the first node, far away */
         x = lo;
-        d = 1e3;
+        d = RVFIT_NAN_DISTANCE;
     }
     /* Largest i <= n-2 with node[i] <= x (binary search). */
     int l = 0, r = n - 2;

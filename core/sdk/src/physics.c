@@ -4,8 +4,9 @@
  *
  * Numerical choices (backends must follow them):
  *  - rvfit_marg_chisq equilibrates the normal matrix (unit diagonal) before
- *    Cholesky and declares failure when an equilibrated pivot is <= 1e-14
- *    (rank deficient to double precision) or not finite;
+ *    Cholesky and declares failure when an equilibrated pivot is <=
+ *    RVFIT_CHOL_MIN_PIVOT (1e-14: rank deficient to double precision) or
+ *    not finite;
  *  - chisq is the explicit residual sum sum_i w_i (f_i - m_i sum_k a_k
  *    B_ik)^2, not sum w f^2 - b^T a: the residual is stationary in a, so
  *    errors in a enter only at second order, while b^T a cancels
@@ -83,7 +84,7 @@ static double kern_p1(double x)
 
 int rvfit_vsini_kernel(double half, double *w)
 {
-    if (!(half >= 1e-6)) {
+    if (!(half >= RVFIT_VSINI_MIN_HALF)) {
         w[0] = 1.0;
         return 0;
     }
@@ -120,7 +121,7 @@ static int chol(int n, double *a)
         double d = a[j * n + j];
         for (int k = 0; k < j; k++)
             d -= a[j * n + k] * a[j * n + k];
-        if (!(d > 1e-14) || !isfinite(d))
+        if (!(d > RVFIT_CHOL_MIN_PIVOT) || !isfinite(d))
             return -1;
         d = sqrt(d);
         a[j * n + j] = d;

@@ -2,7 +2,9 @@
  * (plugins/kernels/rvfit_kernels.c) compiled by the host C++ compiler
  * through its CUDA branch of rvfit_vendor.h, with the CUDA keywords and
  * built-in indices mapped onto the emulator (cuda_emu.h), and the launch
- * wrappers of cuda_launch.h queueing the kernels on emulated streams.
+ * wrappers of cuda_launch.h queueing the kernels on emulated streams
+ * (arguments and the pointers checked at launch generated from
+ * rvfit_kargs.h).
  * Compiled twice like cuda_kernels.cu (CUDA_KSFX _d with RVK_FP64, _f). */
 #include <math.h>
 #include <stdlib.h>
@@ -23,6 +25,12 @@
 
 #include "rvfit_kernels.c"
 
+/* The device pointers of an argument struct (IN and OUT arguments). */
+#define EMU_PTR(kind, type, name) EMU_PTR_##kind(name)
+#define EMU_PTR_VAL(name)
+#define EMU_PTR_IN(name) a->name,
+#define EMU_PTR_OUT(name) a->name,
+
 /* Launch preconditions of the real runtime, made strict: the stream's
  * device is current and every device pointer is an allocation there. */
 static int emu_launch_ok(void *stream, const void *const *ptrs, int n)
@@ -36,80 +44,71 @@ static int emu_launch_ok(void *stream, const void *const *ptrs, int n)
     return cudaSuccess;
 }
 
-typedef struct emu_tpl {
-    cuda_tpl_args a;
+/* One queued launch: the arguments captured at launch, as <<<>>> does. */
+template <class T> struct emu_job {
+    T a;
     unsigned groups, wg;
-} emu_tpl;
+    void (*kernel)(const T *a);
+};
 
-static void emu_tpl_body(void *ctx)
+template <class T> static void emu_job_body(void *ctx)
 {
-    const cuda_tpl_args *a = &((emu_tpl *)ctx)->a;
-    rvk_template(CUDA_TPL_ARGS(a));
+    emu_job<T> *j = (emu_job<T> *)ctx;
+    j->kernel(&j->a);
 }
 
-static void emu_tpl_run(void *ctx)
+template <class T> static void emu_job_run(void *ctx)
 {
-    emu_tpl *t = (emu_tpl *)ctx;
-    emu_run_blocks(t->groups, t->wg, emu_tpl_body, ctx);
+    emu_job<T> *j = (emu_job<T> *)ctx;
+    emu_run_blocks(j->groups, j->wg, emu_job_body<T>, ctx);
+}
+
+template <class T, size_t N>
+static int emu_launch(const T *a, const void *const (&ptrs)[N],
+                      void (*kernel)(const T *), unsigned groups,
+                      unsigned wg, void *stream)
+{
+    int e = emu_launch_ok(stream, ptrs, (int)N);
+    if (e != cudaSuccess)
+        return e;
+    emu_job<T> *j = (emu_job<T> *)malloc(sizeof *j);
+    if (!j)
+        return cudaErrorMemoryAllocation;
+    j->a = *a;
+    j->groups = groups;
+    j->wg = wg;
+    j->kernel = kernel;
+    return emu_enqueue((cudaStream_t)stream, emu_job_run<T>, j);
+}
+
+static void emu_template(const cuda_tpl_args *a)
+{
+    rvk_template(CUDA_ARGS(RVK_TEMPLATE_ARGS));
+}
+
+static void emu_like(const cuda_like_args *a)
+{
+    rvk_like(CUDA_ARGS(RVK_LIKE_ARGS));
 }
 
 extern "C" int CUDA_SFX(cuda_launch_template)(const cuda_tpl_args *a,
                                                unsigned groups, unsigned wg,
                                                void *stream)
 {
-    const void *p[] = {a->ax_n, a->ax_node, a->exists, a->lib_flux, a->ai,
-                       a->ad, a->tflags, a->tvsini, a->ttheta, a->tr,
-                       a->tint, a->tpen};
-    int e = emu_launch_ok(stream, p, (int)(sizeof p / sizeof p[0]));
-    if (e != cudaSuccess)
-        return e;
-    emu_tpl *t = (emu_tpl *)malloc(sizeof *t);
-    if (!t)
-        return cudaErrorMemoryAllocation;
-    t->a = *a; /* arguments are captured at launch, as <<<>>> does */
-    t->groups = groups;
-    t->wg = wg;
-    return emu_enqueue((cudaStream_t)stream, emu_tpl_run, t);
-}
-
-typedef struct emu_like {
-    cuda_like_args a;
-    unsigned groups, wg;
-} emu_like;
-
-static void emu_like_body(void *ctx)
-{
-    const cuda_like_args *a = &((emu_like *)ctx)->a;
-    rvk_like(CUDA_LIKE_ARGS(a));
-}
-
-static void emu_like_run(void *ctx)
-{
-    emu_like *t = (emu_like *)ctx;
-    emu_run_blocks(t->groups, t->wg, emu_like_body, ctx);
+    const void *const p[] = {RVK_TEMPLATE_ARGS(EMU_PTR)};
+    return emu_launch(a, p, emu_template, groups, wg, stream);
 }
 
 extern "C" int CUDA_SFX(cuda_launch_like)(const cuda_like_args *a,
                                            unsigned groups, unsigned wg,
                                            void *stream)
 {
-    const void *p[] = {a->tspec, a->tpen, a->pv, a->tr, a->ai, a->ad,
-                       a->pos, a->flux, a->ivar, a->res, a->basis, a->nuse,
-                       a->scratch, a->m2lnl, a->achi, a->mout, a->cout};
-    int e = emu_launch_ok(stream, p, (int)(sizeof p / sizeof p[0]));
-    if (e != cudaSuccess)
-        return e;
-    emu_like *t = (emu_like *)malloc(sizeof *t);
-    if (!t)
-        return cudaErrorMemoryAllocation;
-    t->a = *a;
-    t->groups = groups;
-    t->wg = wg;
-    return emu_enqueue((cudaStream_t)stream, emu_like_run, t);
+    const void *const p[] = {RVK_LIKE_ARGS(EMU_PTR)};
+    return emu_launch(a, p, emu_like, groups, wg, stream);
 }
 
 extern "C" int CUDA_SFX(cuda_kernel_limit)(int *maxwg)
 {
-    *maxwg = 256;
+    *maxwg = RVK_WG_MAX;
     return cudaSuccess;
 }

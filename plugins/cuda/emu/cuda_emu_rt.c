@@ -23,10 +23,12 @@
 #include <ucontext.h>
 
 #include "cuda_emu.h"
+#include "rvfit_klayout.h" /* RVK_WG_MAX */
 
 #define EMU_MAX_DEV 16
 #define EMU_MAX_ALLOC 4096
 #define EMU_STACK (256 * 1024)
+#define EMU_MAX_WG RVK_WG_MAX /* threads (fibers) per block */
 
 typedef struct emu_alloc {
     char *p;
@@ -61,7 +63,7 @@ static struct {
     cudaStream_t streams[64];
     /* fibers of the running launch */
     ucontext_t main;
-    emu_fiber fib[256];
+    emu_fiber fib[EMU_MAX_WG];
     unsigned nfib, fcur, groups;
     void (*body)(void *);
     void *ctx;
@@ -428,7 +430,7 @@ static void emu_fiber_init(emu_fiber *f, unsigned i)
 void emu_run_blocks(unsigned groups, unsigned wg, void (*body)(void *),
                     void *ctx)
 {
-    if (wg > 256 || wg == 0 || groups == 0)
+    if (wg > EMU_MAX_WG || wg == 0 || groups == 0)
         return;
     E.nfib = wg;
     E.groups = groups;
@@ -464,7 +466,7 @@ emu_idx *emu_grid_dim(void)
 
 __attribute__((destructor)) static void emu_fini(void)
 {
-    for (unsigned i = 0; i < 256; i++)
+    for (unsigned i = 0; i < EMU_MAX_WG; i++)
         free(E.fib[i].stack);
     if (E.nal) {
         fprintf(stderr, "cuda emulator: %d allocations leaked at unload\n",

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rvfit/limits.h" /* RVFIT_MAX_NODES, _CORNERS, RVFIT_PENALTY_* */
 #include "rvfit/spectra.h"
 #include "rvfit/status.h"
 
@@ -34,16 +35,8 @@ extern "C" {
 
 #define RVFIT_LIBRARY_FILE "rvfit_library.fits"
 #define RVFIT_LIBRARY_VERSION 1
-#define RVFIT_MAX_NODES 256
 
 enum rvfit_scale { RVFIT_SCALE_LINEAR = 0, RVFIT_SCALE_LOG10 = 1 };
-
-/* Smooth penalty added to -2 ln L per unit of squared distance outside the
- * grid, the distance measured in units of the axis' mean node spacing.
- * The template itself is evaluated at the clamped point. */
-#define RVFIT_PENALTY_SCALE 1.0e4
-/* Added when every corner of the enclosing cell is a hole (no model). */
-#define RVFIT_PENALTY_HOLE 1.0e6
 
 /* How the stencil interpolates along an axis.  Cubic is a cubic Hermite
  * whose node slopes come from the quadratic through each node and its
@@ -124,7 +117,6 @@ RVFIT_EXPORT double rvfit_axis_unscale(const rvfit_axis *a, double scaled);
  * every linear corner is a hole: *penalty then includes RVFIT_PENALTY_HOLE
  * and the caller must use a flat template).  Backends reproduce this rule
  * exactly (plugins/kernels/rvfit_kernels.c). */
-#define RVFIT_MAX_CORNERS (1 << RVFIT_MAX_PARAMS)
 RVFIT_EXPORT int rvfit_library_stencil(const rvfit_library *lib,
                                        const double *theta, size_t *corner,
                                        double *weight, double *penalty);

@@ -21,16 +21,12 @@
 
 #include <stddef.h>
 
+#include "rvfit/limits.h" /* RVFIT_C_KMS, RVFIT_MAX_POLY, RVFIT_VSINI_* */
 #include "rvfit/status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define RVFIT_C_KMS 299792.458
-#define RVFIT_MAX_POLY 32
-#define RVFIT_VSINI_EPS 0.6   /* limb-darkening coefficient */
-#define RVFIT_MAX_VSINI_HALF 512 /* max kernel half width, template pixels */
 
 enum rvfit_basis_kind {
     RVFIT_BASIS_GAUSS = 0, /* 1, x, x^2, npoly-3 Gaussians (rvspecfit)   */
@@ -70,7 +66,7 @@ RVFIT_EXPORT void rvfit_cubic_weights(double t, double w[4]);
  * weights w[0..2h] for offsets -h..h, h = ceil(half), normalised to sum 1,
  * each weight the exact integral of K(x/half) against the hat function of
  * a piecewise-linear signal (K from architecture §3, eps = 0.6).
- * Returns h (0 and w[0] = 1 when half < 1e-6).  Requires
+ * Returns h (0 and w[0] = 1 when half < RVFIT_VSINI_MIN_HALF).  Requires
  * half <= RVFIT_MAX_VSINI_HALF; w has room for 2*RVFIT_MAX_VSINI_HALF+1. */
 RVFIT_EXPORT int rvfit_vsini_kernel(double half, double *w);
 

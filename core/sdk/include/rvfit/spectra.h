@@ -16,14 +16,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rvfit/limits.h" /* RVFIT_MAX_ARMS, RVFIT_MAX_PARAMS */
 #include "rvfit/status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define RVFIT_MAX_ARMS 8
-#define RVFIT_MAX_PARAMS 8
 #define RVFIT_NAME_LEN 72
 
 /* How an arm describes its resolution. */
