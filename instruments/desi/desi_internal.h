@@ -70,13 +70,10 @@ void desi_hdu_name(fitsfile *fp, int n, char *buf, size_t len);
 /* Image dimensions of HDU hdu: naxis and naxes[0..2] (FITS order). */
 int desi_img_dims(desi_handle *h, int hdu, const char *name, int *naxis,
                   long naxes[3], int *bitpix_equiv, rvfit_err *err);
-/* Lookup column by exact name (case-insensitive); 0 when absent. */
-int desi_colnum(fitsfile *fp, const char *name);
 /* Read numeric column `name` of the current table (nrow rows from 1) as
  * datatype (TINT, TLONGLONG, TDOUBLE ...) into out. */
 int desi_read_col(desi_handle *h, const char *hdu, int col, int datatype,
                   size_t nrow, void *out, rvfit_err *err);
-/* Median of x[0..n-1] (reorders x); NaN when n == 0. */
 
 /* ---- desi_open.c ------------------------------------------------------ */
 int desi_open(const rvfit_host *host, const rvfit_kv *opts, int nopt,
@@ -101,8 +98,6 @@ int desi_read(void *handle, size_t first, size_t count, rvfit_batch *b,
  * selection. */
 int desi_read_pixels(desi_handle *h, int c, size_t row0, size_t n,
                      float *flux, float *ivar, rvfit_err *err);
-/* Median flux*sqrt(ivar) over pixels with ivar > 0; NaN when none. */
-double desi_pixel_snr(const float *flux, const float *ivar, size_t npix);
 
 /* ---- desi_tables.c ---------------------------------------------------- */
 int desi_tables_init(desi_handle *h, rvfit_err *err);

@@ -87,14 +87,11 @@ static int gw_write_image(const char *path, int bitpix, int dtype, size_t n,
                           rvfit_err *err)
 {
     char tmp[4200];
-    if (rvfit_tmpname(tmp, sizeof tmp, path) != 0)
-        return rvfit_err_set(err, RVFIT_ERR_IO, "%s: path too long", path);
-    char bang[4300];
-    snprintf(bang, sizeof bang, "!%s", tmp);
     fitsfile *f = NULL;
-    int fs = 0;
+    int fs = 0, st = rvfit_fits_create(path, tmp, sizeof tmp, &f, err);
+    if (st)
+        return st;
     long naxes[1] = {(long)n};
-    fits_create_file(&f, bang, &fs);
     fits_create_img(f, bitpix, 1, naxes, &fs);
     if (par) {
         double t = par[0], g = par[1], z = par[2], a = par[3];
