@@ -39,8 +39,9 @@ RVFIT_EXPORT void rvfit_chol_backward(int n, const double *l,
 
 /* Equilibrated solve of the SPD system A x = b: with D = diag(A)^-1/2,
  * factor D A D (pivot threshold RVFIT_EQ_PIVOT_MIN), solve, x = D y;
- * *logdet = ln det A.  a is overwritten; x may alias b.  RVFIT_ERR_NUMERIC when a
- * diagonal element is not > 0 or finite, or the factorisation fails. */
+ * *logdet = ln det A.  a is overwritten; x may alias b; x and *logdet are
+ * written only on success.  RVFIT_ERR_NUMERIC when a diagonal element is
+ * not > 0 or finite, or the factorisation fails. */
 RVFIT_EXPORT int rvfit_chol_eq_solve(int n, double *a, const double *b,
                                      double *x, double *logdet);
 
