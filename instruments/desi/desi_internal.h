@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "rvfit/fits.h"
+#include "rvfit/mockkit.h"
 #include "rvfit/numeric.h"
 #include "rvfit/instrument.h"
 
@@ -123,22 +124,17 @@ typedef struct desi_mock_arm {
 const desi_mock_arm *desi_mock_arms(void);
 
 /* ---- desi_lsf.c: LSF, resolution matrix and pixel integration --------- */
-typedef struct desi_phi_table desi_phi_table;
-desi_phi_table *desi_phi_new(void);
-void desi_phi_free(desi_phi_table *t);
-/* Standard normal CDF from the table (|error| < 1e-12). */
-double desi_phi(const desi_phi_table *t, double z);
 /* LSF sigma (Angstrom) at wavelength lam for arm A and fibre factor f. */
 double desi_lsf_sigma(const desi_mock_arm *A, double f, double lam);
 /* Band matrix of arm A for fibre factor f into res[ndiag*npix] (DESI DIA
  * layout, R[i][j] = res[(h-(j-i))*npix + j]), columns summing to 1. */
-void desi_res_matrix(const desi_phi_table *t, const desi_mock_arm *A,
+void desi_res_matrix(const rvfit_phi_table *t, const desi_mock_arm *A,
                      double f, float *res);
 /* Pixel-integrated, LSF-convolved flux (mean flux density per pixel) of a
  * fine log-lambda spectrum fine[k] at exp(lnl0 + k*dlnl), k < n, into
  * out[npix].  The LSF is centred on each source wavelength with that
  * wavelength's sigma, as in the resolution matrix. */
-void desi_pixelize(const desi_phi_table *t, const desi_mock_arm *A, double f,
+void desi_pixelize(const rvfit_phi_table *t, const desi_mock_arm *A, double f,
                    double lnl0, double dlnl, size_t n, const double *fine,
                    double *out);
 
