@@ -527,8 +527,7 @@ static void bench_desi(void)
         if (t == 1)
             printf("; per CPU-second: chisq %.0f, vscan %.0f", NP / (c1 - c0),
                    NS * NV / (c2 - c1));
-        printf("\n");
-        CHECK(NP / (t1 - t0) > 100);
+        printf("\n"); /* a report, not a check: tests assert no timings */
         OPS->close(st);
     }
     free(p), free(m2), free(vel);

@@ -1,5 +1,4 @@
-/* desi_fits.c — CFITSIO glue: status conversion, HDU names, image shapes,
- * column lookup, and a median helper. */
+/* desi_fits.c — CFITSIO glue: HDU names, image shapes and column reads. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,18 +46,6 @@ int desi_img_dims(desi_handle *h, int hdu, const char *name, int *naxis,
     return RVFIT_OK;
 }
 
-int desi_colnum(fitsfile *fp, const char *name)
-{
-    int st = 0, col = 0;
-    /* fits_get_colnum treats '*', '?' and '#' as wildcards; the names we
-     * look up contain none. */
-    if (fits_get_colnum(fp, CASEINSEN, (char *)name, &col, &st))
-        col = 0;
-    if (st)
-        fits_clear_errmsg();
-    return col;
-}
-
 int desi_read_col(desi_handle *h, const char *hdu, int col, int datatype,
                   size_t nrow, void *out, rvfit_err *err)
 {
@@ -79,5 +66,3 @@ int desi_read_col(desi_handle *h, const char *hdu, int col, int datatype,
     }
     return RVFIT_OK;
 }
-
-

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "rvfit/fits.h"
+#include "rvfit/mockkit.h"
 #include "rvfit/numeric.h"
 #include "rvfit/instrument.h"
 
@@ -70,13 +71,10 @@ void desi_hdu_name(fitsfile *fp, int n, char *buf, size_t len);
 /* Image dimensions of HDU hdu: naxis and naxes[0..2] (FITS order). */
 int desi_img_dims(desi_handle *h, int hdu, const char *name, int *naxis,
                   long naxes[3], int *bitpix_equiv, rvfit_err *err);
-/* Lookup column by exact name (case-insensitive); 0 when absent. */
-int desi_colnum(fitsfile *fp, const char *name);
 /* Read numeric column `name` of the current table (nrow rows from 1) as
  * datatype (TINT, TLONGLONG, TDOUBLE ...) into out. */
 int desi_read_col(desi_handle *h, const char *hdu, int col, int datatype,
                   size_t nrow, void *out, rvfit_err *err);
-/* Median of x[0..n-1] (reorders x); NaN when n == 0. */
 
 /* ---- desi_open.c ------------------------------------------------------ */
 int desi_open(const rvfit_host *host, const rvfit_kv *opts, int nopt,
@@ -101,8 +99,6 @@ int desi_read(void *handle, size_t first, size_t count, rvfit_batch *b,
  * selection. */
 int desi_read_pixels(desi_handle *h, int c, size_t row0, size_t n,
                      float *flux, float *ivar, rvfit_err *err);
-/* Median flux*sqrt(ivar) over pixels with ivar > 0; NaN when none. */
-double desi_pixel_snr(const float *flux, const float *ivar, size_t npix);
 
 /* ---- desi_tables.c ---------------------------------------------------- */
 int desi_tables_init(desi_handle *h, rvfit_err *err);
@@ -128,22 +124,17 @@ typedef struct desi_mock_arm {
 const desi_mock_arm *desi_mock_arms(void);
 
 /* ---- desi_lsf.c: LSF, resolution matrix and pixel integration --------- */
-typedef struct desi_phi_table desi_phi_table;
-desi_phi_table *desi_phi_new(void);
-void desi_phi_free(desi_phi_table *t);
-/* Standard normal CDF from the table (|error| < 1e-12). */
-double desi_phi(const desi_phi_table *t, double z);
 /* LSF sigma (Angstrom) at wavelength lam for arm A and fibre factor f. */
 double desi_lsf_sigma(const desi_mock_arm *A, double f, double lam);
 /* Band matrix of arm A for fibre factor f into res[ndiag*npix] (DESI DIA
  * layout, R[i][j] = res[(h-(j-i))*npix + j]), columns summing to 1. */
-void desi_res_matrix(const desi_phi_table *t, const desi_mock_arm *A,
+void desi_res_matrix(const rvfit_phi_table *t, const desi_mock_arm *A,
                      double f, float *res);
 /* Pixel-integrated, LSF-convolved flux (mean flux density per pixel) of a
  * fine log-lambda spectrum fine[k] at exp(lnl0 + k*dlnl), k < n, into
  * out[npix].  The LSF is centred on each source wavelength with that
  * wavelength's sigma, as in the resolution matrix. */
-void desi_pixelize(const desi_phi_table *t, const desi_mock_arm *A, double f,
+void desi_pixelize(const rvfit_phi_table *t, const desi_mock_arm *A, double f,
                    double lnl0, double dlnl, size_t n, const double *fine,
                    double *out);
 

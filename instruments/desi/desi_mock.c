@@ -1,12 +1,11 @@
 /* desi_mock.c — write a synthetic DESI coadd that follows the data model
  * (PRIMARY, FIBERMAP, {B,R,Z}_{WAVELENGTH,FLUX,IVAR,MASK,RESOLUTION},
- * SCORES), atomically: a temporary file in the target directory is renamed
- * into place only when complete.  The numerics run in blocks of stars on
- * worker threads (desi_mock_star.c); all CFITSIO calls stay on this one. */
+ * SCORES), atomically (rvfit_fits_create / rvfit_fits_commit).  The
+ * numerics run in blocks of stars on worker threads (rvfit_mock_run,
+ * desi_mock_star.c); all CFITSIO calls stay on this one. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "desi_mock.h"
 
@@ -17,7 +16,7 @@
 
 typedef struct desi_writer {
     const char *path; /* final name, for messages */
-    char tmp[DESI_PATH_MAX + 16];
+    char tmp[DESI_PATH_MAX + 64];
     fitsfile *fp;
     int st; /* CFITSIO status, chained */
 } desi_writer;
@@ -129,25 +128,26 @@ static void desi_create_images(desi_writer *w, size_t n)
     }
 }
 
-static void desi_write_block(desi_writer *w, const desi_mock_block *b)
+/* rvfit_mock_job.flush: the block's rows of every camera image. */
+static int desi_write_block(const rvfit_mock_job *job, size_t s0, size_t ns,
+                            void *const *buf, rvfit_err *err)
 {
+    desi_writer *w = ((const desi_mock_ctx *)job->ctx)->writer;
     const desi_mock_arm *arms = desi_mock_arms();
+    static const int dtype[4] = {TFLOAT, TFLOAT, TINT, TFLOAT};
     for (int a = 0; a < DESI_MOCK_NARM && w->st == 0; a++) {
-        LONGLONG np = (LONGLONG)arms[a].npix, s0 = (LONGLONG)b->s0;
-        LONGLONG ns = (LONGLONG)b->ns, nd = DESI_MOCK_NDIAG;
-        fits_movabs_hdu(w->fp, HDU_ARM(a, 1), NULL, &w->st);
-        fits_write_img(w->fp, TFLOAT, s0 * np + 1, ns * np, b->flux[a],
-                       &w->st);
-        fits_movabs_hdu(w->fp, HDU_ARM(a, 2), NULL, &w->st);
-        fits_write_img(w->fp, TFLOAT, s0 * np + 1, ns * np, b->ivar[a],
-                       &w->st);
-        fits_movabs_hdu(w->fp, HDU_ARM(a, 3), NULL, &w->st);
-        fits_write_img(w->fp, TINT, s0 * np + 1, ns * np, b->mask[a],
-                       &w->st);
-        fits_movabs_hdu(w->fp, HDU_ARM(a, 4), NULL, &w->st);
-        fits_write_img(w->fp, TFLOAT, s0 * nd * np + 1, ns * nd * np,
-                       b->res[a], &w->st);
+        for (int k = 0; k < 4; k++) {
+            LONGLONG n = (LONGLONG)arms[a].npix * (k == 3 ? DESI_MOCK_NDIAG
+                                                          : 1);
+            fits_movabs_hdu(w->fp, HDU_ARM(a, k + 1), NULL, &w->st);
+            fits_write_img(w->fp, dtype[k], (LONGLONG)s0 * n + 1,
+                           (LONGLONG)ns * n, buf[DESI_BUF(a, k)], &w->st);
+        }
     }
+    if (w->st)
+        return rvfit_fits_error(err, w->st, w->path, NULL,
+                                "writing spectra");
+    return RVFIT_OK;
 }
 
 static void desi_write_scores(desi_writer *w, size_t n,
@@ -175,90 +175,21 @@ static void desi_write_scores(desi_writer *w, size_t n,
     }
 }
 
-static void desi_block_free(desi_mock_block *b)
+static int desi_mock_fill(desi_writer *w, rvfit_mock_job *job,
+                          rvfit_err *err)
 {
-    for (int a = 0; a < DESI_MOCK_NARM; a++) {
-        free(b->flux[a]);
-        free(b->ivar[a]);
-        free(b->mask[a]);
-        free(b->res[a]);
-    }
-}
-
-static int desi_block_alloc(desi_mock_block *b, size_t cap)
-{
-    const desi_mock_arm *arms = desi_mock_arms();
-    int ok = 1;
-    for (int a = 0; a < DESI_MOCK_NARM; a++) {
-        size_t n = cap * arms[a].npix;
-        ok &= (b->flux[a] = malloc(n * sizeof(float))) != NULL;
-        ok &= (b->ivar[a] = malloc(n * sizeof(float))) != NULL;
-        ok &= (b->mask[a] = malloc(n * sizeof(int32_t))) != NULL;
-        ok &= (b->res[a] = malloc(n * DESI_MOCK_NDIAG * sizeof(float))) !=
-              NULL;
-    }
-    return ok;
-}
-
-/* Compute and write every block; returns an rvfit status. */
-static int desi_mock_blocks(desi_writer *w, desi_mock_block *b, size_t nstar,
-                            int nthreads, rvfit_err *err)
-{
-    size_t cap = nstar < DESI_MOCK_BLOCK ? nstar : DESI_MOCK_BLOCK;
-    if (!desi_block_alloc(b, cap))
-        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "%s: mock block of %zu "
-                             "spectra", w->path, cap);
-    for (size_t s0 = 0; s0 < nstar; s0 += cap) {
-        b->s0 = s0;
-        b->ns = nstar - s0 < cap ? nstar - s0 : cap;
-        int rc = desi_mock_run_block(b, nthreads, err);
-        if (rc) {
-            rvfit_err_prefix(err, "%s", w->path);
-            return rc;
-        }
-        desi_write_block(w, b);
-        if (w->st)
-            return rvfit_fits_error(err, w->st, w->path, NULL,
-                                 "writing spectra");
-    }
-    return RVFIT_OK;
-}
-
-/* Temporary name next to the final one, so that rename() is atomic. */
-static int desi_open_tmp(desi_writer *w, rvfit_err *err)
-{
-    if (strlen(w->path) >= DESI_PATH_MAX)
-        return rvfit_err_set(err, RVFIT_ERR_INVALID, "%.200s...: path too "
-                             "long", w->path);
-    snprintf(w->tmp, sizeof w->tmp, "%s.XXXXXX", w->path);
-    int fd = mkstemp(w->tmp);
-    if (fd < 0) {
-        w->tmp[0] = '\0';
-        return rvfit_err_set(err, RVFIT_ERR_IO, "%s: cannot create a "
-                             "temporary file next to it", w->path);
-    }
-    close(fd);
-    unlink(w->tmp); /* CFITSIO refuses to overwrite; the name stays ours */
-    if (fits_create_diskfile(&w->fp, w->tmp, &w->st)) {
-        w->fp = NULL;
-        return rvfit_fits_error(err, w->st, w->tmp, NULL, "creating file");
-    }
-    return RVFIT_OK;
-}
-
-static int desi_mock_fill(desi_writer *w, desi_mock_block *b, size_t nstar,
-                          const rvfit_mock_star *stars, uint64_t seed,
-                          int nthreads, rvfit_err *err)
-{
-    desi_write_primary(w, seed, nstar);
-    desi_write_fibermap(w, nstar, stars, seed);
-    desi_create_images(w, nstar);
+    const desi_mock_ctx *c = job->ctx;
+    desi_write_primary(w, job->seed, job->nstar);
+    desi_write_fibermap(w, job->nstar, job->stars, job->seed);
+    desi_create_images(w, job->nstar);
     if (w->st)
         return rvfit_fits_error(err, w->st, w->path, NULL, "writing headers");
-    int rc = desi_mock_blocks(w, b, nstar, nthreads, err);
-    if (rc)
+    int rc = rvfit_mock_run(job, err);
+    if (rc) {
+        rvfit_err_prefix(err, "%s", w->path);
         return rc;
-    desi_write_scores(w, nstar, stars, b->snr_med, b->flux_med);
+    }
+    desi_write_scores(w, job->nstar, job->stars, c->snr_med, c->flux_med);
     if (w->st)
         return rvfit_fits_error(err, w->st, w->path, "SCORES", "writing");
     return RVFIT_OK;
@@ -271,42 +202,37 @@ int desi_write_mock(const rvfit_host *host, const rvfit_kv *opts, int nopt,
 {
     (void)opts;
     (void)nopt;
-    if (nstar == 0 || !stars || !truth)
-        return rvfit_err_set(err, RVFIT_ERR_INVALID, "%s: mock needs at "
-                             "least one star and a truth function", path);
+    rvfit_mock_job job;
+    int rc = rvfit_mock_begin(&job, host, path, nstar, stars, truth, ctx,
+                              seed, err);
+    if (rc)
+        return rc;
     desi_writer w = {.path = path};
-    desi_mock_block b = {.stars = stars, .truth = truth, .ctx = ctx,
-                         .seed = seed};
-    b.phi = desi_phi_new();
-    b.snr_med = malloc(nstar * DESI_MOCK_NARM * sizeof(float));
-    b.flux_med = malloc(nstar * DESI_MOCK_NARM * sizeof(float));
-    int rc = (b.phi && b.snr_med && b.flux_med)
-                 ? RVFIT_OK
-                 : rvfit_err_set(err, RVFIT_ERR_NOMEM, "%s: mock of %zu "
-                                 "stars", path, nstar);
+    desi_mock_ctx c = {.writer = &w};
+    job.ctx = &c;
+    job.flush = desi_write_block;
+    desi_mock_job_init(&job);
+    rvfit_phi_table *phi = rvfit_phi_new();
+    c.phi = phi;
+    c.snr_med = malloc(nstar * DESI_MOCK_NARM * sizeof(float));
+    c.flux_med = malloc(nstar * DESI_MOCK_NARM * sizeof(float));
+    if (!phi || !c.snr_med || !c.flux_med)
+        rc = rvfit_err_set(err, RVFIT_ERR_NOMEM, "%s: mock of %zu stars",
+                           path, nstar);
     if (!rc)
-        rc = desi_open_tmp(&w, err);
+        rc = rvfit_fits_create(path, w.tmp, sizeof w.tmp, &w.fp, err);
     if (!rc)
-        rc = desi_mock_fill(&w, &b, nstar, stars, seed,
-                            host ? host->nthreads : 1, err);
-    if (w.fp) {
-        int st = 0;
-        fits_close_file(w.fp, &st);
-        if (st && !rc)
-            rc = rvfit_fits_error(err, st, path, NULL, "closing file");
-    }
-    if (!rc && rename(w.tmp, path) != 0)
-        rc = rvfit_err_set(err, RVFIT_ERR_IO, "%s: cannot rename %s into "
-                           "place", path, w.tmp);
-    if (rc && w.tmp[0])
-        unlink(w.tmp);
+        rc = desi_mock_fill(&w, &job, err);
+    if (rc)
+        rvfit_fits_discard(w.fp, w.tmp);
+    else
+        rc = rvfit_fits_commit(w.fp, 0, w.tmp, path, err);
     if (!rc)
         rvfit_log(host, RVFIT_LOG_INFO, DESI_WHO, "%s: wrote %zu mock "
                   "spectra (seed %llu)", path, nstar,
                   (unsigned long long)seed);
-    desi_block_free(&b);
-    desi_phi_free((desi_phi_table *)b.phi);
-    free(b.snr_med);
-    free(b.flux_med);
+    rvfit_phi_free(phi);
+    free(c.snr_med);
+    free(c.flux_med);
     return rc;
 }

@@ -1,9 +1,8 @@
-/* desi_mock.h — per-star synthesis of the DESI mock writer, shared by
- * desi_mock.c (FITS output) and desi_mock_star.c (the numerics, run on
- * worker threads; no CFITSIO there). */
+/* desi_mock.h — the DESI mock writer: per-star synthesis (desi_mock_star.c,
+ * run on worker threads by rvfit_mock_run; no CFITSIO there) and the FITS
+ * output (desi_mock.c). */
 #ifndef DESI_MOCK_H
 #define DESI_MOCK_H
-
 
 #include "desi_internal.h"
 
@@ -17,24 +16,21 @@
 #define DESI_MOCK_BLOCK 64
 #define DESI_MASK_COSMIC 0x4 /* SPECMASK bit 2 */
 
-/* One block of stars [s0, s0+ns); arrays are [ns][...] per camera. */
-typedef struct desi_mock_block {
-    const rvfit_mock_star *stars;
-    rvfit_truth_fn truth;
-    void *ctx;
-    uint64_t seed;
-    const desi_phi_table *phi;
-    size_t s0, ns;
-    float *flux[DESI_MOCK_NARM], *ivar[DESI_MOCK_NARM];
-    float *res[DESI_MOCK_NARM];
-    int32_t *mask[DESI_MOCK_NARM];
-    float *snr_med;  /* [nstar*NARM] MEDIAN_COADD_SNR, global star index */
-    float *flux_med; /* [nstar*NARM] MEDIAN_COADD_FLUX                   */
-} desi_mock_block;
+/* Per-star output arrays of camera a (rvfit_mock_job buffers): flux,
+ * ivar (float[npix]), mask (int32[npix]), resolution (float[ndiag*npix]),
+ * so that a block of each is the rows of its image. */
+#define DESI_BUF(a, k) (4 * (a) + (k)) /* k: 0 flux 1 ivar 2 mask 3 res */
+#define DESI_NBUF (4 * DESI_MOCK_NARM)
 
-/* Compute every star of the block on nthreads threads (>= 1). */
-int desi_mock_run_block(desi_mock_block *b, int nthreads, rvfit_err *err);
+/* The job's ctx. */
+typedef struct desi_mock_ctx {
+    const rvfit_phi_table *phi;
+    float *snr_med;  /* [nstar*NARM] MEDIAN_COADD_SNR, by star index */
+    float *flux_med; /* [nstar*NARM] MEDIAN_COADD_FLUX               */
+    void *writer;    /* the output, for flush                        */
+} desi_mock_ctx;
 
-/* Deterministic PRNG (xoshiro256**, seeded by splitmix64). */
+/* Buffers, scratch and star callback of a DESI mock job. */
+void desi_mock_job_init(rvfit_mock_job *job);
 
 #endif

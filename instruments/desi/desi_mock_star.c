@@ -4,16 +4,11 @@
  * cosmic-ray hits (masked).  Each star draws from its own PRNG stream, so
  * the output depends on (seed, star) only, never on the thread layout. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "desi_mock.h"
-
-
-
-
-
-
 
 /* Per-thread scratch. */
 typedef struct desi_scratch {
@@ -32,32 +27,27 @@ static size_t desi_fine_n(const desi_mock_arm *A, double *lnl0)
 
 /* Noiseless pixel fluxes of star s in every camera, scaled so that their
  * median is DESI_MOCK_FLUX_LEVEL. */
-static int desi_star_signal(desi_mock_block *b, size_t s, double fibre,
-                            desi_scratch *w, rvfit_err *err)
+static int desi_star_signal(const rvfit_mock_job *job, size_t s,
+                            double fibre, desi_scratch *w, rvfit_err *err)
 {
+    const desi_mock_ctx *c = job->ctx;
     const desi_mock_arm *arms = desi_mock_arms();
     size_t ntot = 0;
     for (int a = 0; a < DESI_MOCK_NARM; a++) {
         double lnl0;
         size_t n = desi_fine_n(&arms[a], &lnl0);
-        int rc = b->truth(b->ctx, s, lnl0, DESI_MOCK_DLNL, n, w->fine, err);
+        char part[32];
+        snprintf(part, sizeof part, "camera %s", arms[a].name);
+        int rc = rvfit_mock_truth(job, s, part, lnl0, DESI_MOCK_DLNL, n,
+                                  w->fine, err);
         if (rc)
             return rc;
-        for (size_t k = 0; k < n; k++)
-            if (!isfinite(w->fine[k]))
-                return rvfit_err_set(err, RVFIT_ERR_NUMERIC,
-                                     "truth of star %zu, camera %s: "
-                                     "non-finite flux at %.3f A", s,
-                                     arms[a].name,
-                                     exp(lnl0 + DESI_MOCK_DLNL * (double)k));
-        desi_pixelize(b->phi, &arms[a], fibre, lnl0, DESI_MOCK_DLNL, n,
+        desi_pixelize(c->phi, &arms[a], fibre, lnl0, DESI_MOCK_DLNL, n,
                       w->fine, w->pix[a]);
         memcpy(w->tmp + ntot, w->pix[a], arms[a].npix * sizeof(double));
         ntot += arms[a].npix;
     }
-    double med = rvfit_median(w->tmp, ntot);
-    double scale = med > 0.0 && isfinite(med) ? DESI_MOCK_FLUX_LEVEL / med
-                                              : 1.0;
+    double scale = rvfit_mock_scale(w->tmp, ntot, DESI_MOCK_FLUX_LEVEL);
     for (int a = 0; a < DESI_MOCK_NARM; a++)
         for (size_t i = 0; i < arms[a].npix; i++)
             w->pix[a][i] *= scale;
@@ -73,27 +63,24 @@ static double desi_edge_taper(size_t i, size_t npix)
 }
 
 /* Noise, ivar, cosmics and the S/N summary of camera a of star s. */
-static void desi_star_noise(desi_mock_block *b, size_t s, int a,
-                            rvfit_rng *rng, desi_scratch *w)
+static void desi_star_noise(const rvfit_mock_job *job, size_t s, int a,
+                            rvfit_rng *rng, desi_scratch *w,
+                            void *const *out)
 {
+    const desi_mock_ctx *mc = job->ctx;
     const desi_mock_arm *A = &desi_mock_arms()[a];
     const double *F = w->pix[a];
-    size_t np = A->npix, bs = s - b->s0;
-    float *fl = b->flux[a] + bs * np, *iv = b->ivar[a] + bs * np;
-    int32_t *mk = b->mask[a] + bs * np;
+    size_t np = A->npix;
+    float *fl = out[DESI_BUF(a, 0)], *iv = out[DESI_BUF(a, 1)];
+    int32_t *mk = out[DESI_BUF(a, 2)];
     double *shape = w->tmp, *ratio = w->tmp + np;
     double sky = A->sky * DESI_MOCK_FLUX_LEVEL;
     for (size_t i = 0; i < np; i++) {
         shape[i] = sqrt(fmax(F[i], 0.0) + sky) / desi_edge_taper(i, np);
-        ratio[i] = F[i] / shape[i];
-    }
-    double c = rvfit_median(ratio, np) / b->stars[s].snr;
-    for (size_t i = 0; i < np; i++) {
-        double sig = c * shape[i];
-        fl[i] = (float)(F[i] + sig * rvfit_rng_normal(rng));
-        iv[i] = (float)(1.0 / (sig * sig));
         mk[i] = 0;
     }
+    double c = rvfit_mock_noise(F, shape, np, job->stars[s].snr, rng, ratio,
+                                fl, iv);
     int nhit = (int)(rvfit_rng_uniform(rng) * 4.0); /* 0..3 cosmics */
     for (int k = 0; k < nhit; k++) {
         size_t p = (size_t)(rvfit_rng_uniform(rng) * (double)np);
@@ -105,37 +92,29 @@ static void desi_star_noise(desi_mock_block *b, size_t s, int a,
             mk[i] |= DESI_MASK_COSMIC;
         }
     }
-    size_t n = 0;
-    for (size_t i = 0; i < np; i++)
-        if (iv[i] > 0.0f)
-            ratio[n++] = fl[i] * sqrt((double)iv[i]);
-    b->snr_med[s * DESI_MOCK_NARM + (size_t)a] = (float)rvfit_median(ratio, n);
-    n = 0;
+    size_t k = s * DESI_MOCK_NARM + (size_t)a, n = 0;
+    mc->snr_med[k] = (float)rvfit_pixel_snr(fl, iv, np, ratio);
     for (size_t i = 0; i < np; i++)
         if (iv[i] > 0.0f)
             ratio[n++] = fl[i];
-    b->flux_med[s * DESI_MOCK_NARM + (size_t)a] = (float)rvfit_median(ratio, n);
+    mc->flux_med[k] = (float)rvfit_median(ratio, n);
 }
 
-static int desi_mock_star(desi_mock_block *b, size_t s, desi_scratch *w,
-                          rvfit_err *err)
+static int desi_mock_star(const rvfit_mock_job *job, void *scratch, size_t s,
+                          void *const *out, rvfit_err *err)
 {
-    if (!(b->stars[s].snr > 0.0) || !isfinite(b->stars[s].snr))
-        return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                             "mock star %zu: S/N %g must be > 0", s,
-                             b->stars[s].snr);
+    const desi_mock_ctx *c = job->ctx;
     rvfit_rng rng;
-    rvfit_rng_seed(&rng, b->seed, (uint64_t)s + 1);
+    rvfit_rng_seed(&rng, job->seed, (uint64_t)s + 1);
     /* per-fibre LSF width: a few per cent either way */
     double fibre = 1.0 + 0.03 * (2.0 * rvfit_rng_uniform(&rng) - 1.0);
-    int rc = desi_star_signal(b, s, fibre, w, err);
+    int rc = desi_star_signal(job, s, fibre, scratch, err);
     if (rc)
         return rc;
     for (int a = 0; a < DESI_MOCK_NARM; a++) {
-        const desi_mock_arm *A = &desi_mock_arms()[a];
-        desi_star_noise(b, s, a, &rng, w);
-        desi_res_matrix(b->phi, A, fibre,
-                        b->res[a] + (s - b->s0) * DESI_MOCK_NDIAG * A->npix);
+        desi_star_noise(job, s, a, &rng, scratch, out);
+        desi_res_matrix(c->phi, &desi_mock_arms()[a], fibre,
+                        out[DESI_BUF(a, 3)]);
     }
     return RVFIT_OK;
 }
@@ -150,9 +129,9 @@ static void desi_scratch_free(void *arg)
     free(w);
 }
 
-static void *desi_scratch_new(void *ctx)
+static void *desi_scratch_new(const rvfit_mock_job *job)
 {
-    (void)ctx;
+    (void)job;
     desi_scratch *w = calloc(1, sizeof *w);
     if (!w)
         return NULL;
@@ -175,15 +154,19 @@ static void *desi_scratch_new(void *ctx)
     return w;
 }
 
-static int desi_mock_item(void *ctx, void *scratch, size_t i, rvfit_err *err)
+void desi_mock_job_init(rvfit_mock_job *job)
 {
-    desi_mock_block *b = ctx;
-    return desi_mock_star(b, b->s0 + i, scratch, err);
-}
-
-int desi_mock_run_block(desi_mock_block *b, int nthreads, rvfit_err *err)
-{
-    const rvfit_parallel_job job = {b, desi_scratch_new, desi_scratch_free,
-                                    desi_mock_item};
-    return rvfit_parallel_for(&job, b->ns, nthreads, err);
+    const desi_mock_arm *arms = desi_mock_arms();
+    job->block = DESI_MOCK_BLOCK;
+    job->nbuf = DESI_NBUF;
+    for (int a = 0; a < DESI_MOCK_NARM; a++) {
+        size_t np = arms[a].npix;
+        job->bytes[DESI_BUF(a, 0)] = np * sizeof(float);
+        job->bytes[DESI_BUF(a, 1)] = np * sizeof(float);
+        job->bytes[DESI_BUF(a, 2)] = np * sizeof(int32_t);
+        job->bytes[DESI_BUF(a, 3)] = np * DESI_MOCK_NDIAG * sizeof(float);
+    }
+    job->scratch_new = desi_scratch_new;
+    job->scratch_free = desi_scratch_free;
+    job->star = desi_mock_star;
 }

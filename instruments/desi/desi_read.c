@@ -64,20 +64,6 @@ int desi_read_pixels(desi_handle *h, int c, size_t row0, size_t n,
     return RVFIT_OK;
 }
 
-double desi_pixel_snr(const float *flux, const float *ivar, size_t npix)
-{
-    double *v = malloc((npix ? npix : 1) * sizeof *v);
-    if (!v)
-        return NAN;
-    size_t k = 0;
-    for (size_t i = 0; i < npix; i++)
-        if (ivar[i] > 0.0f)
-            v[k++] = (double)flux[i] * sqrt((double)ivar[i]);
-    double m = rvfit_median(v, k);
-    free(v);
-    return m;
-}
-
 /* Camera c of batch spectra [bi, bi+n) from file rows [row0, row0+n). */
 static int desi_read_run(desi_handle *h, int c, size_t row0, size_t n,
                          rvfit_batch *b, size_t bi, rvfit_err *err)
@@ -137,7 +123,7 @@ static void desi_finish_spec(desi_handle *h, rvfit_batch *b, size_t s,
         usable |= any;
         double v = h->snr[sel * (size_t)h->ncam + (size_t)c];
         if (!isfinite(v))
-            v = desi_pixel_snr(fl, iv, A->npix);
+            v = rvfit_pixel_snr(fl, iv, A->npix, NULL);
         b->snr[s * (size_t)b->narm + (size_t)c] = v;
     }
     b->flags[s] = usable ? 0u : RVFIT_SPEC_BAD;

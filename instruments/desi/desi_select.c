@@ -89,11 +89,11 @@ static int desi_read_selcols(desi_handle *h, desi_selcols *s, rvfit_err *err)
     fits_movabs_hdu(h->fp, h->hdu_fibermap, &type, &st);
     if (st)
         return rvfit_fits_error(err, st, h->path, "FIBERMAP", "moving to HDU");
-    int ctid = desi_colnum(h->fp, "TARGETID");
-    int cstat = desi_colnum(h->fp, "COADD_FIBERSTATUS");
+    int ctid = rvfit_fits_colnum(h->fp, "TARGETID");
+    int cstat = rvfit_fits_colnum(h->fp, "COADD_FIBERSTATUS");
     if (!cstat) /* spectra files: one row per exposure */
-        cstat = desi_colnum(h->fp, "FIBERSTATUS");
-    int cobj = desi_colnum(h->fp, "OBJTYPE");
+        cstat = rvfit_fits_colnum(h->fp, "FIBERSTATUS");
+    int cobj = rvfit_fits_colnum(h->fp, "OBJTYPE");
     if (ctid && !(s->targetid = malloc(n * sizeof *s->targetid)))
         return RVFIT_ERR_NOMEM;
     if (cstat && !(s->status = malloc(n * sizeof *s->status)))
@@ -143,7 +143,7 @@ static int desi_read_scores_snr(desi_handle *h, double *snr, rvfit_err *err)
     for (int c = 0; c < h->ncam && !rc; c++) {
         char name[40];
         snprintf(name, sizeof name, "MEDIAN_COADD_SNR_%s", h->cam[c].name);
-        int cn = desi_colnum(h->fp, name);
+        int cn = rvfit_fits_colnum(h->fp, name);
         if (!cn)
             continue;
         rc = desi_read_col(h, "SCORES", cn, TDOUBLE, h->ntotal, col, err);
@@ -166,7 +166,7 @@ static int desi_row_maxsnr(desi_handle *h, size_t r, double *snr, float *fl,
             int rc = desi_read_pixels(h, c, r, 1, fl, iv, err);
             if (rc)
                 return rc;
-            *v = desi_pixel_snr(fl, iv, h->cam[c].npix);
+            *v = rvfit_pixel_snr(fl, iv, h->cam[c].npix, NULL);
         }
         if (isfinite(*v) && *v > best)
             best = *v;

@@ -115,7 +115,7 @@ static int desi_table_build(desi_handle *h, int ti, int hdu,
     t->hdu = hdu;
     if (ti == DESI_T_RVTAB) {
         for (size_t k = 0; k < sizeof ids / sizeof ids[0] && !rc; k++) {
-            int cn = desi_colnum(h->fp, ids[k]);
+            int cn = rvfit_fits_colnum(h->fp, ids[k]);
             int before = ncol;
             if (cn)
                 rc = desi_add_col(h, t, &ncol, cn, src, err);

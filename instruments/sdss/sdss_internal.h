@@ -80,15 +80,8 @@ typedef struct sdss_handle {
 } sdss_handle;
 
 /* ---- sdss_fits.c: CFITSIO glue ---------------------------------------- */
-/* CFITSIO status -> RVFIT_ERR_IO/FORMAT, "<path>: HDU <hdu>: <what>: ...";
- * clears CFITSIO's message stack.  hdu may be NULL. */
-/* Column number by exact name (case-insensitive); 0 when absent. */
-int sdss_colnum(fitsfile *fp, const char *name);
 /* Move to the table HDU named extname; 0 when found. */
 int sdss_goto_hdu(fitsfile *fp, const char *extname);
-/* Median of x[0..n-1] (reorders x); NaN when n == 0. */
-/* Median flux*sqrt(ivar) over pixels with ivar > 0; NaN when none. */
-double sdss_pixel_snr(const float *flux, const float *ivar, size_t n);
 
 /* ---- sdss_opts.c: options and template arms --------------------------- */
 int sdss_parse_opts(const rvfit_kv *opts, int nopt, sdss_opts *o,

@@ -9,14 +9,15 @@
  * other path: a single spec file, for exactly one star.  A star's
  * PLATE/MJD/FIBERID decode its TARGETID (TARGETID / 10^9, TARGETID / 10^4
  * mod 10^5, TARGETID mod 10^4), so the reader's TARGETID is the star's.
- * Every file is written to a temporary name and renamed into place. */
+ * Every file is written to a temporary name and renamed into place
+ * (rvfit_fits_create / rvfit_fits_commit); the stars are computed in
+ * blocks on worker threads by rvfit_mock_run (sdss_mock_star.c). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "rvfit/files.h"
 #include "sdss_mock.h"
 
 typedef struct sdss_ids {
@@ -31,28 +32,6 @@ static int sdss_decode(int64_t tid, sdss_ids *id)
     id->mjd = (int)((tid / 10000LL) % 100000LL);
     id->fiber = (int)(tid % 10000LL);
     return 0;
-}
-
-/* Create `path` via a temporary file; fp open on it, tmp its name. */
-static int sdss_create(const char *path, char *tmp, size_t len,
-                       fitsfile **fp, rvfit_err *err)
-{
-    snprintf(tmp, len, "%s.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        tmp[0] = '\0';
-        return rvfit_err_set(err, RVFIT_ERR_IO, "%s: cannot create a "
-                             "temporary file next to it: %s", path,
-                             strerror(errno));
-    }
-    close(fd);
-    unlink(tmp); /* CFITSIO will not overwrite; the name stays ours */
-    int st = 0;
-    if (fits_create_diskfile(fp, tmp, &st)) {
-        *fp = NULL;
-        return rvfit_fits_error(err, st, tmp, NULL, "creating file");
-    }
-    return RVFIT_OK;
 }
 
 static void sdss_primary(fitsfile *fp, const sdss_ids *id, double ra,
@@ -148,38 +127,28 @@ static int sdss_write_spec(const char *path, const rvfit_mock_star *m,
         return rvfit_err_set(err, RVFIT_ERR_INVALID, "mock star %zu: "
                              "TARGETID %lld does not decode into PLATE/MJD/"
                              "FIBERID", s, (long long)m->targetid);
-    char tmp[2 * SDSS_PATH_MAX + 16];
+    char tmp[2 * SDSS_PATH_MAX + 64];
     fitsfile *fp = NULL;
-    int rc = sdss_create(path, tmp, sizeof tmp, &fp, err), st = 0;
+    int rc = rvfit_fits_create(path, tmp, sizeof tmp, &fp, err), st = 0;
+    if (rc)
+        return rc;
     /* a deterministic sky position per star, in a 3-degree field */
     double ra = 150.0 + 3.0 * fmod((double)s * 0.6180339887, 1.0);
     double dec = 2.0 + 3.0 * fmod((double)s * 0.7548776662, 1.0);
-    if (!rc) {
-        sdss_primary(fp, &id, ra, dec, o, seed, &st);
-        sdss_coadd(fp, o, &st);
-        sdss_spall(fp, &id, ra, dec, m, o, &st);
-        if (st)
-            rc = rvfit_fits_error(err, st, path, NULL, "writing");
-        int s2 = 0;
-        fits_close_file(fp, &s2);
-        if (s2 && !rc)
-            rc = rvfit_fits_error(err, s2, path, NULL, "closing");
-    }
-    if (!rc && rename(tmp, path) != 0)
-        rc = rvfit_err_set(err, RVFIT_ERR_IO, "%s: cannot rename %s into "
-                           "place: %s", path, tmp, strerror(errno));
-    if (rc && tmp[0])
-        unlink(tmp);
-    return rc;
+    sdss_primary(fp, &id, ra, dec, o, seed, &st);
+    sdss_coadd(fp, o, &st);
+    sdss_spall(fp, &id, ra, dec, m, o, &st);
+    return rvfit_fits_commit(fp, st, tmp, path, err);
 }
 
 /* Where the files go: dir (no trailing '/'), and the list's own
  * directory prefix to strip from entries. */
-typedef struct sdss_dest {
+struct sdss_dest {
     int is_list;
     char dir[SDSS_PATH_MAX];  /* directory of the spec files (list)     */
     char rel[SDSS_PATH_MAX];  /* dir as seen from the list's directory  */
-} sdss_dest;
+};
+typedef struct sdss_dest sdss_dest;
 
 static int sdss_dest_init(const char *path, size_t nstar, sdss_dest *d,
                           rvfit_err *err)
@@ -202,10 +171,10 @@ static int sdss_dest_init(const char *path, size_t nstar, sdss_dest *d,
     snprintf(d->dir, sizeof d->dir, "%.*s", (int)(n - 5), path);
     const char *slash = strrchr(d->dir, '/');
     snprintf(d->rel, sizeof d->rel, "%s", slash ? slash + 1 : d->dir);
-    if (mkdir(d->dir, 0777) != 0 && errno != EEXIST)
-        return rvfit_err_set(err, RVFIT_ERR_IO, "%s: cannot create directory"
-                             " %s: %s", path, d->dir, strerror(errno));
-    return RVFIT_OK;
+    int rc = rvfit_mkdirs(d->dir, err);
+    if (rc)
+        rvfit_err_prefix(err, "%s", path);
+    return rc;
 }
 
 static void sdss_spec_name(const sdss_dest *d, const char *path,
@@ -225,16 +194,12 @@ static int sdss_write_list(const char *path, const sdss_dest *d,
                            size_t nstar, const rvfit_mock_star *stars,
                            rvfit_err *err)
 {
-    char tmp[2 * SDSS_PATH_MAX + 16], name[2 * SDSS_PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        if (fd >= 0)
-            close(fd), unlink(tmp);
+    char tmp[2 * SDSS_PATH_MAX + 64], name[2 * SDSS_PATH_MAX];
+    FILE *f = rvfit_tmpname(tmp, sizeof tmp, path) == 0 ? fopen(tmp, "w")
+                                                        : NULL;
+    if (!f)
         return rvfit_err_set(err, RVFIT_ERR_IO, "%s: cannot write: %s", path,
                              strerror(errno));
-    }
     fprintf(f, "# rvfit sdss mock: %zu spec files\n", nstar);
     for (size_t s = 0; s < nstar; s++) {
         sdss_spec_name(d, path, &stars[s], 1, name, sizeof name);
@@ -242,57 +207,28 @@ static int sdss_write_list(const char *path, const sdss_dest *d,
     }
     int bad = ferror(f);
     bad |= fclose(f) != 0;
-    if (!bad && chmod(tmp, 0644) == 0 && rename(tmp, path) == 0)
+    if (!bad && rename(tmp, path) == 0)
         return RVFIT_OK;
-    unlink(tmp);
-    return rvfit_err_set(err, RVFIT_ERR_IO, "%s: cannot write the list",
-                         path);
+    int e = errno;
+    remove(tmp);
+    return rvfit_err_set(err, RVFIT_ERR_IO, "%s: cannot write the list: %s",
+                         path, strerror(e));
 }
 
-static int sdss_block_alloc(sdss_mock_block *b)
+/* rvfit_mock_job.flush: one spec file per star of the block. */
+static int sdss_flush(const rvfit_mock_job *job, size_t s0, size_t ns,
+                      void *const *buf, rvfit_err *err)
 {
-    int ok = 1;
-    for (int i = 0; i < SDSS_MOCK_BLOCK; i++) {
-        sdss_mock_spec *o = &b->spec[i];
-        size_t n = SDSS_MOCK_NPIX;
-        ok &= (o->flux = malloc(n * sizeof(float))) != NULL;
-        ok &= (o->ivar = malloc(n * sizeof(float))) != NULL;
-        ok &= (o->wdisp = malloc(n * sizeof(float))) != NULL;
-        ok &= (o->sky = malloc(n * sizeof(float))) != NULL;
-        ok &= (o->model = malloc(n * sizeof(float))) != NULL;
-        ok &= (o->mask = malloc(n * sizeof(int32_t))) != NULL;
-    }
-    return ok;
-}
-
-static void sdss_block_free(sdss_mock_block *b)
-{
-    for (int i = 0; i < SDSS_MOCK_BLOCK; i++) {
-        sdss_mock_spec *o = &b->spec[i];
-        free(o->flux), free(o->ivar), free(o->wdisp), free(o->sky);
-        free(o->model), free(o->mask);
-    }
-}
-
-static int sdss_mock_all(sdss_mock_block *b, const sdss_dest *d,
-                         const char *path, size_t nstar, int nthreads,
-                         rvfit_err *err)
-{
+    const sdss_mock_ctx *c = job->ctx;
+    const sdss_mock_spec *spec = buf[SDSS_BUF_SPEC];
     char name[2 * SDSS_PATH_MAX];
-    for (size_t s0 = 0; s0 < nstar; s0 += SDSS_MOCK_BLOCK) {
-        b->s0 = s0;
-        b->ns = nstar - s0 < SDSS_MOCK_BLOCK ? nstar - s0 : SDSS_MOCK_BLOCK;
-        int rc = sdss_mock_run_block(b, nthreads, err);
-        for (size_t s = s0; s < s0 + b->ns && !rc; s++) {
-            sdss_spec_name(d, path, &b->stars[s], 0, name, sizeof name);
-            rc = sdss_write_spec(name, &b->stars[s], &b->spec[s - s0], s,
-                                 b->seed, err);
-        }
-        if (rc)
-            return rc;
+    int rc = RVFIT_OK;
+    for (size_t i = 0; i < ns && !rc; i++) {
+        const rvfit_mock_star *m = &job->stars[s0 + i];
+        sdss_spec_name(c->dest, c->path, m, 0, name, sizeof name);
+        rc = sdss_write_spec(name, m, &spec[i], s0 + i, job->seed, err);
     }
-    return d->is_list ? sdss_write_list(path, d, nstar, b->stars, err)
-                      : RVFIT_OK;
+    return rc;
 }
 
 int sdss_write_mock(const rvfit_host *host, const rvfit_kv *opts, int nopt,
@@ -302,34 +238,29 @@ int sdss_write_mock(const rvfit_host *host, const rvfit_kv *opts, int nopt,
 {
     (void)opts;
     (void)nopt;
-    if (nstar == 0 || !stars || !truth)
-        return rvfit_err_set(err, RVFIT_ERR_INVALID, "%s: mock needs at "
-                             "least one star and a truth function", path);
+    rvfit_mock_job job;
     sdss_dest d;
-    int rc = sdss_dest_init(path, nstar, &d, err);
+    int rc = rvfit_mock_begin(&job, host, path, nstar, stars, truth, ctx,
+                              seed, err);
+    if (!rc)
+        rc = sdss_dest_init(path, nstar, &d, err);
     if (rc)
         return rc;
-    sdss_mock_block *b = calloc(1, sizeof *b);
-    if (!b)
-        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "%s: mock block", path);
-    b->stars = stars;
-    b->truth = truth;
-    b->ctx = ctx;
-    b->seed = seed;
-    sdss_phi *phi = sdss_phi_new();
-    b->phi = phi;
-    if (!phi || !sdss_block_alloc(b))
-        rc = rvfit_err_set(err, RVFIT_ERR_NOMEM, "%s: mock of %zu stars",
-                           path, nstar);
-    if (!rc)
-        rc = sdss_mock_all(b, &d, path, nstar, host ? host->nthreads : 1,
-                           err);
+    rvfit_phi_table *phi = rvfit_phi_new();
+    if (!phi)
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "%s: mock of %zu stars",
+                             path, nstar);
+    sdss_mock_ctx c = {.phi = phi, .dest = &d, .path = path};
+    job.ctx = &c;
+    job.flush = sdss_flush;
+    sdss_mock_job_init(&job);
+    rc = rvfit_mock_run(&job, err);
+    if (!rc && d.is_list)
+        rc = sdss_write_list(path, &d, nstar, stars, err);
     if (!rc && host)
         rvfit_log(host, RVFIT_LOG_INFO, SDSS_WHO, "%s: wrote %zu mock BOSS "
                   "spectra (seed %llu)", path, nstar,
                   (unsigned long long)seed);
-    sdss_block_free(b);
-    sdss_phi_free(phi);
-    free(b);
+    rvfit_phi_free(phi);
     return rc;
 }

@@ -3,7 +3,7 @@
 #ifndef SDSS_MOCK_H
 #define SDSS_MOCK_H
 
-
+#include "rvfit/mockkit.h"
 #include "sdss_internal.h"
 
 /* The mock grid: pixel centres at log10(lambda) = COEFF0 + i*1e-4 with
@@ -21,7 +21,9 @@
 #define SDSS_MOCK_BLOCK 32       /* stars computed before writing */
 #define SDSS_MOCK_BADBIT 0x400000 /* and_mask bit of corrupted pixels */
 
-/* One synthetic spec file. */
+/* One synthetic spec file.  The struct itself is output array
+ * SDSS_BUF_SPEC of rvfit_mock_run, its arrays the others, so that a
+ * block's flush finds every star's spectrum in buf[SDSS_BUF_SPEC]. */
 typedef struct sdss_mock_spec {
     size_t npix;
     double coeff0;
@@ -30,26 +32,21 @@ typedef struct sdss_mock_spec {
     float snr; /* median flux*sqrt(ivar) over ivar > 0 */
 } sdss_mock_spec;
 
-typedef struct sdss_phi sdss_phi;
+enum {
+    SDSS_BUF_SPEC, SDSS_BUF_FLUX, SDSS_BUF_IVAR, SDSS_BUF_WDISP,
+    SDSS_BUF_SKY, SDSS_BUF_MODEL, SDSS_BUF_MASK, SDSS_NBUF
+};
 
-typedef struct sdss_mock_block {
-    const rvfit_mock_star *stars;
-    rvfit_truth_fn truth;
-    void *ctx;
-    uint64_t seed;
-    const sdss_phi *phi;
-    size_t s0, ns;               /* stars [s0, s0+ns)                  */
-    sdss_mock_spec spec[SDSS_MOCK_BLOCK];
-} sdss_mock_block;
-
-sdss_phi *sdss_phi_new(void);
-void sdss_phi_free(sdss_phi *t);
-/* Standard normal CDF, |error| < 1e-12. */
-double sdss_phi_cdf(const sdss_phi *t, double z);
+/* The job's ctx. */
+typedef struct sdss_mock_ctx {
+    const rvfit_phi_table *phi;
+    const struct sdss_dest *dest; /* where the files go (sdss_mock.c)  */
+    const char *path;             /* write_mock's path                 */
+} sdss_mock_ctx;
 
 /* LSF width (pixels) of the mock at log10(lambda) ll, fibre factor f. */
 double sdss_mock_wdisp(double ll, double f);
-/* Compute every star of the block on nthreads threads. */
-int sdss_mock_run_block(sdss_mock_block *b, int nthreads, rvfit_err *err);
+/* Buffers, scratch and star callback of an SDSS mock job. */
+void sdss_mock_job_init(rvfit_mock_job *job);
 
 #endif

@@ -12,57 +12,6 @@
 
 #include "sdss_mock.h"
 
-/* ---- normal CDF: cubic Hermite on a table (erfc is the hot spot) ----- */
-#define SDSS_PHI_Z 9.0
-#define SDSS_PHI_N 128
-
-struct sdss_phi {
-    size_t n;
-    double *cdf, *pdf;
-};
-
-sdss_phi *sdss_phi_new(void)
-{
-    sdss_phi *t = calloc(1, sizeof *t);
-    if (!t)
-        return NULL;
-    t->n = (size_t)(2.0 * SDSS_PHI_Z * SDSS_PHI_N) + 1;
-    t->cdf = malloc(t->n * sizeof *t->cdf);
-    t->pdf = malloc(t->n * sizeof *t->pdf);
-    if (!t->cdf || !t->pdf) {
-        sdss_phi_free(t);
-        return NULL;
-    }
-    for (size_t k = 0; k < t->n; k++) {
-        double z = -SDSS_PHI_Z + (double)k / SDSS_PHI_N;
-        t->cdf[k] = 0.5 * erfc(-z / sqrt(2.0));
-        t->pdf[k] = exp(-0.5 * z * z) * 0.3989422804014327;
-    }
-    return t;
-}
-
-void sdss_phi_free(sdss_phi *t)
-{
-    if (t) {
-        free(t->cdf);
-        free(t->pdf);
-        free(t);
-    }
-}
-
-double sdss_phi_cdf(const sdss_phi *t, double z)
-{
-    double x = (z + SDSS_PHI_Z) * SDSS_PHI_N;
-    if (x <= 0.0)
-        return 0.0;
-    if (x >= (double)(t->n - 1))
-        return 1.0;
-    size_t k = (size_t)x;
-    double u = x - (double)k, h = 1.0 / SDSS_PHI_N, u2 = u * u, u3 = u2 * u;
-    return (2 * u3 - 3 * u2 + 1) * t->cdf[k] + (u3 - 2 * u2 + u) * h * t->pdf[k] +
-           (-2 * u3 + 3 * u2) * t->cdf[k + 1] + (u3 - u2) * h * t->pdf[k + 1];
-}
-
 /* ---- the instrument ---------------------------------------------------- */
 
 /* 1.0-1.3 pixels: broadest at both ends of the range, as the BOSS
@@ -73,11 +22,9 @@ double sdss_mock_wdisp(double ll, double f)
     return f * (1.15 + 0.15 * cos(6.283185307179586477 * u));
 }
 
-#define SDSS_SPAN 24 /* most pixel edges one sample spreads over */
-
 /* LSF + pixel integration of fine[k] at exp(lnl0 + k dlnl) into out[n]
  * (mean flux density per pixel); edge[n+1] pixel edges in A. */
-static void sdss_pixelize(const sdss_phi *phi, double ll0, size_t n,
+static void sdss_pixelize(const rvfit_phi_table *phi, double ll0, size_t n,
                           const double *edge, double f, double lnl0,
                           double dlnl, size_t nf, const double *fine,
                           double *out)
@@ -95,15 +42,8 @@ static void sdss_pixelize(const sdss_phi *phi, double ll0, size_t n,
             continue;
         lo = lo < 0 ? 0 : lo;
         hi = hi > (long)n ? (long)n : hi;
-        if (hi - lo > SDSS_SPAN)
-            hi = lo + SDSS_SPAN;
-        double w = fine[k] * lam * dlnl, is = 1.0 / s;
-        double c0 = sdss_phi_cdf(phi, (edge[lo] - lam) * is);
-        for (long i = lo; i < hi; i++) {
-            double c1 = sdss_phi_cdf(phi, (edge[i + 1] - lam) * is);
-            out[i] += w * (c1 - c0);
-            c0 = c1;
-        }
+        double w = fine[k] * lam * dlnl;
+        rvfit_mock_spread(phi, edge, lo, hi - lo, lam, 1.0 / s, w, out);
     }
     for (size_t i = 0; i < n; i++)
         out[i] /= edge[i + 1] - edge[i];
@@ -114,9 +54,10 @@ typedef struct sdss_scratch {
     size_t nfine;
 } sdss_scratch;
 
-static int sdss_signal(sdss_mock_block *b, size_t s, double f,
+static int sdss_signal(const rvfit_mock_job *job, size_t s, double f,
                        sdss_mock_spec *o, sdss_scratch *w, rvfit_err *err)
 {
+    const sdss_mock_ctx *c = job->ctx;
     size_t n = o->npix;
     for (size_t i = 0; i <= n; i++)
         w->edge[i] = pow(10.0, o->coeff0 + ((double)i - 0.5) * SDSS_DLOGLAM);
@@ -126,19 +67,14 @@ static int sdss_signal(sdss_mock_block *b, size_t s, double f,
     if (nf > w->nfine)
         return rvfit_err_set(err, RVFIT_ERR_INTERNAL, "mock star %zu: %zu "
                              "fine samples > %zu", s, nf, w->nfine);
-    int rc = b->truth(b->ctx, s, lnl0, SDSS_MOCK_DLNL, nf, w->fine, err);
+    int rc = rvfit_mock_truth(job, s, NULL, lnl0, SDSS_MOCK_DLNL, nf,
+                              w->fine, err);
     if (rc)
         return rc;
-    for (size_t k = 0; k < nf; k++)
-        if (!isfinite(w->fine[k]))
-            return rvfit_err_set(err, RVFIT_ERR_NUMERIC, "truth of star %zu:"
-                                 " non-finite flux at %.3f A", s,
-                                 exp(lnl0 + SDSS_MOCK_DLNL * (double)k));
-    sdss_pixelize(b->phi, o->coeff0, n, w->edge, f, lnl0, SDSS_MOCK_DLNL, nf,
+    sdss_pixelize(c->phi, o->coeff0, n, w->edge, f, lnl0, SDSS_MOCK_DLNL, nf,
                   w->fine, w->pix);
     memcpy(w->tmp, w->pix, n * sizeof *w->tmp);
-    double med = rvfit_median(w->tmp, n);
-    double scale = med > 0.0 && isfinite(med) ? SDSS_MOCK_LEVEL / med : 1.0;
+    double scale = rvfit_mock_scale(w->tmp, n, SDSS_MOCK_LEVEL);
     for (size_t i = 0; i < n; i++)
         w->pix[i] *= scale;
     return RVFIT_OK;
@@ -163,16 +99,11 @@ static void sdss_noise(const rvfit_mock_star *st, rvfit_rng *r,
         double u = (double)i / (double)(n - 1);
         o->sky[i] = (float)(SDSS_MOCK_LEVEL * (0.2 + 0.8 * u * u));
         shape[i] = sqrt(fmax(w->pix[i], 0.0) + o->sky[i]);
-        ratio[i] = w->pix[i] / shape[i];
-    }
-    double c = rvfit_median(ratio, n) / st->snr;
-    for (size_t i = 0; i < n; i++) {
-        double sig = c * shape[i];
         o->model[i] = (float)w->pix[i];
-        o->flux[i] = (float)(w->pix[i] + sig * rvfit_rng_normal(r));
-        o->ivar[i] = (float)(1.0 / (sig * sig));
         o->mask[i] = 0;
     }
+    double c = rvfit_mock_noise(w->pix, shape, n, st->snr, r, ratio, o->flux,
+                                o->ivar);
     int nbad = (int)(rvfit_rng_uniform(r) * 4.0);
     int ndead = (int)(rvfit_rng_uniform(r) * 3.0);
     for (int k = 0; k < nbad + ndead; k++) {
@@ -185,23 +116,21 @@ static void sdss_noise(const rvfit_mock_star *st, rvfit_rng *r,
             o->wdisp[p] = 0.0f;
         }
     }
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (o->ivar[i] > 0.0f)
-            ratio[m++] = o->flux[i] * sqrt((double)o->ivar[i]);
-    o->snr = (float)rvfit_median(ratio, m);
+    o->snr = (float)rvfit_pixel_snr(o->flux, o->ivar, n, ratio);
 }
 
-static int sdss_mock_star(sdss_mock_block *b, size_t s, sdss_scratch *w,
-                          rvfit_err *err)
+static int sdss_mock_star(const rvfit_mock_job *job, void *scratch, size_t s,
+                          void *const *out, rvfit_err *err)
 {
-    const rvfit_mock_star *st = &b->stars[s];
-    if (!(st->snr > 0.0) || !isfinite(st->snr))
-        return rvfit_err_set(err, RVFIT_ERR_INVALID, "mock star %zu: S/N %g "
-                             "must be > 0", s, st->snr);
+    sdss_mock_spec *o = out[SDSS_BUF_SPEC];
+    o->flux = out[SDSS_BUF_FLUX];
+    o->ivar = out[SDSS_BUF_IVAR];
+    o->wdisp = out[SDSS_BUF_WDISP];
+    o->sky = out[SDSS_BUF_SKY];
+    o->model = out[SDSS_BUF_MODEL];
+    o->mask = out[SDSS_BUF_MASK];
     rvfit_rng r;
-    rvfit_rng_seed(&r, b->seed, ((uint64_t)s + 1) * SDSS_STREAM_KEY);
-    sdss_mock_spec *o = &b->spec[s - b->s0];
+    rvfit_rng_seed(&r, job->seed, ((uint64_t)s + 1) * SDSS_STREAM_KEY);
     o->coeff0 = SDSS_MOCK_LL0 +
                 SDSS_DLOGLAM * floor(rvfit_rng_uniform(&r) * SDSS_MOCK_SHIFT);
     o->npix = SDSS_MOCK_NPIX -
@@ -210,9 +139,9 @@ static int sdss_mock_star(sdss_mock_block *b, size_t s, sdss_scratch *w,
     for (size_t i = 0; i < o->npix; i++)
         o->wdisp[i] = (float)sdss_mock_wdisp(
             o->coeff0 + SDSS_DLOGLAM * (double)i, f);
-    int rc = sdss_signal(b, s, f, o, w, err);
+    int rc = sdss_signal(job, s, f, o, scratch, err);
     if (!rc)
-        sdss_noise(st, &r, o, w);
+        sdss_noise(&job->stars[s], &r, o, scratch);
     return rc;
 }
 
@@ -223,9 +152,9 @@ static void sdss_scratch_free(void *arg)
     free(w);
 }
 
-static void *sdss_scratch_new(void *ctx)
+static void *sdss_scratch_new(const rvfit_mock_job *job)
 {
-    (void)ctx;
+    (void)job;
     sdss_scratch *w = calloc(1, sizeof *w);
     if (!w)
         return NULL;
@@ -245,15 +174,15 @@ static void *sdss_scratch_new(void *ctx)
     return w;
 }
 
-static int sdss_mock_item(void *ctx, void *scratch, size_t i, rvfit_err *err)
+void sdss_mock_job_init(rvfit_mock_job *job)
 {
-    sdss_mock_block *b = ctx;
-    return sdss_mock_star(b, b->s0 + i, scratch, err);
-}
-
-int sdss_mock_run_block(sdss_mock_block *b, int nthreads, rvfit_err *err)
-{
-    const rvfit_parallel_job job = {b, sdss_scratch_new, sdss_scratch_free,
-                                    sdss_mock_item};
-    return rvfit_parallel_for(&job, b->ns, nthreads, err);
+    job->block = SDSS_MOCK_BLOCK;
+    job->nbuf = SDSS_NBUF;
+    job->bytes[SDSS_BUF_SPEC] = sizeof(sdss_mock_spec);
+    for (int k = SDSS_BUF_FLUX; k < SDSS_BUF_MASK; k++)
+        job->bytes[k] = SDSS_MOCK_NPIX * sizeof(float);
+    job->bytes[SDSS_BUF_MASK] = SDSS_MOCK_NPIX * sizeof(int32_t);
+    job->scratch_new = sdss_scratch_new;
+    job->scratch_free = sdss_scratch_free;
+    job->star = sdss_mock_star;
 }

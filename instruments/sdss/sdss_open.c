@@ -38,7 +38,7 @@ int sdss_open_coadd(const char *path, fitsfile **fp, size_t *npix,
         return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU COADD: %ld "
                              "rows, need at least 2 pixels", path, nrow);
     for (int c = 0; c < 5; c++)
-        if (!(cols[c] = sdss_colnum(*fp, sdss_coadd_cols[c])))
+        if (!(cols[c] = rvfit_fits_colnum(*fp, sdss_coadd_cols[c])))
             return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU COADD: "
                                  "column %s missing", path,
                                  sdss_coadd_cols[c]);
@@ -89,7 +89,7 @@ static int sdss_file_snr(sdss_handle *h, size_t k, rvfit_err *err)
     if (!rc)
         rc = sdss_read_one(h, k, w, f, iv, l, err);
     if (!rc)
-        h->spec[k].snr = sdss_pixel_snr(f, iv, n);
+        h->spec[k].snr = rvfit_pixel_snr(f, iv, n, NULL);
     free(w), free(f), free(iv), free(l);
     return rc;
 }

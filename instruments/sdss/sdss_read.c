@@ -181,7 +181,8 @@ int sdss_read(void *handle, size_t first, size_t count, rvfit_batch *b,
         int usable = 0;
         for (size_t i = 0; i < n && !usable; i++)
             usable = A->ivar[s * n + i] > 0.0f;
-        b->snr[s] = sdss_pixel_snr(A->flux + s * n, A->ivar + s * n, n);
+        b->snr[s] =
+            rvfit_pixel_snr(A->flux + s * n, A->ivar + s * n, n, NULL);
         b->flags[s] = usable ? 0u : RVFIT_SPEC_BAD;
         b->index[s] = k;
     }

@@ -45,7 +45,7 @@ static double sdss_key(fitsfile *fp, const char *key)
 /* First element of column `name` in row 1 as double; NaN when absent. */
 static double sdss_cell(fitsfile *fp, const char *name)
 {
-    int cn = sdss_colnum(fp, name), st = 0, any = 0;
+    int cn = rvfit_fits_colnum(fp, name), st = 0, any = 0;
     double v = NAN, nul = NAN;
     if (!cn)
         return NAN;
@@ -59,7 +59,7 @@ static double sdss_cell(fitsfile *fp, const char *name)
 /* String column `name` of row 1 into out[SDSS_STR_MAX]; width or 0. */
 static long sdss_cell_str(fitsfile *fp, const char *name, char *out)
 {
-    int cn = sdss_colnum(fp, name), st = 0, tc = 0;
+    int cn = rvfit_fits_colnum(fp, name), st = 0, tc = 0;
     long rep = 0, w = 0;
     out[0] = '\0';
     if (!cn || fits_get_coltype(fp, cn, &tc, &rep, &w, &st) || tc != TSTRING) {
@@ -111,7 +111,7 @@ static void sdss_read_spall(sdss_handle *h, size_t k, fitsfile *fp,
         } else {
             double v = sdss_cell(fp, c->name);
             h->num[k * SDSS_NCAND + (size_t)j] = v;
-            if (sdss_colnum(fp, c->name))
+            if (rvfit_fits_colnum(fp, c->name))
                 h->width[j] = 1;
         }
     }

@@ -186,7 +186,7 @@ int cpu_chisq(void *state, size_t n, const rvfit_point *pts,
     if (rc != RVFIT_OK)
         return rc;
     cpu_job job = {.st = st, .pts = pts, .out = out};
-    cpu_pool_run(st->pool, n, cpu_chisq_task, &job);
+    rvfit_pool_run(st->pool, n, cpu_chisq_task, &job);
     cpu_account(st, n, t0);
     return RVFIT_OK;
 }
@@ -207,7 +207,7 @@ int cpu_vscan(void *state, size_t nq, const rvfit_point *base, size_t nvel,
     cpu_job job = {.st = st, .pts = base, .nvel = nvel, .vel = vel,
                    .m2lnl = m2lnl};
     job.nchunk = (nvel + CPU_VCHUNK - 1) / CPU_VCHUNK;
-    cpu_pool_run(st->pool, nq * job.nchunk, cpu_vscan_task, &job);
+    rvfit_pool_run(st->pool, nq * job.nchunk, cpu_vscan_task, &job);
     cpu_account(st, nq * nvel, t0);
     return RVFIT_OK;
 }
@@ -226,7 +226,7 @@ int cpu_models(void *state, size_t n, const rvfit_point *pts,
                                  "models: no output array for arm %.16s",
                                  st->arm[a].name);
     cpu_job job = {.st = st, .pts = pts, .model = model, .cont = cont};
-    cpu_pool_run(st->pool, n, cpu_models_task, &job);
+    rvfit_pool_run(st->pool, n, cpu_models_task, &job);
     cpu_account(st, n, t0);
     return RVFIT_OK;
 }

@@ -14,6 +14,7 @@
 #include "rvfit/backend.h"
 #include "rvfit/library.h"
 #include "rvfit/physics.h"
+#include "rvfit/pool.h"
 
 /* Hot loops are also compiled for x86-64-v3 (AVX2) and picked at load
  * time.  Results do not depend on the clone: the sums keep their explicit
@@ -46,17 +47,8 @@ typedef float cpu_f4 __attribute__((vector_size(16)));
 #define CPU_LANES 8    /* independent accumulators per sum (vectorizable) */
 #define CPU_BLOCK 256  /* pixels per cache block of the normal equations  */
 #define CPU_VCHUNK 32  /* velocities per vscan work item                   */
-#define CPU_FAIL 1e30  /* -2 ln L of a point whose Cholesky failed         */
+#define CPU_FAIL RVFIT_M2LNL_FAIL /* -2 ln L of a failed Cholesky */
 #define CPU_NPAIR (RVFIT_MAX_POLY * (RVFIT_MAX_POLY + 1) / 2)
-
-/* ---- thread pool (cpu_pool.c) ---------------------------------------- */
-typedef struct cpu_pool cpu_pool;
-/* Work item `item` on thread `tid` (0 = the calling thread). */
-typedef void (*cpu_task_fn)(void *ctx, int tid, size_t item);
-int cpu_pool_create(int nthreads, cpu_pool **out);
-/* Run fn on items 0..nitems-1 with every thread; returns when all done. */
-void cpu_pool_run(cpu_pool *p, size_t nitems, cpu_task_fn fn, void *ctx);
-void cpu_pool_destroy(cpu_pool *p);
 
 /* ---- resident data (cpu_batch.c) ------------------------------------- */
 typedef struct cpu_arm {
@@ -94,7 +86,7 @@ typedef struct cpu_state {
     const rvfit_host *host;
     int nthreads;
     char device[64];
-    cpu_pool *pool;
+    rvfit_pool *pool;   /* nthreads threads; tid indexes scr            */
     int have_lib;
     rvfit_library lib;  /* deep copy, owned                               */
     int have_batch;

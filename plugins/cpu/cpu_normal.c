@@ -1,12 +1,14 @@
 /* cpu_normal.c — the continuum solve of one arm (physics.h step e), the
  * hot loop of the backend: normal equations sum_i w m^2 B_k B_l
  * accumulated pixel-major over cache blocks with CPU_LANES independent
- * partial sums (vectorizable without reassociating), then the same
- * equilibrated Cholesky and explicit residual as rvfit_marg_chisq. */
+ * partial sums (vectorizable without reassociating), then the
+ * equilibrated Cholesky of rvfit_marg_chisq (rvfit_chol_eq_solve) and
+ * the same explicit residual. */
 #include <math.h>
 #include <string.h>
 
 #include "cpu_internal.h"
+#include "rvfit/linalg.h"
 
 /* Lane j of every sum accumulates x_i y_i over i = j mod CPU_LANES, in
  * the vector and in the portable version alike. */
@@ -117,57 +119,6 @@ CPU_HOT static void cpu_normal(int np, long a0, long a1, const double *g,
         b[k] = cpu_lanes_sum(acc + (npair + k) * CPU_LANES);
 }
 
-/* Equilibrated Cholesky solve of A a = b (A lower, destroyed), as in
- * rvfit_marg_chisq.  Returns 0 or -1 (not positive definite). */
-static int cpu_chol_solve(int np, double *A, const double *b, double *coef,
-                          double *logdet)
-{
-    double sc[RVFIT_MAX_POLY], y[RVFIT_MAX_POLY];
-    double ld = 0.0;
-    for (int k = 0; k < np; k++) {
-        double d = A[k * np + k];
-        if (!(d > 0.0) || !isfinite(d))
-            return -1;
-        sc[k] = 1.0 / sqrt(d);
-        ld += log(d);
-    }
-    for (int k = 0; k < np; k++)
-        for (int l = 0; l <= k; l++)
-            A[k * np + l] *= sc[k] * sc[l];
-    for (int j = 0; j < np; j++) {
-        double d = A[j * np + j];
-        for (int k = 0; k < j; k++)
-            d -= A[j * np + k] * A[j * np + k];
-        if (!(d > 1e-14) || !isfinite(d))
-            return -1;
-        d = sqrt(d);
-        A[j * np + j] = d;
-        ld += 2.0 * log(d);
-        for (int i = j + 1; i < np; i++) {
-            double s = A[i * np + j];
-            for (int k = 0; k < j; k++)
-                s -= A[i * np + k] * A[j * np + k];
-            A[i * np + j] = s / d;
-        }
-    }
-    for (int k = 0; k < np; k++) {
-        double s = b[k] * sc[k];
-        for (int l = 0; l < k; l++)
-            s -= A[k * np + l] * y[l];
-        y[k] = s / A[k * np + k];
-    }
-    for (int k = np - 1; k >= 0; k--) {
-        double s = y[k];
-        for (int l = k + 1; l < np; l++)
-            s -= A[l * np + k] * y[l];
-        y[k] = s / A[k * np + k];
-    }
-    for (int k = 0; k < np; k++)
-        coef[k] = y[k] * sc[k];
-    *logdet = ld;
-    return 0;
-}
-
 /* cont[i] = sum_k coef_k B_k[i] over [a0, a1) (multiples of CPU_LANES). */
 CPU_HOT static void cpu_cont(int np, long a0, long a1, const double *coef,
                              const double *B, size_t npad, double *cont)
@@ -227,7 +178,7 @@ CPU_HOT int cpu_solve(const cpu_state *st, int a, size_t s, const cpu_range *r,
     }
     double A[RVFIT_MAX_POLY * RVFIT_MAX_POLY], b[RVFIT_MAX_POLY];
     cpu_normal(np, a0, a1, g, c, B, npad, w->gb, w->acc, A, b);
-    if (cpu_chol_solve(np, A, b, coef, logdet) != 0)
+    if (rvfit_chol_eq_solve(np, A, b, coef, logdet) != RVFIT_OK)
         return -1;
     cpu_cont(np, a0, a1, coef, B, npad, w->cont);
     double acc[CPU_LANES] = {0};

@@ -21,12 +21,16 @@ static int cpu_open(const rvfit_host *host, const rvfit_kv *opts, int nopt,
     if (!st)
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "cpu: out of memory");
     st->host = host;
-    st->nthreads = (int)nth;
-    if (cpu_pool_create(st->nthreads, &st->pool) != 0) {
+    rc = rvfit_pool_create((int)nth, &st->pool, err);
+    if (rc != RVFIT_OK) {
         free(st);
-        return rvfit_err_set(err, RVFIT_ERR_NOMEM,
-                             "cpu: cannot start %ld threads", nth);
+        rvfit_err_prefix(err, "cpu");
+        return rc;
     }
+    st->nthreads = rvfit_pool_size(st->pool);
+    if (st->nthreads < nth)
+        rvfit_log(host, RVFIT_LOG_WARN, "cpu", "the system gave %d of the "
+                  "%ld threads asked for", st->nthreads, nth);
     snprintf(st->device, sizeof st->device, "cpu (%d thread%s)", st->nthreads,
              st->nthreads == 1 ? "" : "s");
     rvfit_log(host, RVFIT_LOG_DEBUG, "cpu", "opened with %d threads",
@@ -50,7 +54,7 @@ static void cpu_close(void *state)
     cpu_state *st = state;
     if (!st)
         return;
-    cpu_pool_destroy(st->pool);
+    rvfit_pool_destroy(st->pool);
     cpu_free_batch(st);
     cpu_free_library(st);
     free(st);

@@ -92,7 +92,7 @@ int fit_chisq(fit_ctx *f, size_t n, const rvfit_point *pts, double *m2lnl,
     for (size_t i = 0; i < n; i++) {
         m2lnl[i] += core_penalty(f, &pts[i]);
         if (!isfinite(m2lnl[i]))
-            m2lnl[i] = 1e30;
+            m2lnl[i] = RVFIT_M2LNL_FAIL;
     }
     count(f, c0.points, c0.calls);
     return RVFIT_OK;
@@ -119,7 +119,7 @@ int fit_vscan(fit_ctx *f, size_t nq, const rvfit_point *base, size_t nvel,
             double *m = &m2lnl[q * nvel + k];
             *m += core_penalty(f, &p);
             if (!isfinite(*m))
-                *m = 1e30;
+                *m = RVFIT_M2LNL_FAIL;
         }
     count(f, c0.points, c0.calls);
     return RVFIT_OK;

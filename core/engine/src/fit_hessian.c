@@ -6,49 +6,14 @@
 #include <string.h>
 
 #include "fit_internal.h"
+#include "rvfit/linalg.h"
+
+_Static_assert(RVFIT_MAX_PARAMS <= RVFIT_LINALG_MAX, "too many parameters");
 
 #define H_STEP 0.25 /* finite-difference step, in node spacings */
 
 /* Stencil of central differences: centre, +-h_i, and (+-h_i, +-h_j). */
 static int stencil_size(int d) { return 1 + 2 * d + 2 * d * (d - 1); }
-
-/* Cholesky inverse of a d x d SPD matrix in place; 0 on failure. */
-static int spd_inverse(double *a, int d)
-{
-    double l[RVFIT_MAX_PARAMS * RVFIT_MAX_PARAMS] = {0};
-    for (int i = 0; i < d; i++)
-        for (int j = 0; j <= i; j++) {
-            double s = a[i * d + j];
-            for (int k = 0; k < j; k++)
-                s -= l[i * d + k] * l[j * d + k];
-            if (i == j) {
-                if (!(s > 0))
-                    return 0;
-                l[i * d + i] = sqrt(s);
-            } else {
-                l[i * d + j] = s / l[j * d + j];
-            }
-        }
-    /* inv = L^-T L^-1, column by column */
-    for (int c = 0; c < d; c++) {
-        double y[RVFIT_MAX_PARAMS], x[RVFIT_MAX_PARAMS];
-        for (int i = 0; i < d; i++) {
-            double s = i == c;
-            for (int k = 0; k < i; k++)
-                s -= l[i * d + k] * y[k];
-            y[i] = s / l[i * d + i];
-        }
-        for (int i = d - 1; i >= 0; i--) {
-            double s = y[i];
-            for (int k = i + 1; k < d; k++)
-                s -= l[k * d + i] * x[k];
-            x[i] = s / l[i * d + i];
-        }
-        for (int i = 0; i < d; i++)
-            a[i * d + c] = x[i];
-    }
-    return 1;
-}
 
 /* Centre of the stencil: the optimum, moved inside so that every stencil
  * point stays on the grid (the penalty outside would fake curvature). */
@@ -132,7 +97,7 @@ int fit_stage_hessian(fit_ctx *f, rvfit_result *res)
         double diag[RVFIT_MAX_PARAMS];
         for (int j = 0; j < d; j++)
             diag[j] = H[j * d + j];
-        int ok = spd_inverse(H, d);
+        int ok = rvfit_spd_inverse(d, H) == RVFIT_OK;
         if (!ok)
             r->warn |= RVFIT_WARN_BAD_HESSIAN;
         for (int i2 = 0; i2 < f->lib->nparam; i2++)

@@ -1,10 +1,11 @@
-/* fits.c — CFITSIO status conversion and the end of atomic FITS writes,
- * for the engine, the tools and plugins alike. */
+/* fits.c — CFITSIO status conversion, atomic FITS writes and column
+ * lookup, for the engine, the tools and plugins alike. */
 #include <errno.h>
 #include <fitsio.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "rvfit/files.h"
 #include "rvfit/fits.h"
 
 int rvfit_fits_error(rvfit_err *err, int fstatus, const char *path,
@@ -29,6 +30,29 @@ int rvfit_fits_error(rvfit_err *err, int fstatus, const char *path,
                          detail[0] ? ": " : "", detail);
 }
 
+int rvfit_fits_create(const char *path, char *tmp, size_t size, void *fpp,
+                      rvfit_err *err)
+{
+    fitsfile **fp = fpp;
+    *fp = NULL;
+    if (rvfit_tmpname(tmp, size, path) != 0) {
+        if (size)
+            tmp[0] = '\0';
+        return rvfit_err_set(err, RVFIT_ERR_IO, "%s: path too long", path);
+    }
+    /* A crashed run with our pid may have left it; CFITSIO will not
+     * overwrite, and the diskfile call parses no extended syntax. */
+    remove(tmp);
+    int fs = 0;
+    if (fits_create_diskfile(fp, tmp, &fs)) {
+        *fp = NULL;
+        tmp[0] = '\0';
+        rvfit_fits_error(err, fs, path, NULL, "creating a temporary file");
+        return RVFIT_ERR_IO;
+    }
+    return RVFIT_OK;
+}
+
 int rvfit_fits_commit(void *f, int fstatus, const char *tmp,
                       const char *path, rvfit_err *err)
 {
@@ -48,4 +72,26 @@ int rvfit_fits_commit(void *f, int fstatus, const char *tmp,
                              "%s", path, tmp, strerror(e));
     }
     return RVFIT_OK;
+}
+
+void rvfit_fits_discard(void *f, const char *tmp)
+{
+    int cs = 0;
+    if (f)
+        fits_close_file((fitsfile *)f, &cs);
+    if (cs)
+        fits_clear_errmsg();
+    if (tmp && tmp[0])
+        remove(tmp);
+}
+
+int rvfit_fits_colnum(void *fptr, const char *name)
+{
+    int st = 0, col = 0;
+    if (fits_get_colnum((fitsfile *)fptr, CASEINSEN, (char *)name, &col,
+                        &st))
+        col = 0;
+    if (st)
+        fits_clear_errmsg();
+    return col;
 }

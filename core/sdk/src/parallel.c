@@ -1,15 +1,19 @@
-/* parallel.c — rvfit_parallel_for: a shared counter hands out items, the
- * first failure is kept and stops further items. */
+/* parallel.c — rvfit_parallel_for on a pool made for the call: each
+ * thread makes its scratch on its first item, the first failure is kept
+ * and stops further items. */
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 
-#include "rvfit/numeric.h"
+#include "rvfit/pool.h"
 
 #define PAR_MAX_THREADS 64
 
 typedef struct par_state {
     const rvfit_parallel_job *job;
-    size_t n, next;
-    pthread_mutex_t lock;
+    void *scratch[PAR_MAX_THREADS]; /* by thread id                     */
+    atomic_int failed;              /* stops items not yet started      */
+    pthread_mutex_t lock;           /* rc, err                          */
     int rc;
     rvfit_err err;
 } par_state;
@@ -22,56 +26,56 @@ static void par_fail(par_state *p, int rc, const rvfit_err *e)
         p->err = *e;
     }
     pthread_mutex_unlock(&p->lock);
+    atomic_store(&p->failed, 1);
 }
 
-static void *par_worker(void *arg)
+static void par_item(void *ctx, int tid, size_t i)
 {
-    par_state *p = arg;
+    par_state *p = ctx;
     const rvfit_parallel_job *job = p->job;
+    if (atomic_load(&p->failed))
+        return;
     rvfit_err e;
     e.msg[0] = '\0';
-    void *scratch = job->scratch_new(job->ctx);
-    if (!scratch) {
-        par_fail(p, rvfit_err_set(&e, RVFIT_ERR_NOMEM, "no memory for the "
-                                  "scratch of a worker thread"), &e);
-        return NULL;
+    if (job->scratch_new && !p->scratch[tid]) {
+        p->scratch[tid] = job->scratch_new(job->ctx);
+        if (!p->scratch[tid]) {
+            par_fail(p, rvfit_err_set(&e, RVFIT_ERR_NOMEM, "no memory for "
+                                      "the scratch of a worker thread"), &e);
+            return;
+        }
     }
-    for (;;) {
-        pthread_mutex_lock(&p->lock);
-        size_t i = p->next++;
-        int stop = p->rc != RVFIT_OK || i >= p->n;
-        pthread_mutex_unlock(&p->lock);
-        if (stop)
-            break;
-        int rc = job->item(job->ctx, scratch, i, &e);
-        if (rc)
-            par_fail(p, rc, &e);
-    }
-    job->scratch_free(scratch);
-    return NULL;
+    int rc = job->item(job->ctx, p->scratch[tid], i, &e);
+    if (rc)
+        par_fail(p, rc, &e);
 }
 
 int rvfit_parallel_for(const rvfit_parallel_job *job, size_t n, int nthreads,
                        rvfit_err *err)
 {
-    par_state p = {.job = job, .n = n, .rc = RVFIT_OK};
-    pthread_t tid[PAR_MAX_THREADS];
     int nt = nthreads < 1 ? 1 : nthreads > PAR_MAX_THREADS ? PAR_MAX_THREADS
                                                            : nthreads;
     if ((size_t)nt > n)
         nt = n ? (int)n : 1;
-    pthread_mutex_init(&p.lock, NULL);
-    int started = 0;
-    for (int t = 1; t < nt; t++) {
-        if (pthread_create(&tid[t], NULL, par_worker, &p) != 0)
-            break; /* fewer threads, same results */
-        started = t;
+    par_state *p = calloc(1, sizeof *p);
+    rvfit_pool *pool = NULL;
+    if (!p || rvfit_pool_create(nt, &pool, err) != RVFIT_OK) {
+        free(p);
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "no memory for %d "
+                             "worker threads", nt);
     }
-    par_worker(&p);
-    for (int t = 1; t <= started; t++)
-        pthread_join(tid[t], NULL);
-    pthread_mutex_destroy(&p.lock);
-    if (p.rc)
-        return rvfit_err_set(err, p.rc, "%s", p.err.msg);
-    return RVFIT_OK;
+    p->job = job;
+    atomic_init(&p->failed, 0);
+    pthread_mutex_init(&p->lock, NULL);
+    rvfit_pool_run(pool, n, par_item, p);
+    rvfit_pool_destroy(pool);
+    for (int t = 0; t < nt; t++)
+        if (p->scratch[t] && job->scratch_free)
+            job->scratch_free(p->scratch[t]);
+    pthread_mutex_destroy(&p->lock);
+    int rc = p->rc;
+    if (rc)
+        rvfit_err_set(err, rc, "%s", p->err.msg);
+    free(p);
+    return rc;
 }

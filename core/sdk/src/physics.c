@@ -3,10 +3,10 @@
  * rotation kernel and the marginalised continuum solve.
  *
  * Numerical choices (backends must follow them):
- *  - rvfit_marg_chisq equilibrates the normal matrix (unit diagonal) before
- *    Cholesky and declares failure when an equilibrated pivot is <=
- *    RVFIT_CHOL_MIN_PIVOT (1e-14: rank deficient to double precision) or
- *    not finite;
+ *  - rvfit_marg_chisq solves with rvfit_chol_eq_solve (rvfit/linalg.h):
+ *    the normal matrix is equilibrated (unit diagonal) before Cholesky,
+ *    and an equilibrated pivot <= RVFIT_CHOL_MIN_PIVOT (1e-14: rank
+ *    deficient to double precision) or not finite is a failure;
  *  - chisq is the explicit residual sum sum_i w_i (f_i - m_i sum_k a_k
  *    B_ik)^2, not sum w f^2 - b^T a: the residual is stationary in a, so
  *    errors in a enter only at second order, while b^T a cancels
@@ -15,7 +15,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "rvfit/linalg.h"
 #include "rvfit/physics.h"
+
+_Static_assert(RVFIT_MAX_POLY <= RVFIT_LINALG_MAX, "continuum too large");
 
 /* M_PI is not ISO C. */
 #define PHYS_PI 3.14159265358979323846
@@ -113,34 +116,12 @@ int rvfit_vsini_kernel(double half, double *w)
     return h;
 }
 
-/* In-place Cholesky of the equilibrated n x n matrix a (row-major, lower
- * triangle used).  Returns 0, or -1 when a pivot is tiny or not finite. */
-static int chol(int n, double *a)
-{
-    for (int j = 0; j < n; j++) {
-        double d = a[j * n + j];
-        for (int k = 0; k < j; k++)
-            d -= a[j * n + k] * a[j * n + k];
-        if (!(d > RVFIT_CHOL_MIN_PIVOT) || !isfinite(d))
-            return -1;
-        d = sqrt(d);
-        a[j * n + j] = d;
-        for (int i = j + 1; i < n; i++) {
-            double s = a[i * n + j];
-            for (int k = 0; k < j; k++)
-                s -= a[i * n + k] * a[j * n + k];
-            a[i * n + j] = s / d;
-        }
-    }
-    return 0;
-}
-
 int rvfit_marg_chisq(int n, int npoly, const double *m, const float *f,
                      const float *w, const double *basis, double *chisq,
                      double *logdet, double *coef)
 {
     enum { P = RVFIT_MAX_POLY };
-    double a[P * P], b[P], sc[P], y[P];
+    double a[P * P], b[P], y[P];
     if (npoly < 1 || npoly > P)
         return RVFIT_ERR_INVALID;
     memset(a, 0, sizeof(double) * (size_t)(npoly * npoly));
@@ -157,37 +138,9 @@ int rvfit_marg_chisq(int n, int npoly, const double *m, const float *f,
                 a[k * npoly + l] += g * bi[k] * bi[l];
         }
     }
-    /* Equilibrate to a unit diagonal: det(A) = det(DAD) / prod(D^2). */
-    double ld = 0.0;
-    for (int k = 0; k < npoly; k++) {
-        double d = a[k * npoly + k];
-        if (!(d > 0.0) || !isfinite(d))
-            return RVFIT_ERR_NUMERIC;
-        sc[k] = 1.0 / sqrt(d);
-        ld += log(d);
-    }
-    for (int k = 0; k < npoly; k++)
-        for (int l = 0; l <= k; l++)
-            a[k * npoly + l] *= sc[k] * sc[l];
-    if (chol(npoly, a) != 0)
+    double ld;
+    if (rvfit_chol_eq_solve(npoly, a, b, y, &ld) != RVFIT_OK)
         return RVFIT_ERR_NUMERIC;
-    for (int k = 0; k < npoly; k++)
-        ld += 2.0 * log(a[k * npoly + k]);
-    /* Solve L L^T y = D b, then a = D y. */
-    for (int k = 0; k < npoly; k++) {
-        double s = b[k] * sc[k];
-        for (int l = 0; l < k; l++)
-            s -= a[k * npoly + l] * y[l];
-        y[k] = s / a[k * npoly + k];
-    }
-    for (int k = npoly - 1; k >= 0; k--) {
-        double s = y[k];
-        for (int l = k + 1; l < npoly; l++)
-            s -= a[l * npoly + k] * y[l];
-        y[k] = s / a[k * npoly + k];
-    }
-    for (int k = 0; k < npoly; k++)
-        y[k] *= sc[k];
     double chi = 0.0;
     for (int i = 0; i < n; i++) {
         if (!(w[i] > 0.0f))

@@ -1,8 +1,10 @@
-/* spectra.c — allocation of spectra batches and pass-through table rows. */
+/* spectra.c — allocation of spectra batches and pass-through table rows,
+ * and the per-pixel S/N summary of a spectrum. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rvfit/numeric.h"
 #include "rvfit/spectra.h"
 
 size_t rvfit_col_size(int type)
@@ -116,4 +118,20 @@ void rvfit_rows_free(rvfit_table_rows *r, const rvfit_table_schema *s)
     free(r->data);
     r->data = NULL;
     r->nrow = 0;
+}
+
+double rvfit_pixel_snr(const float *flux, const float *ivar, size_t n,
+                       double *work)
+{
+    double *v = work ? work : malloc((n ? n : 1) * sizeof *v);
+    if (!v)
+        return NAN;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ivar[i] > 0.0f)
+            v[k++] = (double)flux[i] * sqrt((double)ivar[i]);
+    double m = rvfit_median(v, k);
+    if (!work)
+        free(v);
+    return m;
 }

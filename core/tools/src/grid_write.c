@@ -6,9 +6,10 @@
  *       lte05800-4.50-1.0.Alpha=+0.40.PHOENIX-ACES-AGSS-COND-2011-HiRes.fits
  *
  * Model files hold float32 flux in erg/s/cm^2/cm with PHXTEFF, PHXLOGG,
- * PHXM_H, PHXALPHA, PHXVER.  Worker threads evaluate rvfit_synth_flux;
- * CFITSIO calls are serialised by a mutex (CFITSIO is not assumed
- * reentrant).  Every file is written to a temporary name and renamed.
+ * PHXM_H, PHXALPHA, PHXVER.  Models are independent items of
+ * rvfit_parallel_for; CFITSIO calls are serialised by a mutex (CFITSIO
+ * is not assumed reentrant).  Every file is written to a temporary name
+ * and renamed.
  */
 #include <fitsio.h>
 #include <math.h>
@@ -20,6 +21,7 @@
 #include "rvfit/files.h"
 #include "rvfit/fits.h"
 #include "rvfit/numeric.h"
+#include "rvfit/pool.h"
 #include "rvfit/synth.h"
 
 #define GW_WAVE "WAVE_PHOENIX-ACES-AGSS-COND-2011.fits"
@@ -57,12 +59,10 @@ typedef struct gw_job {
     const char *dir;
     const rvfit_grid_spec *spec;
     int nt, ng, nz, na;
-    size_t nmodel, nwave, next;
+    size_t nmodel, nwave;
     const uint8_t *hole;
     double lnl0;
-    pthread_mutex_t lock;      /* next, status, err and CFITSIO          */
-    int status;
-    rvfit_err *err;
+    pthread_mutex_t lock;      /* CFITSIO and the directories            */
 } gw_job;
 
 /* PHOENIX composition strings: Z "-0.0" for solar, "+0.5", "-1.0"; the
@@ -87,14 +87,11 @@ static int gw_write_image(const char *path, int bitpix, int dtype, size_t n,
                           rvfit_err *err)
 {
     char tmp[4200];
-    if (rvfit_tmpname(tmp, sizeof tmp, path) != 0)
-        return rvfit_err_set(err, RVFIT_ERR_IO, "%s: path too long", path);
-    char bang[4300];
-    snprintf(bang, sizeof bang, "!%s", tmp);
     fitsfile *f = NULL;
-    int fs = 0;
+    int fs = 0, st = rvfit_fits_create(path, tmp, sizeof tmp, &f, err);
+    if (st)
+        return st;
     long naxes[1] = {(long)n};
-    fits_create_file(&f, bang, &fs);
     fits_create_img(f, bitpix, 1, naxes, &fs);
     if (par) {
         double t = par[0], g = par[1], z = par[2], a = par[3];
@@ -158,35 +155,39 @@ static int gw_one(gw_job *j, size_t m, double *flux, float *f32,
     return st;
 }
 
-static void *gw_worker(void *arg)
+/* Per-thread buffers of one model. */
+typedef struct gw_scratch {
+    double *flux;
+    float *f32;
+} gw_scratch;
+
+static void gw_scratch_free(void *arg)
 {
-    gw_job *j = arg;
-    double *flux = malloc(j->nwave * sizeof *flux);
-    float *f32 = malloc(j->nwave * sizeof *f32);
-    rvfit_err e;
-    rvfit_err_clear(&e);
-    int st = (flux && f32) ? RVFIT_OK
-                           : rvfit_err_set(&e, RVFIT_ERR_NOMEM,
-                                           "grid: no memory for a model");
-    for (;;) {
-        pthread_mutex_lock(&j->lock);
-        if (st && !j->status) {
-            j->status = st;
-            *j->err = e;
-        }
-        size_t m = j->next;
-        int stop = j->status != 0 || m >= j->nmodel;
-        if (!stop)
-            j->next++;
-        pthread_mutex_unlock(&j->lock);
-        if (stop)
-            break;
-        if (!j->hole[m])
-            st = gw_one(j, m, flux, f32, &e);
+    gw_scratch *w = arg;
+    free(w->flux), free(w->f32);
+    free(w);
+}
+
+static void *gw_scratch_new(void *ctx)
+{
+    const gw_job *j = ctx;
+    gw_scratch *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->flux = malloc(j->nwave * sizeof *w->flux);
+    w->f32 = malloc(j->nwave * sizeof *w->f32);
+    if (!w->flux || !w->f32) {
+        gw_scratch_free(w);
+        return NULL;
     }
-    free(f32);
-    free(flux);
-    return NULL;
+    return w;
+}
+
+static int gw_item(void *ctx, void *scratch, size_t m, rvfit_err *err)
+{
+    gw_job *j = ctx;
+    gw_scratch *w = scratch;
+    return j->hole[m] ? RVFIT_OK : gw_one(j, m, w->flux, w->f32, err);
 }
 
 /* Pick round(hole_fraction * nmodel) holes by a seeded partial shuffle. */
@@ -255,7 +256,6 @@ int rvfit_grid_write(const char *dir, const rvfit_grid_spec *spec,
     memset(&j, 0, sizeof j);
     j.dir = dir;
     j.spec = spec;
-    j.err = err;
     j.nt = gw_count(spec->teff0, spec->teff1, spec->teff_step);
     j.ng = gw_count(spec->logg0, spec->logg1, spec->logg_step);
     j.nz = gw_count(spec->feh0, spec->feh1, spec->feh_step);
@@ -279,22 +279,13 @@ int rvfit_grid_write(const char *dir, const rvfit_grid_spec *spec,
         rvfit_err_prefix(err, "grid %s", dir);
         return st;
     }
+    const rvfit_parallel_job job = {&j, gw_scratch_new, gw_scratch_free,
+                                    gw_item};
     pthread_mutex_init(&j.lock, NULL);
-    int nth = nthreads < 1 ? 1 : (nthreads > 64 ? 64 : nthreads);
-    pthread_t tid[64];
-    int started = 0;
-    for (int t = 0; t < nth; t++)
-        if (pthread_create(&tid[t], NULL, gw_worker, &j) == 0)
-            started++;
-        else
-            break;
-    if (started == 0)
-        gw_worker(&j);
-    for (int t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
+    st = rvfit_parallel_for(&job, j.nmodel, nthreads, err);
     pthread_mutex_destroy(&j.lock);
     free(hole);
-    if (j.status)
+    if (st)
         rvfit_err_prefix(err, "grid %s", dir);
-    return j.status;
+    return st;
 }

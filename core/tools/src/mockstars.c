@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rvfit/files.h"
 #include "rvfit/fits.h"
 #include "rvfit/numeric.h"
 #include "rvfit/synth.h"
@@ -80,24 +79,22 @@ static int ms_columns(fitsfile *f, size_t n, const rvfit_mock_star *stars,
 int rvfit_truth_write(const char *path, size_t n,
                       const rvfit_mock_star *stars, rvfit_err *err)
 {
-    char tmp[4200], bang[4300];
-    if (rvfit_tmpname(tmp, sizeof tmp, path) != 0)
-        return rvfit_err_set(err, RVFIT_ERR_IO, "%s: path too long", path);
-    snprintf(bang, sizeof bang, "!%s", tmp);
+    char tmp[4200];
     /* Columns of HDU TRUTH, in this order (CFITSIO wants char **). */
     char *names[] = {"TARGETID", "TEFF", "LOGG", "FEH",
                      "ALPHAFE", "VRAD", "VSINI", "SNR"};
     char *forms[] = {"K", "D", "D", "D", "D", "D", "D", "D"};
     char *units[] = {"", "K", "dex", "dex", "dex", "km/s", "km/s", ""};
     fitsfile *f = NULL;
-    int fs = 0, st = RVFIT_OK;
-    fits_create_file(&f, bang, &fs);
+    int fs = 0, st = rvfit_fits_create(path, tmp, sizeof tmp, &f, err);
+    if (st)
+        return st;
     fits_create_tbl(f, BINARY_TBL, 0, 8, names, forms, units,
                     "TRUTH", &fs);
     if (!fs)
         st = ms_columns(f, n, stars, &fs);
     if (st) {
-        rvfit_fits_commit(f, MEMORY_ALLOCATION, tmp, path, NULL);
+        rvfit_fits_discard(f, tmp);
         return rvfit_err_set(err, st, "%s: no memory for %zu rows", path, n);
     }
     return rvfit_fits_commit(f, fs, tmp, path, err);

@@ -9,8 +9,8 @@
  * where S(e) is the exact cumulative integral of g below e - 8 sigma0 plus
  * closed forms of linear x Phi over the input segments within +-8 sigma0
  * (Phi(-8) ~ 6e-16).  Each model is then divided by its mean over the
- * unpadded arm pixels.  Workers take models from a shared counter; CFITSIO
- * reads are serialised by a mutex.
+ * unpadded arm pixels.  Models are independent items of
+ * rvfit_parallel_for; CFITSIO reads are serialised by a mutex.
  */
 #include <math.h>
 #include <pthread.h>
@@ -20,11 +20,11 @@
 
 #include "phoenix_read.h"
 #include "rvfit/physics.h"
+#include "rvfit/pool.h"
 #include "rvfit/templates.h"
 #include "rvfit/library_io.h"
 
 #define TPL_NSIG 8.0          /* half width of the Gaussian window        */
-#define TPL_MAX_THREADS 64
 #define TPL_TAB_PER_U 64      /* table nodes per unit of u                 */
 #define TPL_TAB_N (2 * 8 * TPL_TAB_PER_U + 1)
 
@@ -50,10 +50,7 @@ typedef struct tpl_job {
     const size_t *model_of; /* [nfile] library model index of each file     */
     double sigma;
     const tpl_tab *tab;
-    size_t next;
-    pthread_mutex_t lock;    /* next, status, err, CFITSIO                 */
-    int status;
-    rvfit_err *err;
+    pthread_mutex_t lock;    /* CFITSIO                                    */
 } tpl_job;
 
 /* Antiderivatives of Phi(u) and u*Phi(u), exact. */
@@ -200,36 +197,40 @@ static int tpl_model(tpl_job *j, size_t fi, double *f, double *gbuf,
     return st;
 }
 
-static void *tpl_worker(void *arg)
+/* Per-thread buffers of the input length: flux, photon flux, cumulative
+ * integral. */
+typedef struct tpl_scratch {
+    double *f, *g, *cum;
+} tpl_scratch;
+
+static void tpl_scratch_free(void *arg)
 {
-    tpl_job *j = arg;
+    tpl_scratch *w = arg;
+    free(w->f), free(w->g), free(w->cum);
+    free(w);
+}
+
+static void *tpl_scratch_new(void *ctx)
+{
+    const tpl_job *j = ctx;
     size_t n = j->g->nwave;
-    double *f = malloc(n * sizeof *f), *gb = malloc(n * sizeof *gb);
-    double *cum = malloc(n * sizeof *cum);
-    rvfit_err e;
-    rvfit_err_clear(&e);
-    int st = (f && gb && cum) ? RVFIT_OK
-                              : rvfit_err_set(&e, RVFIT_ERR_NOMEM,
-                                              "templates: no memory");
-    for (;;) {
-        pthread_mutex_lock(&j->lock);
-        if (st && !j->status) {
-            j->status = st;
-            *j->err = e;
-        }
-        size_t fi = j->next;
-        int stop = j->status != 0 || fi >= j->g->nfile;
-        if (!stop)
-            j->next++;
-        pthread_mutex_unlock(&j->lock);
-        if (stop)
-            break;
-        st = tpl_model(j, fi, f, gb, cum, &e);
+    tpl_scratch *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->f = malloc(n * sizeof *w->f);
+    w->g = malloc(n * sizeof *w->g);
+    w->cum = malloc(n * sizeof *w->cum);
+    if (!w->f || !w->g || !w->cum) {
+        tpl_scratch_free(w);
+        return NULL;
     }
-    free(cum);
-    free(gb);
-    free(f);
-    return NULL;
+    return w;
+}
+
+static int tpl_item(void *ctx, void *scratch, size_t fi, rvfit_err *e)
+{
+    tpl_scratch *w = scratch;
+    return tpl_model(ctx, fi, w->f, w->g, w->cum, e);
 }
 
 /* ---- axes from the file keywords ---------------------------------- */
@@ -372,22 +373,14 @@ static int tpl_arm_grid(const rvfit_template_arm *t, double vmax,
     return RVFIT_OK;
 }
 
-static int tpl_run(tpl_job *j, int nthreads)
+static int tpl_run(tpl_job *j, int nthreads, rvfit_err *err)
 {
+    const rvfit_parallel_job job = {j, tpl_scratch_new, tpl_scratch_free,
+                                    tpl_item};
     pthread_mutex_init(&j->lock, NULL);
-    int nth = nthreads < 1 ? 1 : (nthreads > TPL_MAX_THREADS
-                                      ? TPL_MAX_THREADS : nthreads);
-    pthread_t tid[TPL_MAX_THREADS];
-    int started = 0;
-    while (started < nth &&
-           pthread_create(&tid[started], NULL, tpl_worker, j) == 0)
-        started++;
-    if (started == 0)
-        tpl_worker(j);
-    for (int t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
+    int st = rvfit_parallel_for(&job, j->g->nfile, nthreads, err);
     pthread_mutex_destroy(&j->lock);
-    return j->status;
+    return st;
 }
 
 /* Allocate the flux arrays, fill holes with a flat 1 (never used by the
@@ -455,12 +448,11 @@ int rvfit_templates_build(const char *griddir, int narm,
         j.lib = &lib;
         j.model_of = model_of;
         j.sigma = o->sigma0;
-        j.err = err;
         tpl_tab *tab = malloc(sizeof *tab);
         if (tab) {
             tpl_tab_init(tab);
             j.tab = tab;
-            st = tpl_run(&j, o->nthreads);
+            st = tpl_run(&j, o->nthreads, err);
         } else {
             st = rvfit_err_set(err, RVFIT_ERR_NOMEM, "no memory");
         }

@@ -1,10 +1,10 @@
 /* rvfit/numeric.h — small numeric helpers for plugins: seedable random
  * streams (for synthetic data that must be deterministic in a seed and
- * independent of thread scheduling), a median and a parallel loop.
+ * independent of thread scheduling) and a median.  The parallel loop
+ * rvfit_parallel_for lives in rvfit/pool.h (included here).
  *
  * Ownership: caller-owned state.  Thread-safety: one rvfit_rng per thread;
- * rvfit_median sorts its argument in place; rvfit_parallel_for calls
- * `item` concurrently (each thread with its own scratch).
+ * rvfit_median sorts its argument in place.
  */
 #ifndef RVFIT_NUMERIC_H
 #define RVFIT_NUMERIC_H
@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rvfit/pool.h"
 #include "rvfit/status.h"
 
 #ifdef __cplusplus
@@ -40,23 +41,6 @@ RVFIT_EXPORT double rvfit_splitmix_uniform(uint64_t *state);
 
 /* Median of x[0..n-1] (sorted in place); NaN for n == 0. */
 RVFIT_EXPORT double rvfit_median(double *x, size_t n);
-
-/* Independent work items 0..n-1 on up to nthreads threads (the caller's
- * included; < 1 means 1, at most 64).  Each thread gets its own scratch
- * from scratch_new(ctx) (NULL = out of memory, reported as such) and frees
- * it with scratch_free; items are taken in order by whichever thread is
- * free, so an item's result must depend on its index only.  After the
- * first failing item no new items start; its status is returned and its
- * message is in err. */
-typedef struct rvfit_parallel_job {
-    void *ctx;
-    void *(*scratch_new)(void *ctx);
-    void (*scratch_free)(void *scratch);
-    int (*item)(void *ctx, void *scratch, size_t i, rvfit_err *err);
-} rvfit_parallel_job;
-
-RVFIT_EXPORT int rvfit_parallel_for(const rvfit_parallel_job *job, size_t n,
-                                    int nthreads, rvfit_err *err);
 
 #ifdef __cplusplus
 }

@@ -124,6 +124,13 @@ RVFIT_EXPORT int rvfit_rows_alloc(rvfit_table_rows *r,
 RVFIT_EXPORT void rvfit_rows_free(rvfit_table_rows *r,
                                   const rvfit_table_schema *s);
 
+/* Median S/N per pixel of one spectrum: the median of flux*sqrt(ivar) over
+ * the pixels with ivar > 0 (the batch's snr).  work: n doubles of
+ * scratch, or NULL to allocate them.  NaN when no pixel is usable or the
+ * allocation fails. */
+RVFIT_EXPORT double rvfit_pixel_snr(const float *flux, const float *ivar,
+                                    size_t n, double *work);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,35 +1,33 @@
-/* cpu_pool.c — a small persistent pthread pool.  Work items are claimed
- * from an atomic counter; each item's result depends only on the item, so
- * the outcome is bit-identical for any thread count.  The calling thread
- * works as thread 0. */
+/* pool.c — rvfit_pool: a small persistent pthread pool.  Work items are
+ * claimed from an atomic counter; the calling thread works as thread 0,
+ * so a pool of one thread starts no thread at all. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "cpu_internal.h"
+#include "rvfit/pool.h"
 
-typedef struct cpu_worker {
-    struct cpu_pool *pool;
+typedef struct pool_worker {
+    struct rvfit_pool *pool;
     int tid;
-} cpu_worker;
+} pool_worker;
 
-struct cpu_pool {
+struct rvfit_pool {
     int n;                 /* threads including the caller            */
-    int nstarted;
     pthread_t *th;
-    cpu_worker *wk;
+    pool_worker *wk;
     pthread_mutex_t mu;
     pthread_cond_t go, done;
-    unsigned long gen;     /* bumped for every job                    */
+    unsigned long gen;     /* bumped for every run                    */
     int quit;
-    int active;            /* workers still inside the current job    */
-    cpu_task_fn fn;
+    int active;            /* workers still inside the current run    */
+    rvfit_pool_fn fn;
     void *ctx;
     size_t nitems;
     atomic_size_t next;
 };
 
-static void cpu_pool_drain(struct cpu_pool *p, int tid)
+static void pool_drain(struct rvfit_pool *p, int tid)
 {
     for (;;) {
         size_t it = atomic_fetch_add(&p->next, 1);
@@ -39,10 +37,10 @@ static void cpu_pool_drain(struct cpu_pool *p, int tid)
     }
 }
 
-static void *cpu_pool_main(void *arg)
+static void *pool_main(void *arg)
 {
-    cpu_worker *w = arg;
-    struct cpu_pool *p = w->pool;
+    pool_worker *w = arg;
+    struct rvfit_pool *p = w->pool;
     unsigned long seen = 0;
     pthread_mutex_lock(&p->mu);
     for (;;) {
@@ -52,7 +50,7 @@ static void *cpu_pool_main(void *arg)
             break;
         seen = p->gen;
         pthread_mutex_unlock(&p->mu);
-        cpu_pool_drain(p, w->tid);
+        pool_drain(p, w->tid);
         pthread_mutex_lock(&p->mu);
         if (--p->active == 0)
             pthread_cond_signal(&p->done);
@@ -61,56 +59,62 @@ static void *cpu_pool_main(void *arg)
     return NULL;
 }
 
-int cpu_pool_create(int nthreads, cpu_pool **out)
+int rvfit_pool_create(int nthreads, rvfit_pool **out, rvfit_err *err)
 {
-    struct cpu_pool *p = calloc(1, sizeof *p);
-    if (!p)
-        return -1;
-    p->n = nthreads < 1 ? 1 : nthreads;
-    p->th = calloc((size_t)p->n, sizeof *p->th);
-    p->wk = calloc((size_t)p->n, sizeof *p->wk);
-    if (!p->th || !p->wk) {
-        free(p->th);
-        free(p->wk);
+    int want = nthreads < 1 ? 1 : nthreads;
+    struct rvfit_pool *p = calloc(1, sizeof *p);
+    if (p) {
+        p->th = calloc((size_t)want, sizeof *p->th);
+        p->wk = calloc((size_t)want, sizeof *p->wk);
+    }
+    if (!p || !p->th || !p->wk) {
+        if (p)
+            free(p->th), free(p->wk);
         free(p);
-        return -1;
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "no memory for a pool "
+                             "of %d threads", want);
     }
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->go, NULL);
     pthread_cond_init(&p->done, NULL);
     atomic_init(&p->next, 0);
-    for (int t = 1; t < p->n; t++) {
+    p->n = 1;
+    for (int t = 1; t < want; t++) {
         p->wk[t].pool = p;
         p->wk[t].tid = t;
-        if (pthread_create(&p->th[t], NULL, cpu_pool_main, &p->wk[t]) != 0) {
-            cpu_pool_destroy(p);
-            return -1;
-        }
-        p->nstarted = t;
+        if (pthread_create(&p->th[t], NULL, pool_main, &p->wk[t]) != 0)
+            break; /* fewer threads, same results */
+        p->n = t + 1;
     }
     *out = p;
-    return 0;
+    return RVFIT_OK;
 }
 
-void cpu_pool_run(cpu_pool *p, size_t nitems, cpu_task_fn fn, void *ctx)
+int rvfit_pool_size(const rvfit_pool *p)
+{
+    return p->n;
+}
+
+void rvfit_pool_run(rvfit_pool *p, size_t nitems, rvfit_pool_fn fn,
+                    void *ctx)
 {
     pthread_mutex_lock(&p->mu);
     p->fn = fn;
     p->ctx = ctx;
     p->nitems = nitems;
     atomic_store(&p->next, 0);
-    p->active = p->nstarted;
+    p->active = p->n - 1;
     p->gen++;
     pthread_cond_broadcast(&p->go);
     pthread_mutex_unlock(&p->mu);
-    cpu_pool_drain(p, 0);
+    pool_drain(p, 0);
     pthread_mutex_lock(&p->mu);
     while (p->active > 0)
         pthread_cond_wait(&p->done, &p->mu);
     pthread_mutex_unlock(&p->mu);
 }
 
-void cpu_pool_destroy(cpu_pool *p)
+void rvfit_pool_destroy(rvfit_pool *p)
 {
     if (!p)
         return;
@@ -118,7 +122,7 @@ void cpu_pool_destroy(cpu_pool *p)
     p->quit = 1;
     pthread_cond_broadcast(&p->go);
     pthread_mutex_unlock(&p->mu);
-    for (int t = 1; t <= p->nstarted; t++)
+    for (int t = 1; t < p->n; t++)
         pthread_join(p->th[t], NULL);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->go);
