@@ -21,13 +21,15 @@ for part in sdk:librvfit_sdk engine:librvfit tools:librvfit_tools; do
   for s in $syms; do
     case $s in RVFIT_[0-9]*) continue ;; esac
     n=$((n + 1))
-    if ! echo "$declared" | grep -qx "$s"; then
+    # here-strings, not pipes: with pipefail, grep -q closing the pipe
+    # early can kill echo with SIGPIPE and fail a correct check
+    if ! grep -qx "$s" <<< "$declared"; then
       echo "FAIL: $lib exports $s, not declared RVFIT_EXPORT in core/$dir/include"
       fail=1
     fi
   done
   for d in $declared; do
-    echo "$syms" | grep -qx "$d" || { echo "FAIL: $lib lacks declared $d"; fail=1; }
+    grep -qx "$d" <<< "$syms" || { echo "FAIL: $lib lacks declared $d"; fail=1; }
   done
   echo "$lib: $n symbols, all documented"
 done

@@ -39,18 +39,22 @@ grep -q "$RVFIT_SOURCE_DIR" "$tmp/ascii/rvfit_instrument_ascii.so" &&
 # Plugins link the SDK, never the engine.
 for so in "$tmp/sdss/plugins/rvfit_instrument_sdss.so" "$tmp/ascii/rvfit_instrument_ascii.so"; do
   needed=$(readelf -d "$so" | grep NEEDED)
-  echo "$needed" | grep -q 'librvfit_sdk\.so\.' || fail "$so does not link librvfit_sdk"
-  echo "$needed" | grep -qE 'librvfit(_tools)?\.so' && fail "$so links the engine: $needed"
+  # here-strings, not pipes: under pipefail, grep -q closing the pipe early
+  # can kill the writer with SIGPIPE and fail a correct check
+  grep -q 'librvfit_sdk\.so\.' <<< "$needed" || fail "$so does not link librvfit_sdk"
+  grep -qE 'librvfit(_tools)?\.so' <<< "$needed" && fail "$so links the engine: $needed"
 done
 
 # The installed CLI, with only the out-of-tree plugins on its path.
 out=$(RVFIT_PLUGIN_PATH="$tmp/sdss/plugins:$tmp/ascii" \
       "$tmp/prefix/bin/rvfit" plugins 2>&1) || { echo "$out"; fail "rvfit plugins"; }
 echo "$out"
-echo "$out" | grep -A1 "$tmp/sdss/plugins" | grep -q "instrument sdss" ||
+sdss_entry=$(grep -A1 "$tmp/sdss/plugins" <<< "$out" || true)
+grep -q "instrument sdss" <<< "$sdss_entry" ||
   fail "sdss not listed from the out-of-tree build"
-echo "$out" | grep -q "instrument ascii" || fail "ascii not listed"
-echo "$out" | grep -iE "ascii|sdss" | grep -qiE "fail|error|reject" &&
+grep -q "instrument ascii" <<< "$out" || fail "ascii not listed"
+ours=$(grep -iE "ascii|sdss" <<< "$out" || true)
+grep -qiE "fail|error|reject" <<< "$ours" &&
   fail "a plugin was rejected"
 
 echo "test_out_of_tree: passed"
