@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Build with warnings as errors and run the whole test suite.
 # RVFIT_SANITIZE=1 builds and runs it under AddressSanitizer + UBSan.
+# For the build matrix (.ci/run): RVFIT_BUILD_DIR names the build
+# directory, RVFIT_CMAKE_ARGS adds configure options (e.g.
+# -DRVFIT_CUDA=OFF) and RVFIT_TESTS limits ctest to a regex of test names.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-deps.sh
@@ -15,7 +18,10 @@ if [ "${RVFIT_SANITIZE:-0}" = 1 ]; then
     export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 fi
-cmake -S . -B "$build" "${flags[@]}"
+read -r -a extra <<< "${RVFIT_CMAKE_ARGS:-}"
+select=()
+[ -n "${RVFIT_TESTS:-}" ] && select=(-R "$RVFIT_TESTS")
+cmake -S . -B "$build" "${flags[@]}" ${extra[@]+"${extra[@]}"}
 cmake --build "$build" -j"$(nproc)"
 cd "$build"
-ctest --output-on-failure -j2 --timeout 1500
+ctest --output-on-failure -j2 --timeout 1500 ${select[@]+"${select[@]}"}

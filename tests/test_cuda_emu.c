@@ -6,7 +6,9 @@
  * device pointer), plus what needs an emulated machine: three devices
  * sharing each call (per-device point counts logged at close), the
  * out-of-memory retry (halved budget, same numbers) and "no device".
- * Skips when the emulated build is absent (RVFIT_CUDA_EMU=OFF, no C++). */
+ * Skips when this configuration did not build the emulated backend
+ * (RVFIT_CUDA=OFF or RVFIT_CUDA_EMU=OFF, no C++ compiler); fails when it
+ * was built and its module is missing. */
 #define TCE_NO_MAIN
 #include "test_cuda_equiv.c"
 
@@ -103,8 +105,11 @@ int main(void)
     snprintf(cuda_dir, sizeof cuda_dir, "%s/cuda/emu", pp);
     char so[4200];
     snprintf(so, sizeof so, "%s/rvfit_backend_cuda.so", cuda_dir);
-    if (access(so, R_OK) != 0)
-        tu_skip("emulated cuda backend not built (%s)", so);
+    tu_need_plugin("rvfit_backend_cuda_emu");
+    if (access(so, R_OK) != 0) {
+        fprintf(stderr, "emulated cuda backend built but %s unreadable\n", so);
+        return 1;
+    }
     setenv("RVFIT_CUDA_EMU_DEVICES", "1", 1);
     rvfit_host host = tu_host(RVFIT_LOG_WARN);
     rvfit_err err;

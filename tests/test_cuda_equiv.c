@@ -4,9 +4,10 @@
  * max(|x|, 1); counters and device name; the float kernels, fp64 = 0, with
  * a looser tolerance) plus what is CUDA's own: several devices (devices =
  * all) when there are, small scratch budgets (many chunks).  Option errors
- * are checked everywhere; the rest skips (exit 77, with the reason) when
- * no CUDA device is available.  RVFIT_BENCH=1 adds a DESI-size throughput
- * comparison. */
+ * are checked wherever the plugin was built; the rest skips (exit 77, with
+ * the reason) when no CUDA device is available.  The whole test skips when
+ * this configuration did not build the plugin (-DRVFIT_CUDA=OFF, no
+ * toolkit).  RVFIT_BENCH=1 adds a DESI-size throughput comparison. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,7 @@ int main(void)
     rvfit_host host = tu_host(RVFIT_LOG_WARN);
     rvfit_err err;
     be_backend cpu, gpu;
+    tu_need_plugin("rvfit_backend_cuda");
     check_options(&host);
     int rc = open_cuda(&gpu, &host, NULL, 0, &err);
     if (rc == RVFIT_ERR_UNAVAILABLE) {

@@ -1,13 +1,19 @@
 #!/bin/bash
 # test_cuda_unavailable.sh — without a CUDA device, `rvfit plugins` lists
 # the cuda backend as loadable and "unavailable: ... no CUDA device (...)",
-# never as FAILED or broken.  Skips (77) when the plugin was not built or a
+# never as FAILED or broken.  Skips (77) when this configuration did not
+# build the plugin ($RVFIT_PLUGINS_BUILT, from tests/CMakeLists.txt) or a
 # device is present (test_cuda_equiv covers that case).
 set -u
+case ",${RVFIT_PLUGINS_BUILT:?}," in
+    *,rvfit_backend_cuda,*) ;;
+    *) echo "SKIPPED: rvfit_backend_cuda was not built in this configuration (built: $RVFIT_PLUGINS_BUILT)"
+       exit 77 ;;
+esac
 so="${RVFIT_PLUGIN_PATH:?}/rvfit_backend_cuda.so"
 if [ ! -e "$so" ]; then
-    echo "SKIPPED: cuda backend not built ($so absent)"
-    exit 77
+    echo "FAIL: cuda backend built but $so is absent"
+    exit 1
 fi
 out=$("${RVFIT_BIN:?}" plugins 2>&1)
 # The cuda entry and the status line after it.

@@ -3,7 +3,9 @@
  * VRAD within 0.01 km/s, Teff within 1 K, logg/[Fe/H] within 0.001 and
  * identical RVS_WARN (the tolerances compare applies), and the OpenCL run
  * must have been evaluated by the OpenCL device, with as many points as the
- * cpu run needed.  Skips visibly when no OpenCL platform exists. */
+ * cpu run needed.  Skips visibly when this configuration did not build the
+ * opencl plugin or `rvfit plugins` reports it unavailable (no platform or
+ * device); a built plugin that is missing or broken is a failure. */
 #include <string.h>
 
 #include "testutil.h"
@@ -13,18 +15,30 @@ int main(void)
     const char *bin = tu_env("RVFIT_BIN"), *data = tu_env("RVFIT_TEST_DATA");
     char cmd[16384], ids[512] = "";
     char *log = NULL;
-    snprintf(cmd, sizeof cmd, "'%s' plugins", bin);
+    tu_need_plugin("rvfit_backend_opencl");
+    /* The first entry is the build's: $RVFIT_PLUGIN_PATH is searched
+     * first.  Plugin log lines (stderr) would split entry and status. */
+    snprintf(cmd, sizeof cmd, "'%s' plugins 2>/dev/null", bin);
     tu_run(cmd, &log);
     const char *p = log ? strstr(log, "backend    opencl") : NULL;
-    p = p ? strstr(p, "status: ") : NULL;
-    if (!p || strncmp(p, "status: available", 17)) {
-        char why[300] = "opencl plugin not built";
-        if (p)
+    char why[600] = "not listed by `rvfit plugins`";
+    if (p) { /* the entry line: "FAILED at ...", or a status line follows */
+        snprintf(why, sizeof why, "%.*s", (int)strcspn(p, "\n"), p);
+        if (!tu_contains(why, "FAILED")) {
+            p += strcspn(p, "\n");
+            p += strspn(p, "\n ");
             snprintf(why, sizeof why, "%.*s", (int)strcspn(p, "\n"), p);
+        }
+    }
+    if (p && !strncmp(p, "status: unavailable", 19)) {
         free(log);
         tu_skip("opencl backend: %s", why);
     }
+    CHECK_MSG(p && !strncmp(p, "status: available", 17),
+              "opencl backend built but %s:\n%s", why, log ? log : "");
     free(log);
+    if (tu_failures)
+        return tu_finish("test_e2e_opencl_compare");
     for (int i = 0; i < 20; i++)
         snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%d",
                  i ? "," : "", 1000000 + i);

@@ -3,8 +3,10 @@
  * shapes; -2 ln L, chisq per arm, models and vscan within 1e-6 relative,
  * scaled by max(|x|, 1); counters and device name; the float device code
  * with a looser tolerance) plus the OpenCL options (list, platform/device
- * selectors, wgsize).  Skips (exit 77) when no OpenCL device is
- * available.  RVFIT_BENCH=1 adds a DESI-size throughput comparison. */
+ * selectors, wgsize).  Skips (exit 77, with the reason) when this
+ * configuration did not build the plugin (-DRVFIT_OPENCL=OFF, no OpenCL
+ * SDK) or no OpenCL device is available; a built plugin that fails to load
+ * is a failure.  RVFIT_BENCH=1 adds a DESI-size throughput comparison. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +58,7 @@ int main(void)
     rvfit_host host = tu_host(RVFIT_LOG_WARN);
     rvfit_err err;
     be_backend cpu, ocl;
+    tu_need_plugin("rvfit_backend_opencl");
     int rc = be_target_open(&ocl_target, &ocl, &host, NULL, 0, &err);
     if (rc == RVFIT_ERR_UNAVAILABLE)
         tu_skip("opencl backend unavailable: %s", err.msg);

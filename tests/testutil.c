@@ -30,6 +30,28 @@ void tu_skip(const char *fmt, ...)
     exit(77);
 }
 
+/* Is `name` one of the comma-separated items of list? */
+static int tu_listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list ? list : ""; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == n && !strncmp(p, name, n))
+            return 1;
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
+
+void tu_need_plugin(const char *target)
+{
+    const char *built = tu_env("RVFIT_PLUGINS_BUILT");
+    const char *doubles = getenv("RVFIT_TEST_PLUGINS");
+    if (!tu_listed(built, target) && !tu_listed(doubles, target))
+        tu_skip("%s was not built in this configuration (built: %s; for "
+                "tests: %s)", target, built, doubles ? doubles : "");
+}
+
 const char *tu_env(const char *name)
 {
     const char *v = getenv(name);

@@ -46,6 +46,13 @@ extern int tu_checks;
 int tu_finish(const char *name);
 /* Skip the whole test with a visible reason (exit code 77). */
 void tu_skip(const char *fmt, ...);
+/* Skip (exit 77, with the reason) unless this build configuration built
+ * plugin target TARGET (e.g. "rvfit_backend_opencl"): listed in
+ * $RVFIT_PLUGINS_BUILT or $RVFIT_TEST_PLUGINS (test doubles such as
+ * "rvfit_backend_cuda_emu"), set by tests/CMakeLists.txt.  A plugin that
+ * was built must then load and run: failing to is the test's failure, not
+ * a skip. */
+void tu_need_plugin(const char *target);
 /* Environment variable or abort with a message. */
 const char *tu_env(const char *name);
 /* A fresh empty directory under $RVFIT_TEST_TMP/<name>; returns a static

@@ -38,6 +38,9 @@ int cli_override_set(cli_overrides *o, const char *spec);
 /* Defaults, then the file (if any), then the overrides. Prints errors. */
 int cli_config(rvfit_config *c, const char *file, const cli_overrides *o);
 int cli_threads(const rvfit_config *c);
+/* A plugin's file name rvfit_<kind>_<name>.so -> kind, name (n bytes);
+ * 0 when the name is not a plugin's. */
+int cli_plugin_file(const char *file, int *kind, char *name, size_t n);
 
 /* The whole command line as one string (for output headers). */
 void cli_cmdline(int argc, char **argv, char *buf, size_t n);
@@ -76,6 +79,10 @@ int cmd_templates(int argc, char **argv);
 int cmd_mock(int argc, char **argv);
 int cmd_plugins(int argc, char **argv);
 int cmd_config(int argc, char **argv);
+/* `rvfit config --markdown`: docs/configuration.md, with the plugins of
+ * dirs (NULL-terminated; the first of each kind and name, as the loader
+ * picks).  Returns 0, or 1 when a plugin does not load (nothing printed). */
+int cli_config_markdown(char *const *dirs);
 int cmd_compare_truth(const char *rvtab, const char *truth, int nshow);
 
 #endif

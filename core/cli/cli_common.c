@@ -114,6 +114,25 @@ int cli_config(rvfit_config *c, const char *file, const cli_overrides *o)
     return 0;
 }
 
+int cli_plugin_file(const char *file, int *kind, char *name, size_t n)
+{
+    size_t len = strlen(file);
+    if (len < 10 || strncmp(file, "rvfit_", 6) || strcmp(file + len - 3, ".so"))
+        return 0;
+    const char *k = file + 6;
+    if (!strncmp(k, "backend_", 8)) {
+        *kind = RVFIT_PLUGIN_BACKEND;
+        k += 8;
+    } else if (!strncmp(k, "instrument_", 11)) {
+        *kind = RVFIT_PLUGIN_INSTRUMENT;
+        k += 11;
+    } else {
+        return 0;
+    }
+    snprintf(name, n, "%.*s", (int)(file + len - 3 - k), k);
+    return name[0] != '\0';
+}
+
 int cli_threads(const rvfit_config *c)
 {
     if (c->threads > 0)

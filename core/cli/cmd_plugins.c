@@ -8,26 +8,6 @@
 #include "cli.h"
 #include "rvfit/loader.h"
 
-/* rvfit_<kind>_<name>.so -> kind, name */
-static int split_name(const char *file, int *kind, char *name, size_t n)
-{
-    size_t len = strlen(file);
-    if (len < 10 || strncmp(file, "rvfit_", 6) || strcmp(file + len - 3, ".so"))
-        return 0;
-    const char *k = file + 6;
-    if (!strncmp(k, "backend_", 8)) {
-        *kind = RVFIT_PLUGIN_BACKEND;
-        k += 8;
-    } else if (!strncmp(k, "instrument_", 11)) {
-        *kind = RVFIT_PLUGIN_INSTRUMENT;
-        k += 11;
-    } else {
-        return 0;
-    }
-    snprintf(name, n, "%.*s", (int)(file + len - 3 - k), k);
-    return name[0] != '\0';
-}
-
 /* Backends that declare a `list` key enumerate their platforms/devices
  * (logged) when opened with list = 1, then report "listing only". */
 static void list_devices(rvfit_config *cfg, const rvfit_host *host,
@@ -86,7 +66,7 @@ static int list_dir(const char *dir, rvfit_config *cfg,
     while ((e = readdir(d))) {
         int kind;
         char name[256], path[RVFIT_PATH_LEN + 512];
-        if (!split_name(e->d_name, &kind, name, sizeof name))
+        if (!cli_plugin_file(e->d_name, &kind, name, sizeof name))
             continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         rvfit_plugin_handle h;

@@ -149,8 +149,8 @@ static int init_vscan(fit_ctx *f, double *v0, size_t *tbest)
     return rc;
 }
 
-/* Stage 1b: a lattice of nodes at the velocity found, then a finer scan
- * of velocity with the best node. */
+/* Stage 1b: a lattice of nodes at the velocity found; the best node
+ * starts stage 2. */
 static int init_lattice(fit_ctx *f, const double *v0)
 {
     const rvfit_library *L = f->lib;
