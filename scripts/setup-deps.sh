@@ -3,7 +3,8 @@
 # As root it installs them; otherwise it prints the command and fails.
 set -euo pipefail
 pkgs=(cmake make gcc pkg-config libcfitsio-dev libinih-dev
-      ocl-icd-opencl-dev opencl-headers pocl-opencl-icd)
+      ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
+      libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

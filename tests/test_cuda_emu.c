@@ -72,6 +72,16 @@ static void check_three(be_backend *cpu, uint64_t *rng)
               "%s", lc.n ? lc.line[lc.n - 1] : "");
     CHECK(cap_find(&lc, "device 1 (Emulated GPU 1): 108 points") >= 0);
     CHECK(cap_find(&lc, "device 2 (Emulated GPU 2): 151 points") >= 0);
+    /* devices = local: node-local rank 4 of 6 on three GPUs gets GPU 1 */
+    rvfit_kv local = {"devices", "local", "test", 0};
+    h.local_rank = 4;
+    h.local_size = 6;
+    rc = open_cuda(&g, &h, &local, 1, &err);
+    CHECK_MSG(rc == RVFIT_OK && !strcmp(g.ops->device(g.st),
+                                        "cuda: Emulated GPU 1"),
+              "devices = local: %s", rc ? err.msg : g.ops->device(g.st));
+    if (rc == RVFIT_OK)
+        be_close(&g);
     setenv("RVFIT_CUDA_EMU_DEVICES", "1", 1);
 }
 

@@ -49,6 +49,17 @@ static void check_selection(const be_target *t, be_backend *cpu,
         be_run_case(t, cpu, &b, &be_cases[1], rng, &res, BE_TOL);
         be_close(&b);
     }
+    /* device = local on platform 0: rank r of the node takes device r mod
+     * the platform's devices (PoCL: one), and says so. */
+    rvfit_host h = *host;
+    h.local_rank = 5;
+    h.local_size = 8;
+    rvfit_kv loc[2] = {{"platform", "0", "test", 0},
+                       {"device", "local", "test", 0}};
+    rc = be_target_open(t, &b, &h, loc, 2, &err);
+    CHECK_MSG(rc == RVFIT_OK, "device = local: %s", err.msg);
+    if (rc == RVFIT_OK)
+        be_close(&b);
 }
 
 static const be_target ocl_target = {"opencl", NULL, 2048, check_selection};

@@ -93,6 +93,7 @@ rvfit_host tu_host(int level)
     h.log_level = level;
     h.log = tu_log;
     h.nthreads = 2;
+    h.nranks = h.local_size = 1;
     return h;
 }
 
@@ -150,7 +151,7 @@ long long tu_read_key(const char *path, int hdu, const char *key)
 
 int tu_run(const char *cmd, char **output)
 {
-    char full[8192];
+    char full[40000];
     snprintf(full, sizeof full, "(%s) 2>&1", cmd);
     FILE *p = popen(full, "r");
     if (!p)
@@ -254,4 +255,229 @@ const rvfit_instrument_mock_ops *tu_mock_ops(const char *name)
     }
     rvfit_plugin_unload(&h);
     return m;
+}
+
+/* Column c of the current HDU as nrow*repeat int64, double or strings. */
+typedef struct tu_colv {
+    int kind; /* 0 int, 1 float, 2 string */
+    long long *i;
+    double *d;
+    char **s;
+    long n;
+} tu_colv;
+
+static void tu_colv_free(tu_colv *v)
+{
+    free(v->i);
+    free(v->d);
+    if (v->s)
+        free(v->s[0]);
+    free(v->s);
+    memset(v, 0, sizeof *v);
+}
+
+static int tu_colv_read(fitsfile *f, int c, long nrow, tu_colv *v)
+{
+    int st = 0, type = 0, any = 0;
+    long rep = 0, w = 0;
+    memset(v, 0, sizeof *v);
+    fits_get_eqcoltype(f, c, &type, &rep, &w, &st);
+    if (st)
+        return -1;
+    if (type == TSTRING) {
+        v->kind = 2;
+        v->n = nrow;
+        v->s = calloc((size_t)(nrow ? nrow : 1), sizeof *v->s);
+        char *buf = calloc((size_t)(nrow ? nrow : 1), (size_t)w + 1);
+        if (!v->s || !buf) {
+            free(buf);
+            return -1;
+        }
+        for (long r = 0; r < nrow; r++)
+            v->s[r] = buf + r * (w + 1);
+        if (nrow)
+            fits_read_col(f, TSTRING, c, 1, 1, nrow, NULL, v->s, &any, &st);
+        return st ? -1 : 0;
+    }
+    v->n = nrow * rep;
+    if (type == TLOGICAL) { /* as 0/1 integers */
+        char *l = malloc((size_t)(v->n ? v->n : 1));
+        v->i = malloc((size_t)(v->n ? v->n : 1) * sizeof *v->i);
+        if (l && v->i && v->n)
+            fits_read_col(f, TLOGICAL, c, 1, 1, v->n, NULL, l, &any, &st);
+        for (long k = 0; l && v->i && k < v->n; k++)
+            v->i[k] = l[k];
+        free(l);
+        return (st || !v->i) ? -1 : 0;
+    }
+    int isf = type == TFLOAT || type == TDOUBLE;
+    v->kind = isf ? 1 : 0;
+    if (isf) {
+        double nan = NAN;
+        v->d = malloc((size_t)(v->n ? v->n : 1) * sizeof *v->d);
+        if (v->d && v->n)
+            fits_read_col(f, TDOUBLE, c, 1, 1, v->n, &nan, v->d, &any, &st);
+    } else {
+        v->i = malloc((size_t)(v->n ? v->n : 1) * sizeof *v->i);
+        if (v->i && v->n)
+            fits_read_col(f, TLONGLONG, c, 1, 1, v->n, NULL, v->i, &any, &st);
+    }
+    return (st || (!v->d && !v->i)) ? -1 : 0;
+}
+
+static int tu_val_differ(const tu_colv *a, const tu_colv *b, long k)
+{
+    if (a->kind == 2)
+        return strcmp(a->s[k], b->s[k]) != 0;
+    if (a->kind == 0)
+        return a->i[k] != b->i[k];
+    if (isnan(a->d[k]) || isnan(b->d[k]))
+        return isnan(a->d[k]) != isnan(b->d[k]);
+    return memcmp(&a->d[k], &b->d[k], sizeof(double)) != 0;
+}
+
+long tu_table_diff(const char *pa, const char *pb, const char *ext, char *why,
+                   size_t nwhy)
+{
+    fitsfile *f[2] = {NULL, NULL};
+    const char *p[2] = {pa, pb};
+    int st = 0, nc[2] = {0, 0};
+    long nr[2] = {0, 0}, ndiff = 0;
+    snprintf(why, nwhy, "identical");
+    for (int i = 0; i < 2 && !st; i++) {
+        fits_open_file(&f[i], p[i], READONLY, &st);
+        fits_movnam_hdu(f[i], BINARY_TBL, (char *)ext, 0, &st);
+        fits_get_num_cols(f[i], &nc[i], &st);
+        fits_get_num_rows(f[i], &nr[i], &st);
+    }
+    if (st || nc[0] != nc[1] || nr[0] != nr[1]) {
+        snprintf(why, nwhy, "%s: cannot compare (status %d, %d/%d columns, "
+                 "%ld/%ld rows)", ext, st, nc[0], nc[1], nr[0], nr[1]);
+        ndiff = -1;
+    }
+    for (int c = 1; ndiff >= 0 && c <= nc[0]; c++) {
+        tu_colv va, vb;
+        char name[80] = "", tmpl[16];
+        int cn = 0, s2 = 0;
+        snprintf(tmpl, sizeof tmpl, "%d", c);
+        fits_get_colname(f[0], CASESEN, tmpl, name, &cn, &s2);
+        if (tu_colv_read(f[0], c, nr[0], &va) ||
+            tu_colv_read(f[1], c, nr[1], &vb) || va.n != vb.n ||
+            va.kind != vb.kind) {
+            snprintf(why, nwhy, "%s: column %s unreadable or different",
+                     ext, name);
+            ndiff = -1;
+        }
+        for (long k = 0; ndiff >= 0 && k < va.n; k++)
+            if (tu_val_differ(&va, &vb, k) && ndiff++ == 0)
+                snprintf(why, nwhy, "%s: column %s value %ld differs "
+                         "(%.17g vs %.17g)", ext, name, k,
+                         va.kind == 1 ? va.d[k] : (double)(va.i ? va.i[k] : 0),
+                         vb.kind == 1 ? vb.d[k] : (double)(vb.i ? vb.i[k] : 0));
+        tu_colv_free(&va);
+        tu_colv_free(&vb);
+    }
+    for (int i = 0; i < 2; i++)
+        if (f[i]) {
+            int s3 = 0;
+            fits_close_file(f[i], &s3);
+        }
+    return ndiff;
+}
+
+static double *tu_read_image(fitsfile *f, long *n, long *ax0, long *ax1,
+                             int *st)
+{
+    int naxis = 0, bitpix = 0, any = 0;
+    long ax[2] = {1, 1};
+    fits_get_img_param(f, 2, &bitpix, &naxis, ax, st);
+    if (*st)
+        return NULL;
+    *ax0 = ax[0];
+    *ax1 = naxis > 1 ? ax[1] : 1;
+    *n = *ax0 * *ax1;
+    double *v = malloc((size_t)(*n ? *n : 1) * sizeof *v), nan = NAN;
+    if (v && *n)
+        fits_read_img(f, TDOUBLE, 1, *n, &nan, v, &any, st);
+    return v;
+}
+
+long tu_image_diff(const char *pa, const char *pb, const char *ext, char *why,
+                   size_t nwhy)
+{
+    fitsfile *f[2] = {NULL, NULL};
+    const char *p[2] = {pa, pb};
+    double *v[2] = {NULL, NULL};
+    long n[2] = {0, 0}, a0[2], a1[2], ndiff = 0;
+    int st = 0;
+    snprintf(why, nwhy, "identical");
+    for (int i = 0; i < 2 && !st; i++) {
+        fits_open_file(&f[i], p[i], READONLY, &st);
+        fits_movnam_hdu(f[i], IMAGE_HDU, (char *)ext, 0, &st);
+        v[i] = tu_read_image(f[i], &n[i], &a0[i], &a1[i], &st);
+    }
+    if (st || !v[0] || !v[1] || a0[0] != a0[1] || a1[0] != a1[1]) {
+        snprintf(why, nwhy, "%s: cannot compare (status %d)", ext, st);
+        ndiff = -1;
+    }
+    for (long k = 0; ndiff >= 0 && k < n[0]; k++) {
+        double x = v[0][k], y = v[1][k];
+        int d = (isnan(x) || isnan(y)) ? isnan(x) != isnan(y)
+                                       : memcmp(&x, &y, sizeof x) != 0;
+        if (d && ndiff++ == 0)
+            snprintf(why, nwhy, "%s: pixel %ld differs (%.17g vs %.17g)",
+                     ext, k, x, y);
+    }
+    for (int i = 0; i < 2; i++) {
+        free(v[i]);
+        if (f[i]) {
+            int s2 = 0;
+            fits_close_file(f[i], &s2);
+        }
+    }
+    return ndiff;
+}
+
+/* Every extension of file a compared with the same one of file b. */
+static long tu_file_diff(const char *a, const char *b, char *why,
+                         size_t nwhy)
+{
+    fitsfile *f = NULL;
+    int st = 0, nh = 0;
+    if (fits_open_file(&f, a, READONLY, &st)) {
+        snprintf(why, nwhy, "%s: cannot open", a);
+        return -1;
+    }
+    fits_get_num_hdus(f, &nh, &st);
+    long total = 0;
+    for (int h = 2; h <= nh && total >= 0 && !st; h++) {
+        int type = 0;
+        char ext[80] = "";
+        fits_movabs_hdu(f, h, &type, &st);
+        fits_read_key(f, TSTRING, "EXTNAME", ext, NULL, &st);
+        char w[512];
+        long d = type == IMAGE_HDU ? tu_image_diff(a, b, ext, w, sizeof w)
+                                   : tu_table_diff(a, b, ext, w, sizeof w);
+        if (d != 0 && total == 0)
+            snprintf(why, nwhy, "%s vs %s: %s", a, b, w);
+        total = d < 0 ? -1 : total + d;
+    }
+    int s2 = 0;
+    fits_close_file(f, &s2);
+    return st ? -1 : total;
+}
+
+long tu_outputs_diff(const char *da, const char *db, const char *stem,
+                     char *why, size_t nwhy)
+{
+    char a[4200], b[4200];
+    snprintf(why, nwhy, "identical");
+    snprintf(a, sizeof a, "%s/rvtab_%s.fits", da, stem);
+    snprintf(b, sizeof b, "%s/rvtab_%s.fits", db, stem);
+    long d = tu_file_diff(a, b, why, nwhy);
+    if (d != 0)
+        return d;
+    snprintf(a, sizeof a, "%s/rvmod_%s.fits", da, stem);
+    snprintf(b, sizeof b, "%s/rvmod_%s.fits", db, stem);
+    return tu_file_diff(a, b, why, nwhy);
 }

@@ -87,3 +87,20 @@ long long tu_read_key(const char *path, int hdu, const char *key);
  * values only). */
 double tu_rstd(const double *x, long n);
 double tu_median(const double *x, long n);
+/* Compare every column of HDU `ext` of two FITS tables value by value
+ * (floating point bitwise, NaN equal to NaN; integers exactly; strings);
+ * returns the number of differing values (0: identical), -1 when a file
+ * cannot be read or the layouts differ; the first difference is
+ * described in why. */
+long tu_table_diff(const char *a, const char *b, const char *ext, char *why,
+                   size_t nwhy);
+/* Compare the pixels of image HDU `ext` of two FITS files bitwise (as
+ * doubles, NaN equal to NaN): the number of differing pixels, -1 when
+ * unreadable or of different shape; the first difference in why. */
+long tu_image_diff(const char *a, const char *b, const char *ext, char *why,
+                   size_t nwhy);
+/* Every HDU of two rvtab (RVTAB, FIBERMAP, SCORES when present) and rvmod
+ * (tables and images) files compared with the functions above; 0 when
+ * identical, else the number of differences (why: the first). */
+long tu_outputs_diff(const char *dir_a, const char *dir_b, const char *stem,
+                     char *why, size_t nwhy);

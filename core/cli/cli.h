@@ -8,6 +8,8 @@
 #include "rvfit/config.h"
 #include "rvfit/host.h"
 #include "rvfit/loader.h"
+#include "rvfit/run.h"
+#include "rvfit/statusfile.h"
 
 /* Logging context behind the host: one mutex so that plugin threads do
  * not interleave lines, and the progress line is cleared first. */
@@ -15,11 +17,11 @@ typedef struct cli_log {
     pthread_mutex_t lock;
     double t0;
     int progress_shown;
+    int rank;          /* MPI rank named in every line, -1: none */
 } cli_log;
 
 void cli_host_init(rvfit_host *h, cli_log *lg, int level, int nthreads);
-void cli_progress(void *ctx, const char *file, size_t done, size_t total,
-                  double seconds);
+void cli_progress(void *ctx, size_t spectra, double seconds);
 
 /* Parse "error|warn|info|debug|0..3". Returns -1 if invalid. */
 int cli_log_level(const char *s);
@@ -46,7 +48,11 @@ int cli_plugin_file(const char *file, int *kind, char *name, size_t n);
 void cli_cmdline(int argc, char **argv, char *buf, size_t n);
 
 /* Everything a fit needs, opened in order and closed in reverse. */
+struct cli_mpi;
+
 typedef struct fit_env {
+    struct cli_mpi *mpi;   /* the MPI job this process is part of, or NULL */
+    const volatile int *cancel; /* set by SIGINT/SIGTERM (may be NULL)  */
     rvfit_config cfg;
     cli_log lg;
     rvfit_host host;
@@ -72,6 +78,28 @@ void cli_close_env(fit_env *e);
 int cli_fit_files(fit_env *e, char **files, int nfiles, const char *cmdline,
                   const int64_t *ids, size_t nids, cli_fit_summary *sum);
 int cli_parse_targetids(const char *spec, int64_t **ids, size_t *n);
+void cli_print_profile(const rvfit_host *h, const rvfit_run *r, double wall);
+/* Set a status-file line, logging (not failing) when it cannot be written. */
+void cli_status_set(rvfit_statusfile *sf, const rvfit_host *h, size_t input,
+                    const char *state, const char *detail);
+
+/* ---- MPI (cli_mpi.c) ---------------------------------------------------
+ * Under mpirun every rank runs `rvfit fit` on the same files: rank 0 hands
+ * out files (and parts of large files) from a queue and writes the status
+ * file; every rank fits what it gets with its own backend.  Without MPI
+ * support these report that MPI is unavailable. */
+/* Join the MPI job when launched by an MPI launcher; *m = NULL otherwise.
+ * Returns 0, or 2 (message printed) when launched under mpirun but built
+ * without MPI. */
+int cli_mpi_init(int *argc, char ***argv, struct cli_mpi **m);
+void cli_mpi_finalize(struct cli_mpi *m);
+/* Rank, ranks, node-local rank and ranks on the node into the host. */
+void cli_mpi_host(const struct cli_mpi *m, rvfit_host *h, cli_log *lg);
+/* The job over files; returns the job's failed inputs (same on every
+ * rank), -1 when this rank could not take part. */
+int cli_mpi_fit(fit_env *e, rvfit_run *run, char **files, int nfiles);
+/* Agree on the exit status of the job: the largest of every rank's. */
+int cli_mpi_exit_code(const struct cli_mpi *m, int code);
 
 int cmd_fit(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

@@ -25,8 +25,12 @@ static void log_fn(void *ctx, int level, const char *who, const char *msg)
         fputs("\r\033[K", stderr);
         lg->progress_shown = 0;
     }
-    fprintf(stderr, "[%8.3f] %-5s %s: %s\n", now() - lg->t0,
-            names[level & 3], who, msg);
+    if (lg->rank >= 0)
+        fprintf(stderr, "[%8.3f] %-5s rank %d %s: %s\n", now() - lg->t0,
+                names[level & 3], lg->rank, who, msg);
+    else
+        fprintf(stderr, "[%8.3f] %-5s %s: %s\n", now() - lg->t0,
+                names[level & 3], who, msg);
     pthread_mutex_unlock(&lg->lock);
 }
 
@@ -35,24 +39,23 @@ void cli_host_init(rvfit_host *h, cli_log *lg, int level, int nthreads)
     pthread_mutex_init(&lg->lock, NULL);
     lg->t0 = now();
     lg->progress_shown = 0;
+    lg->rank = -1;
     memset(h, 0, sizeof *h);
     h->size = sizeof *h;
     h->log_level = level;
     h->log = log_fn;
     h->log_ctx = lg;
     h->nthreads = nthreads;
+    h->nranks = h->local_size = 1;
 }
 
-void cli_progress(void *ctx, const char *file, size_t done, size_t total,
-                  double seconds)
+void cli_progress(void *ctx, size_t done, double seconds)
 {
     cli_log *lg = ctx;
-    if (!isatty(2))
+    if (!isatty(2) || lg->rank >= 0)
         return;
-    const char *base = strrchr(file, '/');
     pthread_mutex_lock(&lg->lock);
-    fprintf(stderr, "\r\033[K%s: %zu/%zu spectra, %.1f spectra/s",
-            base ? base + 1 : file, done, total,
+    fprintf(stderr, "\r\033[K%zu spectra fitted, %.1f spectra/s", done,
             seconds > 0 ? (double)done / seconds : 0.0);
     lg->progress_shown = 1;
     pthread_mutex_unlock(&lg->lock);

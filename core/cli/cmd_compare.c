@@ -174,25 +174,33 @@ int cmd_compare(int argc, char **argv)
     cli_cmdline(argc, argv, cmdline, sizeof cmdline);
     cli_fit_summary sum[MAX_BACKENDS];
     memset(sum, 0, sizeof sum);
-    static fit_env e;
+    fit_env *e = calloc(1, sizeof *e); /* large */
+    if (!e) {
+        free(ids);
+        return 2;
+    }
     for (int b = 0; b < nb; b++) {
         snprintf(dirs[b], sizeof dirs[b], "%s/compare-%s",
                  a.outdir ? a.outdir : ".", names[b]);
         mkdir(dirs[b], 0777);
-        memset(&e, 0, sizeof e);
+        memset(e, 0, sizeof *e);
         cli_overrides ov = a.ov;
         cli_override(&ov, "backend", "name", names[b]);
         cli_override(&ov, "output", "dir", dirs[b]);
         cli_override(&ov, "output", "overwrite", "1");
-        if (cli_config(&e.cfg, a.config, &ov))
+        if (cli_config(&e->cfg, a.config, &ov)) {
+            free(ids);
+            free(e);
             return 2;
-        cli_host_init(&e.host, &e.lg, (int)e.cfg.log_level,
-                      cli_threads(&e.cfg));
-        if (cli_fit_files(&e, a.files, a.nfiles, cmdline, ids, nids,
+        }
+        cli_host_init(&e->host, &e->lg, (int)e->cfg.log_level,
+                      cli_threads(&e->cfg));
+        if (cli_fit_files(e, a.files, a.nfiles, cmdline, ids, nids,
                           &sum[b]) != 0) {
             fprintf(stderr, "rvfit: error: backend %s failed; no "
                             "comparison\n", names[b]);
             free(ids);
+            free(e);
             return 1;
         }
     }
@@ -213,6 +221,7 @@ int cmd_compare(int argc, char **argv)
         }
     }
     free(ids);
+    free(e);
     printf("\n%s\n", bad ? "DIFFERENCES BEYOND TOLERANCE" : "all within tolerance");
     return bad ? 1 : 0;
 }

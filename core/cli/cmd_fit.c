@@ -4,7 +4,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -115,32 +114,6 @@ int cli_parse_targetids(const char *spec, int64_t **ids, size_t *n)
     return 0;
 }
 
-static void print_profile(const rvfit_host *h, const rvfit_run *r,
-                          double wall)
-{
-    rvfit_counters c;
-    r->be->ops->counters(r->be->state, &c);
-    rvfit_log(h, RVFIT_LOG_INFO, "rvfit",
-              "profile: %zu spectra in %zu files, %.2f s, %.2f spectra/s",
-              r->nspectra, r->nfiles, wall,
-              wall > 0 ? (double)r->nspectra / wall : 0.0);
-    for (int s = 0; s < RVFIT_NSTAGE; s++)
-        rvfit_log(h, RVFIT_LOG_INFO, "rvfit",
-                  "profile: %-12s %9.3f s %12" PRIu64 " points %8" PRIu64
-                  " calls",
-                  rvfit_stage_label(s), r->prof.seconds[s],
-                  r->prof.points[s], r->prof.calls[s]);
-    rvfit_log(h, RVFIT_LOG_INFO, "rvfit",
-              "backend %s on %s evaluated %" PRIu64 " points in %" PRIu64
-              " calls (%.3f s inside the backend)",
-              r->be->name, r->be->ops->device(r->be->state), c.points,
-              c.calls, c.seconds);
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) == 0)
-        rvfit_log(h, RVFIT_LOG_INFO, "rvfit", "peak RSS %.1f MiB",
-                  (double)ru.ru_maxrss / 1024.0);
-}
-
 typedef struct fit_args {
     const char *config;
     cli_overrides ov;
@@ -220,109 +193,7 @@ static int parse(int argc, char **argv, fit_args *a)
     return 0;
 }
 
-int cli_open_env(fit_env *e, rvfit_err *err)
-{
-    rvfit_config *c = &e->cfg;
-    if (!c->templates[0])
-        return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                             "no template library: give --templates DIR "
-                             "or [templates] path (build one with `rvfit "
-                             "templates`)");
-    struct stat sb;
-    if (stat(c->output_dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return rvfit_err_set(err, RVFIT_ERR_IO,
-                             "output directory %s does not exist",
-                             c->output_dir);
-    int rc = rvfit_library_load(&e->lib, c->templates, err);
-    if (rc)
-        return rc;
-    e->have_lib = 1;
-    if ((rc = rvfit_library_set_cubic(&e->lib, c->cubic, err)) ||
-        (c->log_flux && (rc = rvfit_library_set_log_flux(&e->lib, err))))
-        return rc;
-    rvfit_log(&e->host, RVFIT_LOG_INFO, "rvfit",
-              "templates %s: %d parameters, %zu models, %d arms; "
-              "interpolation in %s, cubic on: %s", c->templates,
-              e->lib.nparam, e->lib.nmodel, e->lib.narm,
-              c->log_flux ? "ln flux" : "flux",
-              c->cubic[0] ? c->cubic : "none");
-    if ((rc = rvfit_instrument_load(c, c->instrument, &e->inst, err)))
-        return rc;
-    e->have_inst = 1;
-    if ((rc = rvfit_backend_open(c, &e->host, &e->be, err)))
-        return rc;
-    e->have_be = 1;
-    rvfit_log(&e->host, RVFIT_LOG_INFO, "rvfit",
-              "backend %s %s on %s (%s)", e->be.name,
-              e->be.ph.desc->version, e->be.ops->device(e->be.state),
-              e->be.ph.path);
-    rc = e->be.ops->load_library(e->be.state, &e->lib, err);
-    if (rc)
-        rvfit_err_prefix(err, "backend '%s': load_library", e->be.name);
-    return rc;
-}
-
-void cli_close_env(fit_env *e)
-{
-    if (e->have_be)
-        rvfit_backend_close(&e->be);
-    if (e->have_inst)
-        rvfit_plugin_unload(&e->inst);
-    if (e->have_lib)
-        rvfit_library_free(&e->lib);
-    rvfit_config_free(&e->cfg);
-}
-
-int cli_fit_files(fit_env *e, char **files, int nfiles, const char *cmdline,
-                  const int64_t *ids, size_t nids, cli_fit_summary *sum)
-{
-    rvfit_err err;
-    rvfit_err_clear(&err);
-    int rc = cli_open_env(e, &err);
-    rvfit_run run = {.cfg = &e->cfg, .host = &e->host, .be = &e->be,
-                     .lib = &e->lib, .lib_path = e->cfg.templates,
-                     .inst = &e->inst, .cmdline = cmdline, .targetid = ids,
-                     .ntargetid = nids, .progress = cli_progress,
-                     .progress_ctx = &e->lg};
-    if (!rc)
-        rc = rvfit_fit_opts_from_config(&e->cfg, &run.fo, &err);
-    if (rc) {
-        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "%s", err.msg);
-        cli_close_env(e);
-        return -1;
-    }
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    int failed = 0;
-    for (int i = 0; i < nfiles; i++) {
-        rvfit_err_clear(&err);
-        if (rvfit_run_file(&run, files[i], &err) != RVFIT_OK) {
-            rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "%s", err.msg);
-            failed++;
-        }
-    }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double wall = (double)(t1.tv_sec - t0.tv_sec) +
-                  1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    print_profile(&e->host, &run, wall);
-    if (failed)
-        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit",
-                  "%d of %d input files failed (no output written for "
-                  "them)", failed, nfiles);
-    if (sum) {
-        rvfit_counters c;
-        e->be.ops->counters(e->be.state, &c);
-        sum->wall = wall;
-        sum->points = c.points;
-        sum->spectra = run.nspectra;
-        snprintf(sum->device, sizeof sum->device, "%s",
-                 e->be.ops->device(e->be.state));
-    }
-    cli_close_env(e);
-    return failed;
-}
-
-int cmd_fit(int argc, char **argv)
+static int fit_main(int argc, char **argv, struct cli_mpi *mpi)
 {
     fit_args a;
     memset(&a, 0, sizeof a);
@@ -334,22 +205,41 @@ int cmd_fit(int argc, char **argv)
                         "--help)\n");
         return 2;
     }
-    static fit_env e; /* large; one per process */
-    memset(&e, 0, sizeof e);
-    if (cli_config(&e.cfg, a.config, &a.ov))
+    fit_env *e = calloc(1, sizeof *e); /* large */
+    if (!e || cli_config(&e->cfg, a.config, &a.ov)) {
+        free(e);
         return 2;
-    cli_host_init(&e.host, &e.lg, (int)e.cfg.log_level, cli_threads(&e.cfg));
+    }
+    e->mpi = mpi;
+    cli_host_init(&e->host, &e->lg, (int)e->cfg.log_level,
+                  cli_threads(&e->cfg));
+    cli_mpi_host(mpi, &e->host, &e->lg);
     int64_t *ids = NULL;
     size_t nids = 0;
     char cmdline[8192];
     cli_cmdline(argc, argv, cmdline, sizeof cmdline);
-    if (a.targetid && cli_parse_targetids(a.targetid, &ids, &nids))
+    if (a.targetid && cli_parse_targetids(a.targetid, &ids, &nids)) {
+        rvfit_config_free(&e->cfg);
+        free(e);
         return 2;
-    int failed = cli_fit_files(&e, a.files, a.nfiles, cmdline, ids, nids,
+    }
+    int failed = cli_fit_files(e, a.files, a.nfiles, cmdline, ids, nids,
                                NULL);
     for (int i = 0; i < a.nfiles; i++)
         free(a.files[i]);
     free(a.files);
     free(ids);
+    free(e);
     return failed ? 1 : 0;
+}
+
+int cmd_fit(int argc, char **argv)
+{
+    struct cli_mpi *mpi = NULL;
+    int rc = cli_mpi_init(&argc, &argv, &mpi);
+    if (rc)
+        return rc;
+    rc = cli_mpi_exit_code(mpi, fit_main(argc, argv, mpi));
+    cli_mpi_finalize(mpi);
+    return rc;
 }

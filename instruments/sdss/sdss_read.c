@@ -2,7 +2,9 @@
  * wavelengths from loglam (snapped to the exact COEFF0/COEFF1 grid, since
  * loglam is stored as float32), flux, ivar with every unusable pixel at 0,
  * and the Gaussian LSF sigma from WDISP.  Spectra shorter than the batch
- * are padded with ivar 0 on wavelengths extrapolated on the same step. */
+ * are padded with ivar 0 on wavelengths extrapolated on the same step, and
+ * npix_own says how long they are, so that a spectrum's fit does not
+ * depend on the other files of a list. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +180,9 @@ int sdss_read(void *handle, size_t first, size_t count, rvfit_batch *b,
                            A->ivar + s * n, A->lsf + s * n, err);
         if (rc)
             break;
+        /* the file's own pixels; the rest pads it to the list's longest */
+        if (A->npix_own)
+            A->npix_own[s] = h->spec[k].npix;
         int usable = 0;
         for (size_t i = 0; i < n && !usable; i++)
             usable = A->ivar[s * n + i] > 0.0f;

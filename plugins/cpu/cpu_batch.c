@@ -100,7 +100,7 @@ static int cpu_copy_arm(cpu_state *st, const rvfit_arm_batch *ba, cpu_arm *ca,
 {
     size_t ns = st->nspec, n = ba->npix;
     memcpy(ca->name, ba->name, sizeof ca->name);
-    int rc = rvfit_batch_arm_check(&st->lib, ba, &ca->lib_arm, err);
+    int rc = rvfit_batch_arm_check(&st->lib, ba, ns, &ca->lib_arm, err);
     if (rc)
         return rc;
     ca->npix = n;
@@ -128,7 +128,8 @@ static int cpu_copy_arm(cpu_state *st, const rvfit_arm_batch *ba, cpu_arm *ca,
     const rvfit_lib_arm *la = &st->lib.arm[ca->lib_arm];
     for (size_t w = 0; w < nw; w++)
         rvfit_pixel_tables(st->mo.basis, st->mo.npoly, la->lnl0, la->dlnl, n,
-                           ba->wave + w * n, ca->npad, ca->u + w * ca->npad,
+                           rvfit_arm_npix(ba, w), ba->wave + w * n, ca->npad,
+                           ca->u + w * ca->npad,
                            ca->basis + w * np * ca->npad);
     for (size_t s = 0; s < ns; s++) {
         long first = -1, last = -2, nuse = 0;

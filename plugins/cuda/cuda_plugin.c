@@ -1,7 +1,8 @@
 /* cuda_plugin.c — descriptor of the CUDA backend, options, device
  * selection and open/close/device/counters.
  *
- * Options ([backend.cuda]): devices = 0 | 0,1,2 | all (default 0);
+ * Options ([backend.cuda]): devices = 0 | 0,1,2 | all | local (default 0;
+ * local: device node-local-rank modulo the device count, one per rank);
  * wgsize (block size, power of two in [8, 256], default 64); scratch_mb
  * (cap on per-call device scratch, default 1024; free memory lowers it);
  * fp64 = -1 auto | 0 | 1 (auto: double, which every CUDA GPU has); list = 1
@@ -27,8 +28,9 @@ static const rvfit_kv *cuda_kv(const rvfit_kv *opts, int nopt, const char *key)
     return NULL;
 }
 
-/* devices = "all" | comma-separated ordinals: into ord[] (*n of them);
- * *all set for "all" (resolved once the device count is known). */
+/* devices = "all" | "local" | comma-separated ordinals: into ord[] (*n of
+ * them); *all is 1 for "all", 2 for "local" (resolved once the device
+ * count is known). */
 static int cuda_parse_devices(const rvfit_kv *kv, int *ord, int *n, int *all,
                               rvfit_err *err)
 {
@@ -40,12 +42,16 @@ static int cuda_parse_devices(const rvfit_kv *kv, int *ord, int *n, int *all,
     const char *s = kv->value ? kv->value : "";
     while (isspace((unsigned char)*s))
         s++;
-    if (!strncmp(s, "all", 3)) {
-        const char *t = s + 3;
+    for (int k = 1; k <= 2; k++) {
+        const char *word = k == 1 ? "all" : "local";
+        size_t len = strlen(word);
+        const char *t = s + len;
+        if (strncmp(s, word, len))
+            continue;
         while (isspace((unsigned char)*t))
             t++;
         if (*t == '\0') {
-            *all = 1;
+            *all = k;
             return RVFIT_OK;
         }
     }
@@ -71,8 +77,8 @@ static int cuda_parse_devices(const rvfit_kv *kv, int *ord, int *n, int *all,
             break;
     }
     return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                         "%s:%d: key 'devices': '%s' is not 'all' or a list "
-                         "of up to %d device numbers such as 0,1",
+                         "%s:%d: key 'devices': '%s' is not 'all', 'local' "
+                         "or a list of up to %d device numbers such as 0,1",
                          kv->file, kv->line, kv->value ? kv->value : "",
                          CUDA_MAX_DEV);
 }
@@ -179,9 +185,16 @@ static int cuda_select(cuda_state *st, int *ord, int n, int all, int count,
                        rvfit_err *err)
 {
     int rc = RVFIT_OK;
-    if (all)
+    if (all == 2 && count > 0) { /* one device per rank on a node */
+        ord[0] = st->host->local_rank % count;
+        n = 1;
+        rvfit_log(st->host, RVFIT_LOG_INFO, "cuda", "node-local rank %d of "
+                  "%d: device %d of %d", st->host->local_rank,
+                  st->host->local_size, ord[0], count);
+    } else if (all == 1) {
         for (n = 0; n < count && n < CUDA_MAX_DEV; n++)
             ord[n] = n;
+    }
     for (int i = 0; i < n; i++)
         if (ord[i] >= count)
             return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE,

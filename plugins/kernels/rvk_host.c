@@ -103,10 +103,10 @@ static int rvk_check_opts(const rvk_lib *L, const rvfit_batch *bt,
 }
 
 /* Library arm of batch arm ba in *la, and ba usable by the kernels. */
-static int rvk_check_arm(const rvk_lib *L, const rvfit_arm_batch *ba, int *la,
-                         rvfit_err *err)
+static int rvk_check_arm(const rvk_lib *L, const rvfit_arm_batch *ba,
+                         size_t nspec, int *la, rvfit_err *err)
 {
-    int rc = rvfit_batch_arm_check(&L->meta, ba, la, err);
+    int rc = rvfit_batch_arm_check(&L->meta, ba, nspec, la, err);
     if (rc)
         return rc;
     if (ba->npix > 0x7fffffff) /* the kernels' 32-bit pixel indices */
@@ -124,7 +124,7 @@ static int rvk_layout(const rvk_lib *L, const rvfit_batch *bt, int *lam,
     size_t ns = bt->nspec, np = (size_t)B->npoly, tr = 0;
     for (int a = 0; a < bt->narm; a++) {
         const rvfit_arm_batch *ba = &bt->arm[a];
-        int rc = rvk_check_arm(L, ba, &lam[a], err);
+        int rc = rvk_check_arm(L, ba, ns, &lam[a], err);
         if (rc != RVFIT_OK)
             return rc;
         size_t n = ba->npix, nw = ba->wave_per_spec ? ns : 1;
@@ -170,7 +170,7 @@ static void rvk_fill_arm(const rvk_lib *L, const rvfit_batch *bt, int a,
     size_t n = ba->npix, ns = bt->nspec, nw = ba->wave_per_spec ? ns : 1;
     for (size_t w = 0; w < nw; w++)
         rvfit_pixel_tables(mo->basis, mo->npoly, lar->lnl0, lar->dlnl, n,
-                           ba->wave + w * n, n,
+                           rvfit_arm_npix(ba, w), ba->wave + w * n, n,
                            im->pos + ai[RVK_AI_POFF] + w * n,
                            im->basis + ai[RVK_AI_BOFF] +
                                w * (size_t)mo->npoly * n);

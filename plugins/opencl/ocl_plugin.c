@@ -1,5 +1,6 @@
 /* ocl_plugin.c — descriptor of the OpenCL backend, device selection
- * (options platform/device: index or case-insensitive name substring),
+ * (options platform/device: index or case-insensitive name substring, or
+ * device = local: the device of the node-local MPI rank),
  * open/close/device/counters.
  *
  * Listing: every open() logs the platforms and devices at debug level;
@@ -108,11 +109,36 @@ static int ocl_enumerate(const rvfit_host *host, int level, ocl_devlist *L,
     return RVFIT_OK;
 }
 
+/* device = local: of the devices of the chosen platform(s), GPUs when
+ * there are any, the one of this node-local rank (rank modulo count). */
+static int ocl_select_local(const ocl_devlist *L, const char *psel,
+                            const rvfit_host *h, rvfit_err *err)
+{
+    for (int gpu = 1; gpu >= 0; gpu--) {
+        int n = 0;
+        for (int i = 0; i < L->n; i++)
+            n += L->gpu[i] >= gpu && ocl_pick(psel, L->pidx[i], L->pname[i]);
+        for (int i = 0, k = 0; n > 0 && i < L->n; i++)
+            if (L->gpu[i] >= gpu && ocl_pick(psel, L->pidx[i], L->pname[i]) &&
+                k++ == h->local_rank % n) {
+                rvfit_log(h, RVFIT_LOG_INFO, "opencl", "node-local rank %d "
+                          "of %d: device %d of %d", h->local_rank,
+                          h->local_size, k - 1, n);
+                return i;
+            }
+    }
+    rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE,
+                  "no OpenCL device on platform '%s'", psel ? psel : "*");
+    return -1;
+}
+
 /* Index into L of the selected device: the first match, GPUs first when
  * no device was named. */
 static int ocl_select(const ocl_devlist *L, const char *psel, const char *dsel,
-                      rvfit_err *err)
+                      const rvfit_host *h, rvfit_err *err)
 {
+    if (dsel && !strcmp(dsel, "local"))
+        return ocl_select_local(L, psel, h, err);
     for (int pass = dsel ? 1 : 0; pass < 2; pass++)
         for (int i = 0; i < L->n; i++)
             if ((pass == 1 || L->gpu[i]) &&
@@ -187,7 +213,7 @@ static int ocl_open(const rvfit_host *host, const rvfit_kv *opts, int nopt,
     int i = -1;
     if (rc == RVFIT_OK) {
         i = ocl_select(L, rvfit_kv_get(opts, nopt, "platform"),
-                       rvfit_kv_get(opts, nopt, "device"), err);
+                       rvfit_kv_get(opts, nopt, "device"), host, err);
         rc = i < 0 ? RVFIT_ERR_UNAVAILABLE : RVFIT_OK;
     }
     if (rc == RVFIT_OK)

@@ -31,7 +31,9 @@ static const key_desc keys[] = {
     {"run", "log_level", K_LONG, OFF(log_level), 0, 0, 3, "2",
      "0 error, 1 warn, 2 info, 3 debug"},
     {"run", "batch_size", K_LONG, OFF(batch_size), 0, 1, 1000000, "512",
-     "spectra fitted together in lockstep per batch"},
+     "spectra fitted together in lockstep per batch, across input files"},
+    {"run", "readahead", K_BOOL, OFF(readahead), 0, 0, 1, "1",
+     "read and prepare the next batch, and write the last, while fitting"},
     {"instrument", "name", K_STR, OFF(instrument), SZ(instrument), 0, 0,
      "desi", "instrument plugin reading the input files"},
     {"backend", "name", K_STR, OFF(backend), SZ(backend), 0, 0, "cpu",
@@ -68,6 +70,9 @@ static const key_desc keys[] = {
      "skip inputs whose rvtab output exists"},
     {"output", "models", K_BOOL, OFF(write_models), 0, 0, 1, "1",
      "write rvmod_*.fits with best-fit models"},
+    {"output", "status", K_STR, OFF(status), SZ(status), 0, 0, "",
+     "status file: one line per input (done, failed with the reason, "
+     "skipped), rewritten atomically as inputs finish"},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 

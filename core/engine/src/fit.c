@@ -15,7 +15,7 @@ const char *rvfit_stage_label(int stage)
 {
     static const char *names[] = {"read",    "init",    "optimize",
                                   "vrefine", "hessian", "diagnostics",
-                                  "write"};
+                                  "write",   "wait"};
     return stage >= 0 && stage < RVFIT_NSTAGE ? names[stage] : "?";
 }
 
@@ -93,6 +93,7 @@ int fit_chisq(fit_ctx *f, size_t n, const rvfit_point *pts, double *m2lnl,
         m2lnl[i] += core_penalty(f, &pts[i]);
         if (!isfinite(m2lnl[i]))
             m2lnl[i] = RVFIT_M2LNL_FAIL;
+        f->npts[pts[i].spec]++;
     }
     count(f, c0.points, c0.calls);
     return RVFIT_OK;
@@ -121,6 +122,8 @@ int fit_vscan(fit_ctx *f, size_t nq, const rvfit_point *base, size_t nvel,
             if (!isfinite(*m))
                 *m = RVFIT_M2LNL_FAIL;
         }
+    for (size_t q = 0; q < nq; q++)
+        f->npts[base[q].spec] += nvel;
     count(f, c0.points, c0.calls);
     return RVFIT_OK;
 }
@@ -160,8 +163,9 @@ static int setup(fit_ctx *f)
     f->verr = calloc(ns ? ns : 1, sizeof(double));
     f->vskew = calloc(ns ? ns : 1, sizeof(double));
     f->vkurt = calloc(ns ? ns : 1, sizeof(double));
+    f->npts = calloc(ns ? ns : 1, sizeof *f->npts);
     if (!f->act || !f->best || !f->fbest || !f->verr || !f->vskew ||
-        !f->vkurt)
+        !f->vkurt || !f->npts)
         return rvfit_err_set(f->err, RVFIT_ERR_NOMEM, "fit: out of memory");
     f->nact = 0;
     for (size_t s = 0; s < ns; s++)
@@ -178,6 +182,7 @@ static void teardown(fit_ctx *f)
     free(f->verr);
     free(f->vskew);
     free(f->vkurt);
+    free(f->npts);
 }
 
 static void fill_bad(const fit_ctx *f, rvfit_result *r, size_t s)
@@ -239,6 +244,8 @@ static int stage_diag(fit_ctx *f, rvfit_result *res, float *const *models)
             rc = f->be->ops->models(f->be->state, n, p, mp, NULL, f->err);
         if (!rc)
             count(f, c0.points, c0.calls);
+        for (size_t i = 0; i < n && !rc; i++)
+            f->npts[p[i].spec]++;
         for (int a = 0; a < na && !rc; a++) {
             size_t np = f->b->arm[a].npix;
             for (size_t s = 0; s < f->b->nspec; s++)
@@ -350,6 +357,8 @@ int rvfit_fit_batch(rvfit_backend *be, const rvfit_library *lib,
                 for (int a = 0; a < b->narm; a++)
                     for (size_t i = 0; i < b->arm[a].npix; i++)
                         models[a][s * b->arm[a].npix + i] = NAN;
+    for (size_t s = 0; s < b->nspec && rc == RVFIT_OK && f.npts; s++)
+        res[s].npoints = f.npts[s];
     prof->spectra += b->nspec;
     teardown(&f);
     return rc;

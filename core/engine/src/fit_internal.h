@@ -21,6 +21,7 @@ typedef struct fit_ctx {
     rvfit_point *best;            /* [nspec] current best point        */
     double *fbest;                /* [nspec]                           */
     double *verr, *vskew, *vkurt; /* [nspec] from velocity refinement  */
+    uint64_t *npts;               /* [nspec] points asked for each     */
     int cur_stage;
 } fit_ctx;
 

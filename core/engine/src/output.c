@@ -169,8 +169,12 @@ int rvfit_output_open(rvfit_output **out, const char *tab_path,
     o->narm = info->narm;
     memcpy(o->arm, info->arm, sizeof o->arm);
     o->ntable = info->ntable;
-    o->table = info->table;
+    o->table = out_schemas_copy(info->table, info->ntable);
     o->id_table = -1;
+    if (!o->table) {
+        free(o);
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "output: out of memory");
+    }
     for (int t = 0; t < info->ntable; t++)
         if (!strcmp(info->table[t].extname, "RVTAB"))
             o->id_table = t;
@@ -182,6 +186,7 @@ int rvfit_output_open(rvfit_output **out, const char *tab_path,
     snprintf(create, sizeof create, "!%s", o->tab_tmp);
     if (fits_create_file(&o->tab, create, &st)) {
         int rc = fits_fail(st, err, o->tab_final, "cannot create");
+        out_schemas_free(o->table, o->ntable);
         free(o);
         return rc;
     }

@@ -2,6 +2,7 @@
  * names, TFORMs, units and descriptions in one place. */
 #include <fitsio.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "output_internal.h"
@@ -87,4 +88,29 @@ int out_fits_type(int type)
     case RVFIT_COL_F64: return TDOUBLE;
     default: return TSTRING;
     }
+}
+
+rvfit_table_schema *out_schemas_copy(const rvfit_table_schema *s, int n)
+{
+    rvfit_table_schema *c = calloc((size_t)(n > 0 ? n : 1), sizeof *c);
+    for (int t = 0; c && t < n; t++) {
+        c[t] = s[t];
+        rvfit_column *cols = malloc((size_t)(s[t].ncol > 0 ? s[t].ncol : 1) *
+                                    sizeof *cols);
+        if (!cols) {
+            out_schemas_free(c, t);
+            return NULL;
+        }
+        if (s[t].ncol > 0)
+            memcpy(cols, s[t].cols, (size_t)s[t].ncol * sizeof *cols);
+        c[t].cols = cols;
+    }
+    return c;
+}
+
+void out_schemas_free(rvfit_table_schema *s, int n)
+{
+    for (int t = 0; s && t < n; t++)
+        free((void *)s[t].cols);
+    free(s);
 }

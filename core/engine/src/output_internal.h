@@ -35,7 +35,7 @@ struct rvfit_output {
     out_cols cols;
     int id_table;       /* schema index whose columns go into RVTAB, -1 */
     int ntable;
-    const rvfit_table_schema *table; /* owned by the instrument handle */
+    rvfit_table_schema *table; /* [ntable], copies of the file's schemas */
     int narm;
     rvfit_arm_info arm[RVFIT_MAX_ARMS];
     int wave_per_spec[RVFIT_MAX_ARMS];
@@ -47,5 +47,8 @@ void out_rvtab_columns(out_cols *c, const rvfit_library *lib,
                        const rvfit_file_info *info);
 const char *out_tform(const rvfit_column *col, char *buf, size_t n);
 int out_fits_type(int type);
+/* Deep copies of n schemas (columns included) and their release. */
+rvfit_table_schema *out_schemas_copy(const rvfit_table_schema *s, int n);
+void out_schemas_free(rvfit_table_schema *s, int n);
 
 #endif

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "output_internal.h"
+#include "rvfit/fits.h"
 
 static double value_of(const out_col *c, const rvfit_result *r)
 {
@@ -105,67 +106,91 @@ static void write_passthrough(fitsfile *f, const rvfit_table_schema *s,
         write_col(f, c + 1, &s->cols[c], r->data[c], first, n, st);
 }
 
-static void write_models(rvfit_output *o, size_t first, const rvfit_batch *b,
-                         float *const *models, int *st)
+/* Wavelengths and models of rows [first, first+n): each row's own pixels
+ * (the output's npix) out of the batch's possibly longer rows. */
+static void write_models(rvfit_output *o, size_t first,
+                         const rvfit_output_rows *r, int *st)
 {
-    size_t n = b->nspec;
+    const rvfit_batch *b = r->b;
+    size_t n = r->n;
     for (int a = 0; a < o->narm && *st == 0; a++) {
-        char ext[80];
-        long npix = (long)o->arm[a].npix;
-        long fp[2] = {1, (long)first + 1};
-        if (!o->wave_per_spec[a] && !o->wave_written) {
-            snprintf(ext, sizeof ext, "%s_WAVELENGTH", o->arm[a].name);
-            fits_movnam_hdu(o->mod, IMAGE_HDU, ext, 0, st);
-            fits_write_img(o->mod, TDOUBLE, 1, npix, b->arm[a].wave, st);
+        const rvfit_arm_batch *A = &b->arm[a];
+        size_t np = o->arm[a].npix, bn = A->npix;
+        float *m = malloc((n ? n : 1) * np * sizeof *m);
+        double *w = malloc((n ? n : 1) * np * sizeof *w);
+        if (!m || !w) {
+            free(m), free(w);
+            *st = MEMORY_ALLOCATION;
+            return;
         }
-        if (o->wave_per_spec[a]) {
-            snprintf(ext, sizeof ext, "%s_WAVELENGTH", o->arm[a].name);
+        for (size_t i = 0; i < n; i++) {
+            size_t s = r->off + i;
+            memcpy(m + i * np, r->models[a] + s * bn, np * sizeof *m);
+            memcpy(w + i * np, A->wave + (A->wave_per_spec ? s * bn : 0),
+                   np * sizeof *w);
+        }
+        char ext[80];
+        long fp[2] = {1, (long)first + 1};
+        snprintf(ext, sizeof ext, "%s_WAVELENGTH", o->arm[a].name);
+        if (o->wave_per_spec[a] || !o->wave_written) {
             fits_movnam_hdu(o->mod, IMAGE_HDU, ext, 0, st);
-            fits_write_pix(o->mod, TDOUBLE, fp, (LONGLONG)n * npix,
-                           b->arm[a].wave, st);
+            if (o->wave_per_spec[a])
+                fits_write_pix(o->mod, TDOUBLE, fp, (LONGLONG)(n * np), w,
+                               st);
+            else if (n)
+                fits_write_img(o->mod, TDOUBLE, 1, (LONGLONG)np, w, st);
         }
         snprintf(ext, sizeof ext, "%s_MODEL", o->arm[a].name);
         fits_movnam_hdu(o->mod, IMAGE_HDU, ext, 0, st);
-        fits_write_pixnull(o->mod, TFLOAT, fp, (LONGLONG)n * npix,
-                           models[a], NULL, st);
+        fits_write_pixnull(o->mod, TFLOAT, fp, (LONGLONG)(n * np), m, NULL,
+                           st);
+        free(m), free(w);
     }
-    o->wave_written = *st == 0;
+    o->wave_written = *st == 0 && n > 0;
 }
 
-int rvfit_output_write(rvfit_output *o, size_t first, const rvfit_batch *b,
-                       const rvfit_result *res, const rvfit_table_rows *rows,
-                       float *const *models, rvfit_err *err)
+static int write_error(const char *path, const char *what, int st,
+                       rvfit_err *err)
+{
+    rvfit_fits_error(err, st, path, NULL, what);
+    return RVFIT_ERR_IO;
+}
+
+int rvfit_output_write(rvfit_output *o, size_t first,
+                       const rvfit_output_rows *r, rvfit_err *err)
 {
     int st = 0;
-    size_t n = b->nspec;
-    if (first + n > o->nrow)
+    size_t n = r->n;
+    if (first + n > o->nrow || r->off + n > r->b->nspec ||
+        r->b->narm != o->narm)
         return rvfit_err_set(err, RVFIT_ERR_INTERNAL,
-                             "%s: rows %zu..%zu beyond the %zu announced",
-                             o->tab_final, first, first + n, o->nrow);
-    write_rvtab(o, first, n, res, rows, &st);
+                             "%s: rows %zu..%zu (batch rows %zu.., %d arms) "
+                             "beyond the %zu announced", o->tab_final, first,
+                             first + n, r->off, r->b->narm, o->nrow);
+    write_rvtab(o, first, n, r->res, r->rows, &st);
     for (int t = 0; t < o->ntable && !st; t++)
         if (t != o->id_table)
-            write_passthrough(o->tab, &o->table[t], &rows[t], first, n, &st);
-    if (st) {
-        char text[FLEN_STATUS];
-        fits_get_errstatus(st, text);
-        return rvfit_err_set(err, RVFIT_ERR_IO, "%s: writing rows: %s",
-                             o->tab_final, text);
-    }
-    if (o->mod && models) {
-        write_models(o, first, b, models, &st);
+            write_passthrough(o->tab, &o->table[t], &r->rows[t], first, n,
+                              &st);
+    if (st)
+        return write_error(o->tab_final, "writing rows", st, err);
+    if (o->mod && r->models) {
+        write_models(o, first, r, &st);
         for (int t = 0; t < o->ntable && !st; t++)
             if (!strcmp(o->table[t].extname, "FIBERMAP"))
-                write_passthrough(o->mod, &o->table[t], &rows[t], first, n,
+                write_passthrough(o->mod, &o->table[t], &r->rows[t], first, n,
                                   &st);
-        if (st) {
-            char text[FLEN_STATUS];
-            fits_get_errstatus(st, text);
-            return rvfit_err_set(err, RVFIT_ERR_IO, "%s: writing models: %s",
-                                 o->mod_final, text);
-        }
+        if (st)
+            return write_error(o->mod_final, "writing models", st, err);
     }
     return RVFIT_OK;
+}
+
+const rvfit_table_schema *rvfit_output_tables(const rvfit_output *o,
+                                              int *ntable)
+{
+    *ntable = o->ntable;
+    return o->table;
 }
 
 int rvfit_output_key(rvfit_output *o, const char *key, long long value,
@@ -228,5 +253,6 @@ void rvfit_output_abort(rvfit_output *o)
         unlink(o->tab_tmp);
     if (o->mod_tmp[0])
         unlink(o->mod_tmp);
+    out_schemas_free(o->table, o->ntable);
     free(o);
 }

@@ -45,10 +45,11 @@ static double pixel_width(const double *w, size_t n, size_t j)
     return 0.5 * (w[j + 1] - w[j - 1]);
 }
 
-/* Gaussian LSF (sigma per pixel, Angstrom) -> band matrix of pixel-
- * integrated Gaussians whose columns sum to one. */
-static void lsf_to_band(const double *w, size_t n, const float *lsf,
-                        int h, float *res)
+/* Gaussian LSF (sigma per pixel, Angstrom) of one spectrum's n own pixels
+ * -> band matrix of pixel-integrated Gaussians of half width h whose
+ * columns sum to one, row stride ld. */
+static void lsf_to_band(const double *w, size_t n, size_t ld,
+                        const float *lsf, int h, float *res)
 {
     int nd = 2 * h + 1;
     for (size_t j = 0; j < n; j++) {
@@ -63,21 +64,23 @@ static void lsf_to_band(const double *w, size_t n, const float *lsf,
                 double b = (w[i] + half - w[j]) / (SQRT2 * s);
                 v = 0.5 * (erf(b) - erf(a));
             }
-            res[(size_t)k * n + j] = (float)v;
+            res[(size_t)k * ld + j] = (float)v;
             sum += v;
         }
         for (int k = 0; k < nd && sum > 0; k++)
-            res[(size_t)k * n + j] = (float)(res[(size_t)k * n + j] / sum);
+            res[(size_t)k * ld + j] = (float)(res[(size_t)k * ld + j] / sum);
     }
 }
 
 /* R' = R (I - C D2): undo, to second order, the part of the templates'
  * Gaussian smoothing (variance sigma_t^2) that exceeds the box of a data
  * pixel (variance dl^2/12), which the band matrix already includes.
- * c_j = excess / (2 dl_j^2) in pixel units.  Output band is h+1 wide. */
-static void desmooth_band(const double *w, size_t n, const float *in, int h,
-                          const rvfit_library *lib, int la, float *out,
-                          double *c)
+ * c_j = excess / (2 dl_j^2) in pixel units.  Input: half width h, output
+ * h+1 (both row stride ld) over the n own pixels of one spectrum;
+ * columns beyond n are padding and stay 0. */
+static void desmooth_band(const double *w, size_t n, size_t ld,
+                          const float *in, int h, const rvfit_library *lib,
+                          int la, float *out, double *c)
 {
     int ho = h + 1, ndo = 2 * ho + 1;
     for (size_t j = 0; j < n; j++) {
@@ -90,22 +93,57 @@ static void desmooth_band(const double *w, size_t n, const float *in, int h,
 #define RIN(i, j)                                                         \
     (((long)(j) < 0 || (size_t)(j) >= n || labs((long)(i) - (long)(j)) > h) \
          ? 0.0                                                            \
-         : (double)in[(size_t)((long)(i) - (long)(j) + h) * n + (size_t)(j)])
-    for (size_t k = 0; k < n; k++) {
+         : (double)in[(size_t)((long)(i) - (long)(j) + h) * ld + (size_t)(j)])
+    for (size_t k = 0; k < ld; k++) {
         for (int q = 0; q < ndo; q++) {
             long i = (long)k + q - ho;
             double v = 0;
-            if (i >= 0 && (size_t)i < n) {
+            if (k < n && i >= 0 && (size_t)i < n) {
                 v = RIN(i, k) * (1.0 + 2.0 * c[k]);
                 if (k + 1 < n)
                     v -= c[k + 1] * RIN(i, k + 1);
                 if (k > 0)
                     v -= c[k - 1] * RIN(i, (long)k - 1);
             }
-            out[(size_t)q * n + k] = (float)v;
+            out[(size_t)q * ld + k] = (float)v;
         }
     }
 #undef RIN
+}
+
+/* Half width of the band an LSF spectrum needs: LSF_NSIGMA of its widest
+ * sigma in units of its narrowest pixel, over its own n pixels only, so
+ * that the band does not depend on the other spectra of the batch. */
+static int lsf_half(const double *w, const float *lsf, size_t n)
+{
+    double smax = 0, dmin = INFINITY;
+    for (size_t i = 0; i < n; i++)
+        smax = lsf[i] > smax ? lsf[i] : smax;
+    for (size_t j = 0; j + 1 < n; j++) {
+        double d = w[j + 1] - w[j];
+        dmin = d > 0 && d < dmin ? d : dmin;
+    }
+    int h = (int)ceil(LSF_NSIGMA * smax / dmin);
+    return h < 1 ? 1 : h > LSF_MAX_HALF ? LSF_MAX_HALF : h;
+}
+
+static const double *spec_wave(const rvfit_arm_batch *A, size_t s)
+{
+    return A->wave + (A->wave_per_spec ? s * A->npix : 0);
+}
+
+/* Band of spectrum s (half width hs, embedded in the arm's half width h_in
+ * with zeros around it) into band[ndiag_in * ld]. */
+static const float *spec_band(const rvfit_arm_batch *A, size_t s, int hs,
+                              int h_in, float *band)
+{
+    size_t ld = A->npix, n = rvfit_arm_npix(A, s);
+    if (A->res_kind != RVFIT_RES_LSF)
+        return A->res + s * ld * (size_t)A->ndiag;
+    memset(band, 0, ld * (size_t)(2 * h_in + 1) * sizeof *band);
+    lsf_to_band(spec_wave(A, s), n, ld, A->lsf + s * ld, hs,
+                band + (size_t)(h_in - hs) * ld);
+    return band;
 }
 
 static int prep_arm(rvfit_batch *b, int a, const rvfit_library *lib,
@@ -115,50 +153,42 @@ static int prep_arm(rvfit_batch *b, int a, const rvfit_library *lib,
     rvfit_arm_batch *A = &b->arm[a];
     size_t n = A->npix, ns = b->nspec;
     double *tmp = malloc((n + 1) * sizeof *tmp);
-    if (!tmp)
+    int *hs = malloc((ns ? ns : 1) * sizeof *hs);
+    if (!tmp || !hs) {
+        free(tmp), free(hs);
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "prep: out of memory");
+    }
     for (size_t s = 0; s < ns; s++)
         clean_and_floor(A->flux + s * n, A->ivar + s * n, n, tmp);
-
     int h_in = A->ndiag / 2;
-    if (A->res_kind == RVFIT_RES_LSF) {
-        double smax = 0, dmin = INFINITY;
-        for (size_t i = 0; i < ns * n; i++)
-            smax = A->lsf[i] > smax ? A->lsf[i] : smax;
-        for (size_t j = 0; j + 1 < n; j++) {
-            double d = A->wave[j + 1] - A->wave[j];
-            dmin = d > 0 && d < dmin ? d : dmin;
-        }
-        h_in = (int)ceil(LSF_NSIGMA * smax / dmin);
-        h_in = h_in < 1 ? 1 : h_in > LSF_MAX_HALF ? LSF_MAX_HALF : h_in;
+    for (size_t s = 0; s < ns; s++) {
+        hs[s] = h_in;
+        if (A->res_kind == RVFIT_RES_LSF)
+            hs[s] = lsf_half(spec_wave(A, s), A->lsf + s * n,
+                             rvfit_arm_npix(A, s));
+        h_in = hs[s] > h_in ? hs[s] : h_in;
     }
     if (A->res_kind == RVFIT_RES_NONE) {
-        free(tmp);
+        free(tmp), free(hs);
         return RVFIT_OK;
     }
     int nd_in = 2 * h_in + 1, nd_out = nd_in + 2;
     float *band = malloc(n * (size_t)nd_in * sizeof *band);
     float *out = malloc(ns * n * (size_t)nd_out * sizeof *out);
     if (!band || !out) {
-        free(tmp), free(band), free(out);
+        free(tmp), free(hs), free(band), free(out);
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "prep: out of memory");
     }
     for (size_t s = 0; s < ns; s++) {
-        const double *w = A->wave + (A->wave_per_spec ? s * n : 0);
-        const float *src;
-        if (A->res_kind == RVFIT_RES_LSF) {
-            lsf_to_band(w, n, A->lsf + s * n, h_in, band);
-            src = band;
-        } else {
-            src = A->res + s * n * (size_t)nd_in;
-        }
-        desmooth_band(w, n, src, h_in, lib, la, out + s * n * nd_out, tmp);
+        size_t no = rvfit_arm_npix(A, s);
+        const float *src = spec_band(A, s, hs[s], h_in, band);
+        desmooth_band(spec_wave(A, s), no, n, src, h_in, lib, la,
+                      out + s * n * nd_out, tmp);
         /* Edge rows miss part of their kernel: do not fit them. */
-        for (int i = 0; i < h_in + 1 && (size_t)i < n; i++)
-            A->ivar[s * n + (size_t)i] = A->ivar[s * n + n - 1 - (size_t)i] = 0;
+        for (size_t i = 0; i < (size_t)hs[s] + 1 && i < no; i++)
+            A->ivar[s * n + i] = A->ivar[s * n + no - 1 - i] = 0;
     }
-    free(tmp);
-    free(band);
+    free(tmp), free(hs), free(band);
     free(A->res);
     free(A->lsf);
     A->lsf = NULL;

@@ -1,30 +1,17 @@
-/* run.c — one input file from reader to committed outputs, batch by batch
- * so that memory does not grow with the file. */
-#include <math.h>
+/* run.c — a run over a stream of units: the calling thread fits batch
+ * after batch while the reader thread (run_reader.c) prepares the next
+ * and the writer thread (run_writer.c) writes the previous one, or all
+ * three in turn on this thread ([run] readahead = 0). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "rvfit/output.h"
-#include "rvfit/run.h"
+#include "run_internal.h"
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-void rvfit_output_names(const char *outdir, const char *input, char *tab,
-                        char *mod, size_t n)
+static void base_name(const char *input, char *stem, size_t n)
 {
     const char *base = strrchr(input, '/');
-    base = base ? base + 1 : input;
-    char stem[1024];
-    snprintf(stem, sizeof stem, "%s", base);
+    snprintf(stem, n, "%s", base ? base + 1 : input);
     static const char *ext[] = {".fits.gz", ".fits.fz", ".fits", ".fit"};
     for (size_t i = 0; i < sizeof ext / sizeof *ext; i++) {
         size_t ls = strlen(stem), le = strlen(ext[i]);
@@ -33,189 +20,193 @@ void rvfit_output_names(const char *outdir, const char *input, char *tab,
             break;
         }
     }
+}
+
+void rvfit_output_names(const char *outdir, const char *input, char *tab,
+                        char *mod, size_t n)
+{
+    char stem[1024];
+    base_name(input, stem, sizeof stem);
     snprintf(tab, n, "%s/rvtab_%s.fits", outdir, stem);
     snprintf(mod, n, "%s/rvmod_%s.fits", outdir, stem);
 }
 
-/* Every arm of the file must exist in the library. */
-static int check_arms(const rvfit_run *r, const rvfit_file_info *info,
-                      const char *path, rvfit_err *err)
+void rvfit_output_part_names(const char *outdir, const char *input,
+                             int part, int nparts, char *tab, char *mod,
+                             size_t n)
 {
-    for (int a = 0; a < info->narm; a++)
-        if (rvfit_library_arm(r->lib, info->arm[a].name) < 0)
-            return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                                 "%s: arm %s has no templates in %s (built "
-                                 "for instrument '%s'); rebuild the "
-                                 "library with `rvfit templates "
-                                 "--instrument %s`",
-                                 path, info->arm[a].name, r->lib_path,
-                                 r->lib->instrument, r->cfg->instrument);
-    return RVFIT_OK;
+    char stem[1024];
+    base_name(input, stem, sizeof stem);
+    snprintf(tab, n, "%s/.rvtab_%s.fits.part%dof%d", outdir, stem, part,
+             nparts);
+    snprintf(mod, n, "%s/.rvmod_%s.fits.part%dof%d", outdir, stem, part,
+             nparts);
 }
 
-typedef struct batch_bufs {
-    rvfit_batch b;
-    rvfit_table_rows rows[16];
-    rvfit_result *res;
-    float *models[RVFIT_MAX_ARMS];
-} batch_bufs;
-
-static void bufs_free(batch_bufs *B, const rvfit_file_info *info)
+static void fit_one(run_ctx *c, run_batch *rb)
 {
-    for (int t = 0; t < info->ntable && t < 16; t++)
-        rvfit_rows_free(&B->rows[t], &info->table[t]);
-    for (int a = 0; a < RVFIT_MAX_ARMS; a++)
-        free(B->models[a]);
-    free(B->res);
-    rvfit_batch_free(&B->b);
-    memset(B, 0, sizeof *B);
+    rvfit_run *r = c->r;
+    if (!rb->have_b || rb->b.nspec == 0) {
+        rb->fitted = 1; /* nothing to fit: its ends may be committed */
+        return;
+    }
+    if (atomic_load(&c->stop))
+        return;
+    rvfit_err e;
+    rvfit_err_clear(&e);
+    double t0 = run_now();
+    int rc = rb_alloc_results(rb, (int)r->cfg->write_models, &e);
+    if (!rc) {
+        rc = r->be->ops->load_batch(r->be->state, &rb->b, &r->fo.model, &e);
+        if (rc)
+            rvfit_err_prefix(&e, "backend '%s': load_batch", r->be->name);
+    }
+    if (!rc)
+        rc = rvfit_fit_batch(r->be, r->lib, &rb->b, &r->fo, rb->res,
+                             r->cfg->write_models ? rb->models : NULL,
+                             &r->prof, r->host, &e);
+    r->busy += run_now() - t0;
+    if (rc)
+        run_fatal(c, rc, &e);
+    else
+        rb->fitted = 1;
 }
 
-/* Read, prepare, fit and write selected spectra [first, first+n). */
-static int do_batch(rvfit_run *r, void *h, const rvfit_file_info *info,
-                    rvfit_output *out, size_t first, size_t n,
+static void *reader_main(void *arg)
+{
+    run_ctx *c = arg;
+    for (;;) {
+        run_batch *rb = reader_batch(c);
+        int last = rb->last;
+        rq_push(&c->ready, rb);
+        if (last)
+            return NULL;
+    }
+}
+
+static void *writer_main(void *arg)
+{
+    run_ctx *c = arg;
+    for (;;) {
+        run_batch *rb = rq_pop(&c->done);
+        writer_batch(c, rb);
+        int last = rb->last;
+        rb_clear(rb);
+        if (last)
+            return NULL;
+        rq_push(&c->free, rb);
+    }
+}
+
+/* Fit what the reader thread prepares until the end of the stream. */
+static void fit_loop(run_ctx *c)
+{
+    for (;;) {
+        double t0 = run_now();
+        run_batch *rb = rq_pop(&c->ready);
+        c->r->prof.seconds[RVFIT_ST_WAIT] += run_now() - t0;
+        int last = rb->last;
+        fit_one(c, rb);
+        rq_push(&c->done, rb);
+        if (last)
+            return;
+    }
+}
+
+static int run_threaded(run_ctx *c)
+{
+    pthread_t rt, wt;
+    for (int i = 0; i < RUN_NBUF; i++)
+        rq_push(&c->free, &c->buf[i]);
+    if (pthread_create(&rt, NULL, reader_main, c) != 0)
+        return -1; /* the caller runs it serially */
+    if (pthread_create(&wt, NULL, writer_main, c) != 0) {
+        /* Let the reader finish on its own, then write here. */
+        rvfit_err e;
+        rvfit_err_set(&e, RVFIT_ERR_NOMEM, "cannot start the writer thread");
+        run_fatal(c, RVFIT_ERR_NOMEM, &e);
+        fit_loop(c);
+        pthread_join(rt, NULL);
+        writer_main(c);
+        return 0;
+    }
+    fit_loop(c);
+    pthread_join(rt, NULL);
+    pthread_join(wt, NULL);
+    return 0;
+}
+
+/* One batch at a time on this thread (buffers already in c->free). */
+static void run_serial(run_ctx *c)
+{
+    for (;;) {
+        run_batch *rb = reader_batch(c);
+        int last = rb->last;
+        fit_one(c, rb);
+        writer_batch(c, rb);
+        rb_clear(rb);
+        if (last)
+            return;
+        rq_push(&c->free, rb);
+    }
+}
+
+static int ctx_init(run_ctx *c, rvfit_run *r, const rvfit_source *src,
                     rvfit_err *err)
 {
-    const rvfit_instrument_ops *io = &r->inst->instrument;
-    batch_bufs B;
-    memset(&B, 0, sizeof B);
-    double t0 = now();
-    int rc = rvfit_batch_alloc(&B.b, info->narm, info->arm, n, err);
-    if (!rc)
-        rc = io->read(h, first, n, &B.b, err);
-    for (int t = 0; t < info->ntable && t < 16 && !rc; t++) {
-        rc = rvfit_rows_alloc(&B.rows[t], &info->table[t], n, err);
-        if (!rc)
-            rc = io->read_rows(h, t, first, n, &B.rows[t], err);
-    }
-    B.res = calloc(n, sizeof *B.res);
-    for (int a = 0; a < info->narm && !rc && r->cfg->write_models; a++) {
-        B.models[a] = malloc(n * info->arm[a].npix * sizeof(float));
-        if (!B.models[a])
-            rc = rvfit_err_set(err, RVFIT_ERR_NOMEM, "models");
-    }
-    if (!rc && !B.res)
-        rc = rvfit_err_set(err, RVFIT_ERR_NOMEM, "results");
-    if (!rc)
-        rc = rvfit_prep_batch(&B.b, r->lib, err);
-    r->prof.seconds[RVFIT_ST_READ] += now() - t0;
-    if (!rc) {
-        rc = r->be->ops->load_batch(r->be->state, &B.b, &r->fo.model, err);
-        if (rc)
-            rvfit_err_prefix(err, "backend '%s': load_batch", r->be->name);
-    }
-    if (!rc)
-        rc = rvfit_fit_batch(r->be, r->lib, &B.b, &r->fo, B.res,
-                             r->cfg->write_models ? B.models : NULL,
-                             &r->prof, r->host, err);
-    t0 = now();
-    if (!rc)
-        rc = rvfit_output_write(out, first, &B.b, B.res, B.rows,
-                                r->cfg->write_models ? B.models : NULL, err);
-    r->prof.seconds[RVFIT_ST_WRITE] += now() - t0;
-    for (size_t i = 0; i < B.b.nspec && !rc; i++) {
-        r->nwarn += B.res[i].warn != 0;
-        r->nbad += (B.res[i].warn & RVFIT_WARN_BAD_SPECTRUM) != 0;
-    }
-    bufs_free(&B, info);
-    return rc;
-}
-
-static int open_output(rvfit_run *r, const char *path,
-                       const rvfit_file_info *info, const char *tab,
-                       const char *mod, rvfit_output **out, rvfit_err *err)
-{
-    int rc = RVFIT_OK;
-    char *cfgtext = NULL;
-    size_t need = rvfit_config_dump(r->cfg, NULL, 0) + 1;
-    cfgtext = malloc(need);
-    if (cfgtext)
-        rvfit_config_dump(r->cfg, cfgtext, need);
-    rvfit_output_meta meta = {
-        path, r->be->name, r->be->ph.desc->version,
-        r->be->ops->device(r->be->state), r->inst->desc->name,
-        r->inst->desc->version, r->lib_path, cfgtext, r->cmdline};
-    if (!rc)
-        rc = rvfit_output_open(out, tab, r->cfg->write_models ? mod : NULL,
-                               r->lib, info, info->nselect, &meta, err);
-    free(cfgtext);
-    return rc;
-}
-
-int rvfit_run_file(rvfit_run *r, const char *path, rvfit_err *err)
-{
-    char tab[RVFIT_PATH_LEN + 1100], mod[RVFIT_PATH_LEN + 1100];
-    struct stat sb;
-    rvfit_output_names(r->cfg->output_dir, path, tab, mod, sizeof tab);
-    if (stat(tab, &sb) == 0) {
-        if (r->cfg->skip_existing) {
-            rvfit_log(r->host, RVFIT_LOG_INFO, "rvfit",
-                      "%s: skipped, %s exists", path, tab);
-            r->nskipped++;
-            return RVFIT_OK;
-        }
-        if (!r->cfg->overwrite)
-            return rvfit_err_set(err, RVFIT_ERR_IO,
-                                 "%s: output %s exists (use --overwrite or "
-                                 "--skip-existing)", path, tab);
-    }
-    rvfit_select sel = {r->cfg->minsn, r->ntargetid, r->targetid};
-    const rvfit_instrument_ops *io = &r->inst->instrument;
-    void *h = NULL;
-    rvfit_kv *kv = NULL;
-    int nkv = 0;
+    memset(c, 0, sizeof *c);
+    c->r = r;
+    c->src = src;
+    c->cap = r->cfg->batch_size > 0 ? (size_t)r->cfg->batch_size : 1;
+    c->threaded = r->cfg->readahead != 0;
     char section[96];
     snprintf(section, sizeof section, "instrument.%s", r->inst->desc->name);
-    if (rvfit_config_section(r->cfg, section, &kv, &nkv) != RVFIT_OK)
-        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "out of memory");
-    double t0 = now();
-    int rc = io->open(r->host, kv, nkv, path, &sel, &h, err);
-    free(kv);
-    if (rc)
-        return rc;
-    rvfit_file_info info;
-    io->info(h, &info);
-    r->prof.seconds[RVFIT_ST_READ] += now() - t0;
-    rvfit_output *out = NULL;
-    rc = check_arms(r, &info, path, err);
-    if (!rc && info.ntable > 16)
-        rc = rvfit_err_set(err, RVFIT_ERR_INVALID, "%s: %d tables (max 16)",
-                           path, info.ntable);
-    if (!rc)
-        rc = open_output(r, path, &info, tab, mod, &out, err);
-    rvfit_log(r->host, RVFIT_LOG_INFO, "rvfit",
-              "%s: %zu of %zu spectra selected", path, info.nselect,
-              info.ntotal);
-    size_t bs = (size_t)r->cfg->batch_size;
-    double start = now();
-    rvfit_counters c0, c1;
-    r->be->ops->counters(r->be->state, &c0);
-    for (size_t first = 0; first < info.nselect && !rc; first += bs) {
-        size_t n = info.nselect - first < bs ? info.nselect - first : bs;
-        rc = do_batch(r, h, &info, out, first, n, err);
-        if (!rc && r->progress)
-            r->progress(r->progress_ctx, path, first + n, info.nselect,
-                        now() - start);
-    }
-    r->be->ops->counters(r->be->state, &c1);
-    if (!rc)
-        rc = rvfit_output_key(out, "BKNDPTS", (long long)(c1.points - c0.points),
-                              "points the backend evaluated for this file",
-                              err);
+    size_t need = rvfit_config_dump(r->cfg, NULL, 0) + 1;
+    c->cfgtext = malloc(need);
+    if (c->cfgtext)
+        rvfit_config_dump(r->cfg, c->cfgtext, need);
+    if (!c->cfgtext ||
+        rvfit_config_section(r->cfg, section, &c->kv, &c->nkv) != RVFIT_OK)
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "run: out of memory");
+    rq_init(&c->free);
+    rq_init(&c->ready);
+    rq_init(&c->done);
+    pthread_mutex_init(&c->mu, NULL);
+    atomic_init(&c->stop, 0);
+    c->t0 = run_now();
+    return rvfit_fit_opts_from_config(r->cfg, &r->fo, err);
+}
+
+static void ctx_free(run_ctx *c)
+{
+    rq_destroy(&c->free);
+    rq_destroy(&c->ready);
+    rq_destroy(&c->done);
+    pthread_mutex_destroy(&c->mu);
+    free(c->kv);
+    free(c->cfgtext);
+}
+
+int rvfit_run_stream(rvfit_run *r, const rvfit_source *src, rvfit_err *err)
+{
+    run_ctx *c = malloc(sizeof *c);
+    if (!c)
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "run: out of memory");
+    int rc = ctx_init(c, r, src, err);
     if (!rc) {
-        rvfit_log(r->host, RVFIT_LOG_INFO, "rvfit",
-                  "%s: backend %s on %s evaluated %llu points",
-                  path, r->be->name, r->be->ops->device(r->be->state),
-                  (unsigned long long)(c1.points - c0.points));
-        rc = rvfit_output_commit(out, err);
-        out = NULL;
+        if (!c->threaded) {
+            rq_push(&c->free, &c->buf[0]);
+            run_serial(c);
+        } else if (run_threaded(c) != 0) {
+            run_serial(c);
+        }
+        r->prof.seconds[RVFIT_ST_READ] += c->t_read;
+        r->prof.seconds[RVFIT_ST_WRITE] += c->t_write;
+        rc = c->fatal_rc;
+        if (rc && err)
+            *err = c->fatal_err;
     }
-    rvfit_output_abort(out);
-    io->close(h);
-    if (rc)
-        return rc;
-    r->nfiles++;
-    r->nspectra += info.nselect;
-    rvfit_log(r->host, RVFIT_LOG_INFO, "rvfit", "%s: wrote %s", path, tab);
-    return RVFIT_OK;
+    ctx_free(c);
+    free(c);
+    return rc;
 }

@@ -81,7 +81,7 @@ int rvfit_batch_opts_check(const rvfit_batch *batch,
 }
 
 int rvfit_batch_arm_check(const rvfit_library *lib, const rvfit_arm_batch *ba,
-                          int *lib_arm, rvfit_err *err)
+                          size_t nspec, int *lib_arm, rvfit_err *err)
 {
     *lib_arm = rvfit_library_arm(lib, ba->name);
     if (*lib_arm < 0)
@@ -101,5 +101,12 @@ int rvfit_batch_arm_check(const rvfit_library *lib, const rvfit_arm_batch *ba,
         return rvfit_err_set(err, RVFIT_ERR_INVALID,
                              "arm %.16s: npix %zu or missing arrays", ba->name,
                              ba->npix);
+    for (size_t s = 0; s < nspec; s++) {
+        size_t n = rvfit_arm_npix(ba, s);
+        if (n < 2 || n > ba->npix)
+            return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                                 "arm %.16s: spectrum %zu has %zu own pixels "
+                                 "of %zu", ba->name, s, n, ba->npix);
+    }
     return RVFIT_OK;
 }

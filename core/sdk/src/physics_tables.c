@@ -8,10 +8,10 @@
 #include "rvfit/physics.h"
 
 void rvfit_pixel_tables(int kind, int npoly, double lnl0, double dlnl,
-                        size_t n, const double *wave, size_t ld, double *u,
-                        double *B)
+                        size_t n, size_t nown, const double *wave, size_t ld,
+                        double *u, double *B)
 {
-    double lf = wave[0], ll = wave[n - 1];
+    double lf = wave[0], ll = wave[(nown >= 1 && nown <= n ? nown : n) - 1];
     double b[RVFIT_MAX_POLY];
     for (size_t i = 0; i < n; i++) {
         u[i] = (log(wave[i]) - lnl0) / dlnl;

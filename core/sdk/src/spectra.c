@@ -47,7 +47,10 @@ int rvfit_batch_alloc(rvfit_batch *b, int narm, const rvfit_arm_info *info,
         A->wave = malloc((I->wave_per_spec ? n : I->npix) * sizeof(double));
         A->flux = malloc(n * sizeof(float));
         A->ivar = malloc(n * sizeof(float));
-        ok = A->wave && A->flux && A->ivar;
+        A->npix_own = malloc(cap * sizeof *A->npix_own);
+        ok = A->wave && A->flux && A->ivar && A->npix_own;
+        for (size_t s = 0; ok && s < cap; s++)
+            A->npix_own[s] = I->npix;
         if (ok && I->res_kind == RVFIT_RES_BAND) {
             if (I->ndiag < 1 || I->ndiag % 2 == 0) {
                 rvfit_batch_free(b);
@@ -82,6 +85,7 @@ void rvfit_batch_free(rvfit_batch *b)
         free(b->arm[a].ivar);
         free(b->arm[a].res);
         free(b->arm[a].lsf);
+        free(b->arm[a].npix_own);
     }
     free(b->snr);
     free(b->flags);

@@ -18,6 +18,7 @@ const char *rvfit_strerror(int status)
     case RVFIT_ERR_DEVICE: return "device error";
     case RVFIT_ERR_NUMERIC: return "numerical failure";
     case RVFIT_ERR_INTERNAL: return "internal error";
+    case RVFIT_ERR_CANCELLED: return "interrupted";
     default: return "unknown status";
     }
 }

@@ -32,6 +32,7 @@ typedef struct rvfit_config {
     long threads;                     /* 0 = all cores                    */
     long log_level;                   /* 0 error .. 3 debug               */
     long batch_size;                  /* spectra per batch                */
+    long readahead;                   /* 1: read/write overlap the fit    */
     /* [instrument] */
     char instrument[64];
     /* [backend] */
@@ -54,6 +55,7 @@ typedef struct rvfit_config {
     long overwrite;
     long skip_existing;
     long write_models;
+    char status[RVFIT_PATH_LEN];      /* status file, "" = none          */
 
     /* Plugin sections, in file order then command-line order. */
     int nplug;

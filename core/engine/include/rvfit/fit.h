@@ -47,11 +47,16 @@ typedef struct rvfit_result {
     long npix[RVFIT_MAX_ARMS];
     double m2lnl;                       /* at the optimum                */
     uint32_t warn;                      /* RVFIT_WARN_*                  */
+    uint64_t npoints;                   /* backend points spent on it    */
 } rvfit_result;
 
+/* Stages of the profile.  READ (reading and preparing input) and WRITE
+ * overlap the fit when a run reads ahead; WAIT is the time the fit spent
+ * waiting for input. */
 enum rvfit_stage_id {
     RVFIT_ST_READ = 0, RVFIT_ST_INIT, RVFIT_ST_OPTIM, RVFIT_ST_VREFINE,
-    RVFIT_ST_HESSIAN, RVFIT_ST_DIAG, RVFIT_ST_WRITE, RVFIT_NSTAGE
+    RVFIT_ST_HESSIAN, RVFIT_ST_DIAG, RVFIT_ST_WRITE, RVFIT_ST_WAIT,
+    RVFIT_NSTAGE
 };
 
 /* Per-stage profile, accumulated across batches. */

@@ -1,12 +1,29 @@
-/* rvfit/run.h — fitting whole input files: read in batches through the
- * instrument plugin, prepare, fit on the backend, write outputs atomically.
+/* rvfit/run.h — fitting a stream of inputs: spectra from any number of
+ * files are read through the instrument plugin into batches of
+ * [run] batch_size spectra regardless of file boundaries, prepared, fitted
+ * on the backend and written to each input's rvtab/rvmod, which is
+ * committed (renamed into place) as soon as its last spectrum is written.
+ *
+ * With [run] readahead = 1 (the default) a reader thread reads and
+ * prepares batch k+1 and a writer thread writes batch k-1 while the
+ * calling thread fits batch k; at most three batches are in memory.  The
+ * results do not depend on how spectra are grouped into batches.
+ *
+ * Work comes from an rvfit_source: a list of files, or a coordinator that
+ * hands out files and parts of files to several processes (MPI).  A unit
+ * that fails (unreadable, corrupt) is reported and the run goes on; only
+ * backend failures, running out of memory or cancellation stop it.
  *
  * Ownership: the run borrows config, host, backend, library and
- * instrument; it owns nothing but its profile counters.
- * Thread-safety: one run per thread (CFITSIO is not used concurrently).
+ * instrument.  Thread-safety: one run at a time per backend; the source's
+ * callbacks are called from the run's reader and writer threads (never two
+ * at once).
  */
 #ifndef RVFIT_RUN_H
 #define RVFIT_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
 
 #include "rvfit/fit.h"
 #include "rvfit/loader.h"
@@ -15,8 +32,63 @@
 extern "C" {
 #endif
 
-typedef void (*rvfit_progress_fn)(void *ctx, const char *file, size_t done,
-                                  size_t total, double seconds);
+/* What a unit of work asks for. */
+enum rvfit_unit_kind {
+    RVFIT_UNIT_FIT = 0,     /* fit a file, or one part of it            */
+    RVFIT_UNIT_MERGE = 1,   /* concatenate the part outputs of a file   */
+    RVFIT_UNIT_DISCARD = 2  /* remove the part outputs of a failed file */
+};
+
+/* One unit of work.  A file's selected spectra may be cut into nparts
+ * consecutive parts (part k holds spectra [k n / nparts, (k+1) n /
+ * nparts)); each part writes hidden part outputs that a MERGE unit joins.
+ * nparts == 0 asks the run to decide through rvfit_source.split (it then
+ * fits part 0).  Strings are the source's and must outlive the report. */
+typedef struct rvfit_unit {
+    int kind;           /* enum rvfit_unit_kind                          */
+    const char *path;   /* input file                                    */
+    size_t input;       /* position of the input in the job              */
+    int part, nparts;   /* see above; 1 = the whole file                 */
+} rvfit_unit;
+
+enum rvfit_unit_state {
+    RVFIT_UNIT_DONE = 1,    /* outputs complete (or already complete)    */
+    RVFIT_UNIT_FAILED = 2,  /* nothing written; detail says why          */
+    RVFIT_UNIT_SKIPPED = 3  /* not attempted; detail says why            */
+};
+
+typedef struct rvfit_unit_report {
+    rvfit_unit unit;
+    int state;              /* enum rvfit_unit_state                     */
+    const char *detail;     /* output name, or the reason                */
+    size_t nspec;           /* spectra fitted in this unit               */
+    uint64_t points;        /* backend points spent on them              */
+    int reused;             /* DONE: the outputs existed and were kept
+                               (--skip-existing)                         */
+} rvfit_unit_report;
+
+/* rvfit_source.next: no unit yet, but more may come (see there). */
+#define RVFIT_SOURCE_LATER 2
+
+/* Where a run takes its work and tells what became of it. */
+typedef struct rvfit_source {
+    void *ctx;
+    /* The next unit into *u: 1, or 0 when there is no more work.  With
+     * may_wait == 0 the run still holds spectra it has not fitted (work
+     * elsewhere may wait for them), so the source must not block for new
+     * work: it returns RVFIT_SOURCE_LATER instead, and the run fits what
+     * it has before asking again with may_wait == 1. */
+    int (*next)(void *ctx, rvfit_unit *u, int may_wait);
+    /* A unit with nparts == 0 selected nselect spectra: how many parts to
+     * cut it into (1: not cut).  The source hands out parts 1.. to whoever
+     * asks next; this run fits part 0.  NULL: never cut. */
+    int (*split)(void *ctx, const rvfit_unit *u, size_t nselect);
+    /* Called once per unit, with its outcome. */
+    void (*report)(void *ctx, const rvfit_unit_report *r);
+} rvfit_source;
+
+/* Progress after each written batch: spectra written so far, seconds. */
+typedef void (*rvfit_progress_fn)(void *ctx, size_t spectra, double seconds);
 
 typedef struct rvfit_run {
     const rvfit_config *cfg;
@@ -30,21 +102,30 @@ typedef struct rvfit_run {
     size_t ntargetid;
     rvfit_progress_fn progress; /* may be NULL                           */
     void *progress_ctx;
-    /* accumulated over files */
+    const volatile int *cancel; /* non-zero stops the run (may be NULL) */
+    /* accumulated over the run */
     rvfit_fit_opts fo;
     rvfit_profile prof;
-    size_t nfiles, nskipped, nspectra, nwarn, nbad;
+    size_t nfiles, nskipped, nfailed, nspectra, nwarn, nbad;
+    double busy;               /* seconds the backend was fitting        */
 } rvfit_run;
 
 /* Output paths for an input: DIR/rvtab_<stem>.fits and rvmod_<stem>.fits
- * with <stem> the file name without .fits/.fits.gz/.fit. */
+ * with <stem> the file name without .fits/.fits.gz/.fit.  Part outputs
+ * (nparts > 1) are hidden: DIR/.rvtab_<stem>.fits.part<k>of<n>. */
 RVFIT_EXPORT void rvfit_output_names(const char *outdir, const char *input,
                                      char *tab, char *mod, size_t n);
+RVFIT_EXPORT void rvfit_output_part_names(const char *outdir,
+                                          const char *input, int part,
+                                          int nparts, char *tab, char *mod,
+                                          size_t n);
 
-/* Fit one file.  Returns RVFIT_OK also when the file was skipped
- * (--skip-existing); the output is either complete or absent. */
-RVFIT_EXPORT int rvfit_run_file(rvfit_run *r, const char *path,
-                                rvfit_err *err);
+/* Fit every unit src hands out.  Returns RVFIT_OK when the run went
+ * through (units that failed are counted in nfailed and reported), or
+ * the status of what stopped it (backend failure, no memory, cancel),
+ * with every unfinished output removed. */
+RVFIT_EXPORT int rvfit_run_stream(rvfit_run *r, const rvfit_source *src,
+                                  rvfit_err *err);
 
 #ifdef __cplusplus
 }

@@ -111,7 +111,7 @@ RVFIT_ABI_ASSERT(offsetof(rvfit_backend_ops, version) == 4 &&
 #if defined(__LP64__) || defined(_LP64)
 /* descriptor and tables (size + version; append only) */
 RVFIT_ABI_TABLE(rvfit_plugin, 64, RVFIT_ABI);
-RVFIT_ABI_TABLE(rvfit_host, 32, RVFIT_ABI);
+RVFIT_ABI_TABLE(rvfit_host, 48, RVFIT_ABI);
 RVFIT_ABI_STRUCT(rvfit_ext, 16);
 RVFIT_ABI_TABLE(rvfit_backend_ops, 80, RVFIT_BACKEND_OPS);
 RVFIT_ABI_TABLE(rvfit_instrument_ops, 56, RVFIT_INSTRUMENT_OPS);
@@ -129,8 +129,8 @@ RVFIT_ABI_STRUCT(rvfit_library, 17560);
 RVFIT_ABI_STRUCT(rvfit_axis, 2096);
 RVFIT_ABI_STRUCT(rvfit_lib_arm, 56);
 /* spectra.h */
-RVFIT_ABI_STRUCT(rvfit_batch, 688);
-RVFIT_ABI_STRUCT(rvfit_arm_batch, 80);
+RVFIT_ABI_STRUCT(rvfit_batch, 752);
+RVFIT_ABI_STRUCT(rvfit_arm_batch, 88);
 RVFIT_ABI_STRUCT(rvfit_arm_info, 40);
 RVFIT_ABI_STRUCT(rvfit_column, 232);
 RVFIT_ABI_STRUCT(rvfit_table_schema, 88);

@@ -68,13 +68,15 @@ RVFIT_EXPORT int rvfit_batch_opts_check(const rvfit_batch *batch,
                                         const rvfit_model_opts *mo,
                                         rvfit_err *err);
 
-/* The load_batch contract for one arm, shared by every backend: the arm
- * exists in lib (its index into *lib_arm), its resolution is a band matrix
- * or none (LSF arms are converted by the core first), ndiag is odd, and
- * npix >= 2 with wave, flux and ivar present. */
+/* The load_batch contract for one arm of a batch of nspec spectra, shared
+ * by every backend: the arm exists in lib (its index into *lib_arm), its
+ * resolution is a band matrix or none (LSF arms are converted by the core
+ * first), ndiag is odd, npix >= 2 with wave, flux and ivar present, and
+ * every spectrum's own length is in [2, npix]. */
 RVFIT_EXPORT int rvfit_batch_arm_check(const rvfit_library *lib,
                                        const rvfit_arm_batch *arm,
-                                       int *lib_arm, rvfit_err *err);
+                                       size_t nspec, int *lib_arm,
+                                       rvfit_err *err);
 
 typedef struct rvfit_backend_ops {
     uint32_t size;    /* sizeof(rvfit_backend_ops) as compiled by the plugin */

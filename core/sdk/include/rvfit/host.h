@@ -32,6 +32,11 @@ typedef struct rvfit_host {
     rvfit_log_fn log;  /* never NULL */
     void *log_ctx;
     int nthreads;      /* worker threads the user allows (>= 1) */
+    /* Where this process stands in a job of several (MPI ranks); 0, 1, 0,
+     * 1 for a single process.  GPU backends pick the device of the
+     * node-local rank (option devices = local). */
+    int rank, nranks;
+    int local_rank, local_size;
 } rvfit_host;
 
 /* A single key = value pair from the INI file or the command line.

@@ -49,12 +49,13 @@ RVFIT_EXPORT void rvfit_basis(int kind, int npoly, double x, double *b);
  * precomputes them (physics_tables.c):
  *   u[i] = (ln wave[i] - lnl0) / dlnl  (template pixel coordinate),
  *   B[k*ld + i] = B_k(x_i) for k < npoly (rvfit_basis, npoly in
- *   1..RVFIT_MAX_POLY), where x maps
- *   [wave[0], wave[n-1]] linearly to [-1, 1] (x = 0 when wave[n-1] <=
- *   wave[0]).
+ *   1..RVFIT_MAX_POLY), where x maps the spectrum's own extent
+ *   [wave[0], wave[nown-1]] linearly to [-1, 1] (x = 0 when
+ *   wave[nown-1] <= wave[0]); padded pixels nown..n-1 (rvfit_arm_batch
+ *   npix_own) continue the map beyond 1.  1 <= nown <= n.
  * ld >= n is the row stride of B; B[k*ld + i] for i >= n is not written. */
 RVFIT_EXPORT void rvfit_pixel_tables(int kind, int npoly, double lnl0,
-                                     double dlnl, size_t n,
+                                     double dlnl, size_t n, size_t nown,
                                      const double *wave, size_t ld,
                                      double *u, double *B);
 

@@ -56,6 +56,14 @@ typedef struct rvfit_arm_batch {
      * model_obs[i] = sum_d res[(h-d)*npix + i+d] * model[i+d], h=ndiag/2. */
     float *res;        /* [nspec*ndiag*npix] (BAND) or NULL              */
     float *lsf;        /* [nspec*npix] Gaussian sigma in Angstrom (LSF) */
+    /* [cap] pixels of spectrum s on its own grid, 2 <= npix_own[s] <=
+     * npix (rvfit_batch_alloc sets npix).  A spectrum shorter than the
+     * batch (batches mix files whose arms differ in length) is padded
+     * beyond npix_own[s]: flux and ivar 0, wavelengths continued on its
+     * last step, band-matrix columns 0, LSF its last value.  Everything
+     * that depends on a spectrum's extent (the continuum coordinate, edge
+     * pixels) uses npix_own[s], so padding never changes a result. */
+    size_t *npix_own;
 } rvfit_arm_batch;
 
 /* Per-spectrum flags an instrument reader may set. */
@@ -107,6 +115,12 @@ typedef struct rvfit_table_rows {
     size_t nrow;
     void **data;
 } rvfit_table_rows;
+
+/* Pixels of spectrum s of arm A that are its own (see npix_own). */
+static inline size_t rvfit_arm_npix(const rvfit_arm_batch *A, size_t s)
+{
+    return A->npix_own ? A->npix_own[s] : A->npix;
+}
 
 /* Size in bytes of one element of a column type (0 for unknown). */
 RVFIT_EXPORT size_t rvfit_col_size(int type);

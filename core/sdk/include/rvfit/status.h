@@ -37,7 +37,8 @@ enum rvfit_status {
     RVFIT_ERR_UNAVAILABLE = 7, /* plugin fine, but its device is absent    */
     RVFIT_ERR_DEVICE = 8,      /* device runtime failed during work        */
     RVFIT_ERR_NUMERIC = 9,     /* non-finite or singular numbers           */
-    RVFIT_ERR_INTERNAL = 10    /* a bug in rvfit                           */
+    RVFIT_ERR_INTERNAL = 10,   /* a bug in rvfit                           */
+    RVFIT_ERR_CANCELLED = 11   /* stopped on request (signal)              */
 };
 
 #define RVFIT_ERR_LEN 2048

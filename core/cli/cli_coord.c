@@ -1,0 +1,235 @@
+/* cli_coord.c — see cli_coord.h. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_coord.h"
+
+#define CO_MAX_PARTS_PER_RANK 4 /* parts of one file per rank, at most */
+
+typedef struct co_input {
+    int nparts, done, failed; /* parts of a cut file                  */
+    int final;                /* 1 done, 2 failed                      */
+    char why[512];            /* first failure                         */
+} co_input;
+
+struct coord {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    char **files;
+    size_t n, open;           /* inputs, inputs not yet settled        */
+    co_input *in;
+    co_unit *q;               /* ring buffer of units to hand out      */
+    size_t qhead, qn, qcap;
+    int nranks;
+    size_t batch;
+    rvfit_statusfile *sf;
+    const rvfit_host *host;
+    size_t failed;
+};
+
+static int q_reserve(coord *co)
+{
+    if (co->qn < co->qcap)
+        return 0;
+    size_t cap = co->qcap ? 2 * co->qcap : 64;
+    co_unit *q = malloc(cap * sizeof *q);
+    if (!q)
+        return -1;
+    for (size_t i = 0; i < co->qn; i++)
+        q[i] = co->q[(co->qhead + i) % co->qcap];
+    free(co->q);
+    co->q = q;
+    co->qcap = cap;
+    co->qhead = 0;
+    return 0;
+}
+
+static void q_push(coord *co, co_unit u, int front)
+{
+    if (q_reserve(co))
+        return; /* out of memory: the input is settled as failed later */
+    if (front) {
+        co->qhead = (co->qhead + co->qcap - 1) % co->qcap;
+        co->q[co->qhead] = u;
+    } else {
+        co->q[(co->qhead + co->qn) % co->qcap] = u;
+    }
+    co->qn++;
+}
+
+int coord_new(coord **out, char **files, size_t n, int nranks, size_t batch,
+              const rvfit_host *host, const char *status_path,
+              rvfit_err *err)
+{
+    coord *co = calloc(1, sizeof *co);
+    if (!co || !(co->in = calloc(n ? n : 1, sizeof *co->in))) {
+        free(co);
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "job: out of memory");
+    }
+    co->files = files;
+    co->n = co->open = n;
+    co->nranks = nranks;
+    co->batch = batch ? batch : 1;
+    co->host = host;
+    pthread_mutex_init(&co->mu, NULL);
+    pthread_cond_init(&co->cv, NULL);
+    for (size_t i = 0; i < n; i++)
+        q_push(co, (co_unit){RVFIT_UNIT_FIT, 0, nranks > 1 ? 0 : 1, i}, 0);
+    int rc = status_path && status_path[0]
+                 ? rvfit_statusfile_open(&co->sf, status_path, n, files, err)
+                 : RVFIT_OK;
+    if (rc || co->qn != n) {
+        if (!rc)
+            rc = rvfit_err_set(err, RVFIT_ERR_NOMEM, "job: out of memory");
+        free(co->q), free(co->in), free(co);
+        return rc;
+    }
+    *out = co;
+    return RVFIT_OK;
+}
+
+void coord_lock(coord *co) { pthread_mutex_lock(&co->mu); }
+void coord_unlock(coord *co) { pthread_mutex_unlock(&co->mu); }
+
+int coord_take(coord *co, co_unit *u)
+{
+    if (co->qn > 0) {
+        *u = co->q[co->qhead];
+        co->qhead = (co->qhead + 1) % co->qcap;
+        co->qn--;
+        return 1;
+    }
+    return co->open == 0 ? 0 : -1;
+}
+
+int coord_split(coord *co, size_t input, size_t nselect)
+{
+    if (input >= co->n || co->nranks < 2 || nselect <= co->batch)
+        return 1;
+    size_t m = (nselect + co->batch - 1) / co->batch;
+    size_t cap = (size_t)co->nranks * CO_MAX_PARTS_PER_RANK;
+    m = m > cap ? cap : m;
+    co->in[input].nparts = (int)m;
+    for (size_t k = m - 1; k >= 1; k--)
+        q_push(co, (co_unit){RVFIT_UNIT_FIT, (int)k, (int)m, input}, 1);
+    pthread_cond_broadcast(&co->cv);
+    return (int)m;
+}
+
+static void settle(coord *co, size_t i, int ok, const char *detail,
+                   int reused)
+{
+    co_input *in = &co->in[i];
+    if (in->final)
+        return;
+    in->final = ok ? 1 : 2;
+    co->open--;
+    co->failed += !ok;
+    char d[600];
+    snprintf(d, sizeof d, "%s%s", reused ? "kept existing " : "", detail);
+    cli_status_set(co->sf, co->host, i, ok ? "done" : "failed", d);
+    if (!ok)
+        rvfit_log(co->host, RVFIT_LOG_ERROR, "rvfit", "%s", detail);
+}
+
+/* A part of a cut file: merge or discard once every part is in. */
+static void part_report(coord *co, const rvfit_unit_report *r)
+{
+    co_input *in = &co->in[r->unit.input];
+    if (r->state == RVFIT_UNIT_FAILED) {
+        if (!in->failed)
+            snprintf(in->why, sizeof in->why, "%s", r->detail);
+        in->failed++;
+    } else {
+        in->done++;
+    }
+    if (in->done + in->failed < in->nparts)
+        return;
+    int kind = in->failed ? RVFIT_UNIT_DISCARD : RVFIT_UNIT_MERGE;
+    q_push(co, (co_unit){kind, 0, in->nparts, r->unit.input}, 1);
+}
+
+void coord_report(coord *co, const rvfit_unit_report *r, int from)
+{
+    size_t i = r->unit.input;
+    if (i >= co->n)
+        return;
+    if (r->state == RVFIT_UNIT_FAILED)
+        rvfit_log(co->host, RVFIT_LOG_DEBUG, "rvfit", "rank %d: %s", from,
+                  r->detail);
+    if (r->unit.kind == RVFIT_UNIT_MERGE)
+        settle(co, i, r->state != RVFIT_UNIT_FAILED, r->detail, 0);
+    else if (r->unit.kind == RVFIT_UNIT_DISCARD)
+        settle(co, i, 0, co->in[i].why, 0);
+    else if (r->unit.nparts > 1)
+        part_report(co, r);
+    else
+        settle(co, i, r->state != RVFIT_UNIT_FAILED, r->detail, r->reused);
+    pthread_cond_broadcast(&co->cv);
+}
+
+int coord_next_local(void *ctx, rvfit_unit *u, int may_wait)
+{
+    coord *co = ctx;
+    co_unit cu;
+    pthread_mutex_lock(&co->mu);
+    int r;
+    while ((r = coord_take(co, &cu)) < 0 && may_wait)
+        pthread_cond_wait(&co->cv, &co->mu);
+    pthread_mutex_unlock(&co->mu);
+    if (r < 0)
+        return RVFIT_SOURCE_LATER;
+    if (r == 0)
+        return 0;
+    *u = (rvfit_unit){cu.kind, co->files[cu.input], cu.input, cu.part,
+                      cu.nparts};
+    return 1;
+}
+
+int coord_split_local(void *ctx, const rvfit_unit *u, size_t nselect)
+{
+    coord *co = ctx;
+    pthread_mutex_lock(&co->mu);
+    int m = coord_split(co, u->input, nselect);
+    pthread_mutex_unlock(&co->mu);
+    return m;
+}
+
+void coord_report_local(void *ctx, const rvfit_unit_report *r)
+{
+    coord *co = ctx;
+    pthread_mutex_lock(&co->mu);
+    coord_report(co, r, 0);
+    pthread_mutex_unlock(&co->mu);
+}
+
+void coord_rank_gone(coord *co)
+{
+    pthread_mutex_lock(&co->mu);
+    pthread_cond_broadcast(&co->cv);
+    pthread_mutex_unlock(&co->mu);
+}
+
+size_t coord_finish(coord *co)
+{
+    if (!co)
+        return 0;
+    for (size_t i = 0; i < co->n; i++)
+        if (!co->in[i].final) {
+            cli_status_set(co->sf, co->host, i, "skipped",
+                           "the job ended before this input was fitted");
+            co->failed++;
+        }
+    rvfit_err e;
+    if (rvfit_statusfile_close(co->sf, &e))
+        rvfit_log(co->host, RVFIT_LOG_ERROR, "rvfit", "%s", e.msg);
+    size_t failed = co->failed;
+    pthread_mutex_destroy(&co->mu);
+    pthread_cond_destroy(&co->cv);
+    free(co->q);
+    free(co->in);
+    free(co);
+    return failed;
+}

@@ -1,0 +1,224 @@
+/* cli_run.c — what `rvfit fit` and `rvfit compare` share: opening the
+ * library, instrument and backend, fitting a list of files as one stream
+ * (rvfit_run_stream; under mpirun through cli_mpi.c), the status file and
+ * the final profile. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "cli.h"
+#include "rvfit/files.h"
+#include "rvfit/library_io.h"
+#include "rvfit/statusfile.h"
+
+int cli_open_env(fit_env *e, rvfit_err *err)
+{
+    rvfit_config *c = &e->cfg;
+    if (!c->templates[0])
+        return rvfit_err_set(err, RVFIT_ERR_CONFIG,
+                             "no template library: give --templates DIR "
+                             "or [templates] path (build one with `rvfit "
+                             "templates`)");
+    int rc = rvfit_mkdirs(c->output_dir, err);
+    if (rc) {
+        rvfit_err_prefix(err, "output directory");
+        return rc;
+    }
+    rc = rvfit_library_load(&e->lib, c->templates, err);
+    if (rc)
+        return rc;
+    e->have_lib = 1;
+    if ((rc = rvfit_library_set_cubic(&e->lib, c->cubic, err)) ||
+        (c->log_flux && (rc = rvfit_library_set_log_flux(&e->lib, err))))
+        return rc;
+    rvfit_log(&e->host, RVFIT_LOG_INFO, "rvfit",
+              "templates %s: %d parameters, %zu models, %d arms; "
+              "interpolation in %s, cubic on: %s", c->templates,
+              e->lib.nparam, e->lib.nmodel, e->lib.narm,
+              c->log_flux ? "ln flux" : "flux",
+              c->cubic[0] ? c->cubic : "none");
+    if ((rc = rvfit_instrument_load(c, c->instrument, &e->inst, err)))
+        return rc;
+    e->have_inst = 1;
+    if ((rc = rvfit_backend_open(c, &e->host, &e->be, err)))
+        return rc;
+    e->have_be = 1;
+    rvfit_log(&e->host, RVFIT_LOG_INFO, "rvfit",
+              "backend %s %s on %s (%s)", e->be.name,
+              e->be.ph.desc->version, e->be.ops->device(e->be.state),
+              e->be.ph.path);
+    rc = e->be.ops->load_library(e->be.state, &e->lib, err);
+    if (rc)
+        rvfit_err_prefix(err, "backend '%s': load_library", e->be.name);
+    return rc;
+}
+
+void cli_close_env(fit_env *e)
+{
+    if (e->have_be)
+        rvfit_backend_close(&e->be);
+    if (e->have_inst)
+        rvfit_plugin_unload(&e->inst);
+    if (e->have_lib)
+        rvfit_library_free(&e->lib);
+    rvfit_config_free(&e->cfg);
+}
+
+void cli_print_profile(const rvfit_host *h, const rvfit_run *r, double wall)
+{
+    rvfit_counters c;
+    r->be->ops->counters(r->be->state, &c);
+    rvfit_log(h, RVFIT_LOG_INFO, "rvfit",
+              "profile: %zu spectra in %zu files, %.2f s, %.2f spectra/s",
+              r->nspectra, r->nfiles, wall,
+              wall > 0 ? (double)r->nspectra / wall : 0.0);
+    for (int s = 0; s < RVFIT_NSTAGE; s++)
+        rvfit_log(h, RVFIT_LOG_INFO, "rvfit",
+                  "profile: %-12s %9.3f s %12" PRIu64 " points %8" PRIu64
+                  " calls",
+                  rvfit_stage_label(s), r->prof.seconds[s],
+                  r->prof.points[s], r->prof.calls[s]);
+    rvfit_log(h, RVFIT_LOG_INFO, "rvfit",
+              "backend %s on %s evaluated %" PRIu64 " points in %" PRIu64
+              " calls (%.3f s inside the backend, fitting %.3f s of %.3f)",
+              r->be->name, r->be->ops->device(r->be->state), c.points,
+              c.calls, c.seconds, r->busy, wall);
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        rvfit_log(h, RVFIT_LOG_INFO, "rvfit", "peak RSS %.1f MiB",
+                  (double)ru.ru_maxrss / 1024.0);
+}
+
+/* ---- a list of files as the source of a run --------------------------- */
+
+typedef struct list_src {
+    char **files;
+    size_t n, next;
+    rvfit_statusfile *sf;
+    const rvfit_host *host;
+    size_t failed;
+    unsigned char *settled; /* [n] reported                          */
+} list_src;
+
+static int list_next(void *ctx, rvfit_unit *u, int may_wait)
+{
+    list_src *s = ctx;
+    (void)may_wait;
+    if (s->next >= s->n)
+        return 0;
+    *u = (rvfit_unit){RVFIT_UNIT_FIT, s->files[s->next], s->next, 0, 1};
+    s->next++;
+    return 1;
+}
+
+void cli_status_set(rvfit_statusfile *sf, const rvfit_host *h, size_t input,
+                    const char *state, const char *detail)
+{
+    rvfit_err e;
+    if (rvfit_statusfile_set(sf, input, state, detail, &e))
+        rvfit_log(h, RVFIT_LOG_WARN, "rvfit", "%s", e.msg);
+}
+
+static void list_report(void *ctx, const rvfit_unit_report *r)
+{
+    list_src *s = ctx;
+    size_t i = r->unit.input;
+    if (i < s->n)
+        s->settled[i] = 1;
+    if (r->state == RVFIT_UNIT_FAILED) {
+        s->failed++;
+        rvfit_log(s->host, RVFIT_LOG_ERROR, "rvfit", "%s", r->detail);
+        cli_status_set(s->sf, s->host, i, "failed", r->detail);
+    } else {
+        char d[600];
+        snprintf(d, sizeof d, "%s%s", r->reused ? "kept existing " : "",
+                 r->detail);
+        cli_status_set(s->sf, s->host, i,
+                       r->state == RVFIT_UNIT_DONE ? "done" : "skipped", d);
+    }
+}
+
+static void fill_summary(const fit_env *e, const rvfit_run *run, double wall,
+                         cli_fit_summary *sum)
+{
+    if (!sum)
+        return;
+    rvfit_counters c;
+    e->be.ops->counters(e->be.state, &c);
+    sum->wall = wall;
+    sum->points = c.points;
+    sum->spectra = run->nspectra;
+    snprintf(sum->device, sizeof sum->device, "%s",
+             e->be.ops->device(e->be.state));
+}
+
+static double wall_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The files of a single-process job as one stream; returns the number of
+ * inputs that failed, plus one when the run itself stopped. */
+static int fit_local(fit_env *e, rvfit_run *run, char **files, int nfiles,
+                     cli_fit_summary *sum)
+{
+    rvfit_err err;
+    rvfit_err_clear(&err);
+    list_src ls = {files, (size_t)nfiles, 0, NULL, &e->host, 0,
+                   calloc((size_t)nfiles + 1, 1)};
+    if (!ls.settled)
+        return -1;
+    if (e->cfg.status[0] &&
+        rvfit_statusfile_open(&ls.sf, e->cfg.status, ls.n, files, &err)) {
+        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "%s", err.msg);
+        free(ls.settled);
+        return -1;
+    }
+    rvfit_source src = {&ls, list_next, NULL, list_report};
+    double t0 = wall_now();
+    int rc = rvfit_run_stream(run, &src, &err);
+    double wall = wall_now() - t0;
+    if (rc) {
+        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "run stopped: %s",
+                  err.msg);
+        for (size_t i = 0; i < ls.n; i++)
+            if (!ls.settled[i])
+                cli_status_set(ls.sf, &e->host, i, "skipped", err.msg);
+    }
+    cli_print_profile(&e->host, run, wall);
+    if (ls.failed)
+        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit",
+                  "%zu of %d input files failed (no output written for "
+                  "them)", ls.failed, nfiles);
+    if (rvfit_statusfile_close(ls.sf, &err))
+        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "%s", err.msg);
+    fill_summary(e, run, wall, sum);
+    free(ls.settled);
+    return (int)ls.failed + (rc ? 1 : 0);
+}
+
+int cli_fit_files(fit_env *e, char **files, int nfiles, const char *cmdline,
+                  const int64_t *ids, size_t nids, cli_fit_summary *sum)
+{
+    rvfit_err err;
+    rvfit_err_clear(&err);
+    int rc = cli_open_env(e, &err);
+    if (rc) {
+        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "%s", err.msg);
+        cli_close_env(e);
+        return -1;
+    }
+    rvfit_run run = {.cfg = &e->cfg, .host = &e->host, .be = &e->be,
+                     .lib = &e->lib, .lib_path = e->cfg.templates,
+                     .inst = &e->inst, .cmdline = cmdline, .targetid = ids,
+                     .ntargetid = nids, .progress = cli_progress,
+                     .progress_ctx = &e->lg, .cancel = e->cancel};
+    int failed = e->mpi ? cli_mpi_fit(e, &run, files, nfiles)
+                        : fit_local(e, &run, files, nfiles, sum);
+    cli_close_env(e);
+    return failed;
+}

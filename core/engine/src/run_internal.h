@@ -1,0 +1,147 @@
+/* run_internal.h — the pieces of a streaming run (core-internal):
+ *
+ *   reader (run_reader.c)  units from the source -> merged batches
+ *   batch  (run_batch.c)   assembly of spectra of several files into one
+ *                          batch layout, with padding
+ *   fit    (run.c)         the calling thread fits batch after batch
+ *   writer (run_writer.c)  rows to each unit's outputs, commit, report
+ *
+ * Batches travel reader -> fit -> writer through bounded queues
+ * (run_queue.c); at most RUN_NBUF are alive.  A unit (an input file or a
+ * part of one) belongs to the reader until its last segment has been put
+ * in a batch; that batch carries it in `ends`, and the writer finishes it
+ * after writing that batch, so all its rows are written by then.
+ */
+#ifndef RVFIT_RUN_INTERNAL_H
+#define RVFIT_RUN_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "rvfit/output.h"
+#include "rvfit/run.h"
+
+#define RUN_MAX_TABLES 16
+#define RUN_NBUF 3 /* batches alive: being read, fitted, written */
+#define RUN_PATH (RVFIT_PATH_LEN + 1100)
+
+typedef struct run_unit {
+    rvfit_unit u;              /* as handed out; u.path is `path`          */
+    char *path;
+    void *h;                   /* instrument handle while reading          */
+    rvfit_file_info info;      /* arms and tables (valid while h is open)  */
+    size_t first, count, next; /* selected spectra [first, first+count),
+                                  next: how many were read                 */
+    rvfit_output *out;
+    char tab[RUN_PATH];        /* where the rvtab lands (or its part file) */
+    /* set by the reader (rwhy before rfailed), read by the writer */
+    atomic_int rfailed;
+    char rwhy[RVFIT_ERR_LEN];
+    /* writer only */
+    int wfailed;
+    char wwhy[RVFIT_ERR_LEN];
+    size_t written;
+    uint64_t points;
+} run_unit;
+
+/* Rows off .. off+n-1 of a batch belong to rows row0.. of a unit. */
+typedef struct run_seg {
+    run_unit *unit;
+    size_t row0, off, n;
+    rvfit_table_rows rows[RUN_MAX_TABLES];
+} run_seg;
+
+typedef struct run_batch {
+    rvfit_batch b;             /* merged layout, b.nspec spectra          */
+    int have_b;
+    run_seg *seg;
+    size_t nseg, segcap;
+    run_unit **ends;           /* units whose last rows are in this batch */
+    size_t nend, endcap;
+    rvfit_result *res;         /* [b.nspec] after the fit                  */
+    float *models[RVFIT_MAX_ARMS];
+    int fitted;                /* results valid                            */
+    int last;                  /* end of the stream                        */
+} run_batch;
+
+typedef struct run_queue {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    void *item[RUN_NBUF];
+    size_t head, n;
+} run_queue;
+
+typedef struct run_ctx {
+    rvfit_run *r;
+    const rvfit_source *src;
+    int threaded;
+    size_t cap;                /* spectra per batch                        */
+    run_queue free, ready, done;
+    run_batch buf[RUN_NBUF];
+    run_unit *cur;             /* the unit the reader is reading           */
+    rvfit_kv *kv;              /* [instrument.NAME] options                */
+    int nkv;
+    char *cfgtext;             /* effective INI for the output headers     */
+    atomic_int stop;           /* fatal error or cancel: wind down         */
+    pthread_mutex_t mu;        /* fatal_*, reports and run counters        */
+    int fatal_rc;
+    rvfit_err fatal_err;
+    double t_read, t_write;    /* reader- and writer-owned                 */
+    size_t spectra_done;       /* writer-owned                             */
+    double t0;
+} run_ctx;
+
+/* run_queue.c: a bounded blocking FIFO of pointers (capacity RUN_NBUF). */
+void rq_init(run_queue *q);
+void rq_destroy(run_queue *q);
+void rq_push(run_queue *q, void *p);
+void *rq_pop(run_queue *q);
+
+/* run_batch.c */
+/* Can spectra of a file with `info` join batch rb (same arms, in the same
+ * order, same resolution kind and band width)?  An empty batch takes any. */
+int rb_compatible(const run_batch *rb, const rvfit_file_info *info);
+/* Append the sb->nspec spectra of sb (laid out for its own file) to rb,
+ * allocated for cap spectra on the first call; rows shorter than the batch
+ * are padded, rows longer widen it (see rvfit_arm_batch npix_own). */
+int rb_append(run_batch *rb, const rvfit_batch *sb, size_t cap,
+              rvfit_err *err);
+/* Room for one more segment / end; 0 or RVFIT_ERR_NOMEM. */
+int rb_add_seg(run_batch *rb, run_seg **seg, rvfit_err *err);
+int rb_add_end(run_batch *rb, run_unit *u, rvfit_err *err);
+/* Results and model buffers for the fit. */
+int rb_alloc_results(run_batch *rb, int models, rvfit_err *err);
+/* Release everything, keep the struct reusable. */
+void rb_clear(run_batch *rb);
+
+/* run_reader.c */
+/* The next batch to fit (last = 1 at the end of the stream); blocks for a
+ * free buffer.  Never NULL. */
+run_batch *reader_batch(run_ctx *c);
+/* Record a fatal error (the first one wins) and stop the run. */
+void run_fatal(run_ctx *c, int rc, const rvfit_err *err);
+/* Report a unit's outcome to the source (serialised) and count it. */
+void run_report(run_ctx *c, const rvfit_unit *u, int state,
+                const char *detail, size_t nspec, uint64_t points);
+/* Close the instrument handle and free the unit (output already gone). */
+void run_unit_free(run_ctx *c, run_unit *u);
+
+/* run_writer.c */
+/* Write a fitted batch's rows and finish the units that end in it. */
+void writer_batch(run_ctx *c, run_batch *rb);
+
+/* output_merge.c */
+/* Join the nparts part outputs of input `path` (rvfit_output_part_names)
+ * into its final outputs, atomically, and remove the parts. */
+int run_merge_parts(const rvfit_run *r, const char *path, int nparts,
+                    rvfit_err *err);
+/* Remove the part outputs of `path` (all part counts) and their
+ * temporaries. */
+void run_remove_parts(const rvfit_run *r, const char *path);
+/* Remove temporaries of `path`'s final outputs left by a process that was
+ * killed (the one that opens an input is the only one writing it). */
+void run_remove_stale(const rvfit_run *r, const char *path);
+
+double run_now(void);
+
+#endif
