@@ -101,6 +101,9 @@ static void write_primary(fitsfile *fp, const ind_coadd_args *a, int *st)
     fits_write_key(fp, TLONG, "INDMSEED", &mseed, "model (line list) seed", st);
     fits_write_key(fp, TSTRING, "INDPRSET", (void *)a->ps->name,
                    "parameter ranges of this grid preset", st);
+    long ab = (long)a->o.ablate;
+    fits_write_key(fp, TLONG, "INDABLAT", &ab,
+                   "effects switched off (bits, 0 = none)", st);
 }
 
 static void write_fibermap(fitsfile *fp, const coadd_ctx *c, int *st)

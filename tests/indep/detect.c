@@ -24,10 +24,10 @@ static void arm_models(const ind_obsctx *c, const ind_draw *d, ind_obs *o,
     const ind_arm *arms = ind_desi_arms();
     for (int a = 0; a < IND_NARM; a++) {
         const ind_arm *arm = &arms[a];
-        ind_arm_resolution(arm, d->fs, d->dh3, o->res[a]);
-        ind_arm_observe(arm, d->fs, d->dh3, &c->g, w->spec, w->cum,
+        ind_arm_resolution(arm, &d->fib, o->res[a]);
+        ind_arm_observe(arm, &d->fib, &c->g, w->spec, w->cum,
                         w->model[a], w->scratch);
-        ind_sky_pixels(arm, d->fs, d->dh3, w->sky[a], w->skyl[a]);
+        ind_sky_pixels(arm, &d->fib, w->sky[a], w->skyl[a]);
         for (size_t i = 0; i < arm->n; i++) {
             w->sky[a][i] += w->skyl[a][i];
             w->resp[a][i] = ind_arm_response(arm, ind_arm_lam(arm, i));
@@ -73,16 +73,22 @@ static double distortion(const double *cf, double x)
     return 1.0 + cf[0] + cf[1] * x + cf[2] * p2 + cf[3] * p3;
 }
 
-static void cosmics(const ind_arm *arm, ind_rng *r, const double *sig,
-                    double *extra, int32_t *mask)
+/* Cosmic-ray hits of 1-3 pixels, amplitude log-uniform in 3-300 sigma.  The
+ * coadd's outlier rejection flags (MASK bit COSMIC) the hits it can see:
+ * those above 10 sigma, less 3 % it misses; fainter ones stay in the data
+ * unflagged. */
+static void cosmics(const ind_arm *arm, ind_rng *r, double rate,
+                    const double *sig, double *extra, int32_t *mask)
 {
-    unsigned nev = ind_rng_poisson(r, 1.5);
+    unsigned nev = ind_rng_poisson(r, rate);
     for (unsigned k = 0; k < nev; k++) {
         size_t j = (size_t)(ind_rng_uniform(r) * (double)arm->n);
         int width = 1 + (int)(3.0 * ind_rng_uniform(r));
-        int flag = ind_rng_uniform(r) < 0.85; /* some escape the flags */
+        double amp = 3.0 * pow(100.0, ind_rng_uniform(r));
+        int flag = amp >= 10.0 && ind_rng_uniform(r) >= 0.03;
         for (int q = 0; q < width && j + (size_t)q < arm->n; q++) {
-            extra[j + q] += (15.0 + 300.0 * ind_rng_uniform(r)) * sig[j + q];
+            /* the charge spreads unevenly over the pixels of one hit */
+            extra[j + q] += amp * (0.5 + ind_rng_uniform(r)) * sig[j + q];
             if (flag)
                 mask[j + q] |= IND_MASK_COSMIC;
         }
@@ -91,7 +97,8 @@ static void cosmics(const ind_arm *arm, ind_rng *r, const double *sig,
 
 /* Noise, residuals, distortion and cosmics of one arm; its SCORES. */
 static void arm_output(const ind_obsctx *c, const ind_draw *d, int a,
-                       double t, ind_rng *r, ind_obs *o, ind_work *w)
+                       double t, ind_rng *r, ind_rng *rcr, ind_obs *o,
+                       ind_work *w)
 {
     const ind_arm *arm = &ind_desi_arms()[a];
     size_t n = arm->n;
@@ -101,7 +108,7 @@ static void arm_output(const ind_obsctx *c, const ind_draw *d, int a,
         extra[i] = sig[i] * ind_rng_normal(r) + d->skyres[a] * w->skyl[a][i];
         o->mask[a][i] = 0;
     }
-    cosmics(arm, r, sig, extra, o->mask[a]);
+    cosmics(arm, rcr, d->cosmic_rate, sig, extra, o->mask[a]);
     for (size_t i = 0; i < n; i++) {
         double g = distortion(d->dist[a], 2.0 * (double)i / (double)(n - 1) - 1.0);
         o->flux[a][i] = (float)(g * (w->model[a][i] + extra[i]));
@@ -141,9 +148,12 @@ int ind_observe(const ind_obsctx *c, const ind_draw *d, uint64_t seed,
             w->model[a][j] *= k;
     double t = solve_exposure(c, w, d->snr);
     o->snr_true = snr_median(c, w, t);
-    ind_rng r;
+    /* noise and cosmics draw from separate streams, so switching cosmics
+     * off (--ablate) leaves the noise of a star unchanged */
+    ind_rng r, rcr;
     ind_rng_seed(&r, seed, i, 2);
+    ind_rng_seed(&rcr, seed, i, 3);
     for (int a = 0; a < IND_NARM; a++)
-        arm_output(c, d, a, t, &r, o, w);
+        arm_output(c, d, a, t, &r, &rcr, o, w);
     return 0;
 }

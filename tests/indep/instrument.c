@@ -27,23 +27,23 @@ static double arm_x(const ind_arm *a, size_t i)
     return 2.0 * (double)i / (double)(a->n - 1) - 1.0;
 }
 
-void ind_arm_lsf(const ind_arm *a, size_t i, double fs, double dh3,
-                 double *s, double *h3, double *h4)
+void ind_arm_lsf(const ind_arm *a, size_t i, const ind_fibre *f, double *s,
+                 double *h3, double *h4)
 {
     double x = arm_x(a, i);
-    *s = fs * (a->s0 + a->s1 * x + a->s2 * x * x);
-    *h3 = a->h3a + a->h3b * x + dh3;
-    *h4 = a->h4a + a->h4b * x * x;
+    *s = f->scale * (a->s0 + a->s1 * x + a->s2 * x * x);
+    *h3 = f->shape * (a->h3a + a->h3b * x + f->dh3);
+    *h4 = f->shape * (a->h4a + a->h4b * x * x);
 }
 
-void ind_arm_resolution(const ind_arm *a, double fs, double dh3, float *res)
+void ind_arm_resolution(const ind_arm *a, const ind_fibre *f, float *res)
 {
     size_t n = a->n;
     for (size_t k = 0; k < IND_NDIAG * n; k++)
         res[k] = 0.0f;
     for (size_t i = 0; i < n; i++) {
         double s, h3, h4, row[IND_NDIAG], sum = 0.0;
-        ind_arm_lsf(a, i, fs, dh3, &s, &h3, &h4);
+        ind_arm_lsf(a, i, f, &s, &h3, &h4);
         ind_lsf_row(s, h3, h4, a->step, row);
         for (int d = -5; d <= 5; d++) {
             long j = (long)i + d;
@@ -110,7 +110,7 @@ size_t ind_arm_observe_scratch(const ind_arm *a)
     return (a->n - 1) * SUB + 2 * MREACH + 1 + 2 * (MREACH + SUB) + 1;
 }
 
-void ind_arm_observe(const ind_arm *a, double fs, double dh3,
+void ind_arm_observe(const ind_arm *a, const ind_fibre *fib,
                      const ind_hgrid *g, const double *f, const double *cum,
                      double *out, double *scratch)
 {
@@ -123,7 +123,7 @@ void ind_arm_observe(const ind_arm *a, double fs, double dh3,
     }
     for (size_t i = 0; i < a->n; i++) {
         double s, h3, h4, sum = 0.0, wsum = 0.0;
-        ind_arm_lsf(a, i, fs, dh3, &s, &h3, &h4);
+        ind_arm_lsf(a, i, fib, &s, &h3, &h4);
         for (int p = -(MREACH + SUB / 2); p <= MREACH + SUB / 2; p++)
             cdf[p] = ind_lsf_cdf(p * h / s, h3, h4);
         for (int m = -MREACH; m <= MREACH; m++) {

@@ -9,6 +9,10 @@
 
 #define IND_NARM 3
 
+/* What varies between fibres: the LSF width scale, an h3 offset, and a
+ * shape switch (1: Gram-Charlier, 0: pure Gaussian, for ablations). */
+typedef struct { double scale, dh3, shape; } ind_fibre;
+
 typedef struct {
     const char *name;        /* "B", "R", "Z" */
     double lo, step;         /* first pixel centre, pixel width (A) */
@@ -20,14 +24,14 @@ typedef struct {
 
 const ind_arm *ind_desi_arms(void);
 double ind_arm_lam(const ind_arm *a, size_t i);
-/* LSF of pixel i for a fibre with width scale fs and h3 offset dh3. */
-void ind_arm_lsf(const ind_arm *a, size_t i, double fs, double dh3,
-                 double *s, double *h3, double *h4);
+/* LSF of pixel i seen by fibre f. */
+void ind_arm_lsf(const ind_arm *a, size_t i, const ind_fibre *f, double *s,
+                 double *h3, double *h4);
 /* The resolution matrix in DESI storage, res[k * n + j], k = 0..10, with
  * R[i][j] = res[(5 - (j - i)) * n + j]: each row is the LSF integrated over
  * the source pixels, restricted to the arm, renormalised to sum 1 and
  * rounded to float; the data are made with exactly these numbers. */
-void ind_arm_resolution(const ind_arm *a, double fs, double dh3, float *res);
+void ind_arm_resolution(const ind_arm *a, const ind_fibre *f, float *res);
 /* out[i] = sum_j R[i][j] in[j] */
 void ind_arm_apply(const ind_arm *a, const float *res, const double *in,
                    double *out);
@@ -44,7 +48,7 @@ double ind_pixel_kernel(double u, double s, double h3, double h4,
  * pixel, out to the 5.5-pixel reach of the resolution matrix.
  * scratch: ind_arm_observe_scratch(a) doubles. */
 size_t ind_arm_observe_scratch(const ind_arm *a);
-void ind_arm_observe(const ind_arm *a, double fs, double dh3,
+void ind_arm_observe(const ind_arm *a, const ind_fibre *fib,
                      const ind_hgrid *g, const double *f, const double *cum,
                      double *out, double *scratch);
 /* Detected electrons per (1e-17 erg/s/cm^2/A) per unit exposure. */
@@ -52,7 +56,7 @@ double ind_arm_response(const ind_arm *a, double lam);
 
 /* Night sky as recorded through a fibre's LSF (1e-17 erg/s/cm^2/A):
  * continuum and emission lines separately.  The line list is fixed. */
-void ind_sky_pixels(const ind_arm *a, double fs, double dh3, double *cont,
+void ind_sky_pixels(const ind_arm *a, const ind_fibre *f, double *cont,
                     double *lines);
 
 #endif

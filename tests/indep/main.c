@@ -14,13 +14,14 @@ static const char USAGE[] =
     "       rvfit-indep spectra --out FILE --truth FILE [--nstar N] [--seed S]\n"
     "           [--preset small|std] [--snr-min 3] [--snr-max 60] [--vmax 500]\n"
     "           [--vsini-max 10] [--model-seed S (= grid --seed, default 1)]\n"
+    "           [--ablate cosmics,skyres,distortion,lsfshape,rotation,nodes]\n"
     "           [--threads N]\n"
     "       rvfit-indep model --teff T --logg G [--feh F] [--alpha A] [--seed S]\n"
     "           [--lo 3450] [--hi 10000] [--dlnl 1e-5] [--norm]  (text to stdout)\n"
     "       rvfit-indep score RVTAB TRUTH [--check-absdv KMS --check-snr X]\n";
 
 typedef struct {
-    const char *out, *truth, *preset;
+    const char *out, *truth, *preset, *ablate;
     double num[16];
     int norm;
 } opts;
@@ -42,6 +43,7 @@ static int parse(int argc, char **argv, opts *o, double *check_snr)
         {"lo", 1, 0, 1000 + O_LO}, {"hi", 1, 0, 1000 + O_HI},
         {"dlnl", 1, 0, 1000 + O_DLNL}, {"check-absdv", 1, 0, 1000 + O_CHECK},
         {"check-snr", 1, 0, 999}, {"norm", 0, 0, 'n'}, {"help", 0, 0, 'h'},
+        {"ablate", 1, 0, 'a'},
         {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "o:t:p:nh", lo, NULL)) != -1) {
@@ -53,6 +55,8 @@ static int parse(int argc, char **argv, opts *o, double *check_snr)
             o->preset = optarg;
         else if (c == 'n')
             o->norm = 1;
+        else if (c == 'a')
+            o->ablate = optarg;
         else if (c >= 999 && c < 1000 + 16) {
             char *end;
             double v = strtod(optarg, &end);
@@ -102,6 +106,27 @@ static int cmd_model(const opts *o, ind_err *e)
     return 0;
 }
 
+/* --ablate: comma-separated names of the effects to switch off. */
+static int parse_ablate(const char *s, unsigned *bits, ind_err *e)
+{
+    static const struct { const char *name; unsigned bit; } t[] = {
+        {"cosmics", IND_NO_COSMICS}, {"skyres", IND_NO_SKYRES},
+        {"distortion", IND_NO_DISTORTION}, {"lsfshape", IND_GAUSS_LSF},
+        {"rotation", IND_NO_ROTATION}, {"nodes", IND_ON_NODES}};
+    *bits = 0;
+    while (s && *s) {
+        size_t n = strcspn(s, ","), k = 0;
+        while (k < sizeof t / sizeof t[0] &&
+               !(strlen(t[k].name) == n && strncmp(t[k].name, s, n) == 0))
+            k++;
+        if (k == sizeof t / sizeof t[0])
+            return ind_fail(e, "--ablate: unknown effect '%.*s'", (int)n, s);
+        *bits |= t[k].bit;
+        s += n + (s[n] == ',');
+    }
+    return 0;
+}
+
 static int run(const char *cmd, const opts *o, int nargs, char **args,
                double check_snr, ind_err *e)
 {
@@ -121,7 +146,9 @@ static int run(const char *cmd, const opts *o, int nargs, char **args,
         ind_coadd_args a = {o->out, o->truth, (size_t)o->num[O_NSTAR],
             (uint64_t)o->num[O_SEED], (uint64_t)o->num[O_MSEED], ps,
             {o->num[O_SNRMIN], o->num[O_SNRMAX], o->num[O_VMAX],
-             o->num[O_VSINI]}, nth};
+             o->num[O_VSINI], 0}, nth};
+        if (parse_ablate(o->ablate, &a.o.ablate, e))
+            return -1;
         if (!(a.o.snr_min > 0 && a.o.snr_max >= a.o.snr_min &&
               a.o.vmax >= 0 && a.o.vmax < 0.5 * IND_C_KMS &&
               a.o.vsini_max >= 0 && a.o.vsini_max < 1000))

@@ -16,14 +16,22 @@ typedef struct {
 
 const ind_preset *ind_preset_find(const char *name);
 
-typedef struct { double snr_min, snr_max, vmax, vsini_max; } ind_mockopts;
+/* Ablation switches (all 0 = the full observation model) turn single
+ * effects off to find which one limits a fitter. */
+enum { IND_NO_COSMICS = 1, IND_NO_SKYRES = 2, IND_NO_DISTORTION = 4,
+       IND_GAUSS_LSF = 8, IND_ON_NODES = 16, IND_NO_ROTATION = 32 };
+typedef struct {
+    double snr_min, snr_max, vmax, vsini_max;
+    unsigned ablate;             /* IND_NO_* / IND_GAUSS_LSF / IND_ON_NODES */
+} ind_mockopts;
 
 /* Everything drawn for one star (stream (seed, star, 1)). */
 typedef struct {
     ind_star p;
     double vrad, vsini, snr;
     double fmed;                 /* median R-arm flux, 1e-17 erg/s/cm^2/A */
-    double fs, dh3;              /* fibre LSF width scale and h3 offset */
+    ind_fibre fib;               /* fibre LSF */
+    double cosmic_rate;          /* mean cosmic-ray events per arm */
     double dist[IND_NARM][4];    /* calibration distortion (Legendre) */
     double skyres[IND_NARM];     /* sky-subtraction scale error */
     double ra, dec;

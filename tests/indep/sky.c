@@ -9,7 +9,7 @@
 typedef struct { double lam, flux; } sky_line; /* A, 1e-17 erg/s/cm^2 */
 
 /* An unresolved line seen through each pixel's kernel. */
-static void add_line(const ind_arm *a, double fs, double dh3, double lam,
+static void add_line(const ind_arm *a, const ind_fibre *fib, double lam,
                      double flux, double *out)
 {
     for (size_t i = 0; i < a->n; i++) {
@@ -17,12 +17,12 @@ static void add_line(const ind_arm *a, double fs, double dh3, double lam,
         if (fabs(u) > 5.5 * a->step)
             continue;
         double s, h3, h4;
-        ind_arm_lsf(a, i, fs, dh3, &s, &h3, &h4);
+        ind_arm_lsf(a, i, fib, &s, &h3, &h4);
         out[i] += flux * ind_pixel_kernel(u, s, h3, h4, a->step);
     }
 }
 
-void ind_sky_pixels(const ind_arm *a, double fs, double dh3, double *cont,
+void ind_sky_pixels(const ind_arm *a, const ind_fibre *fib, double *cont,
                     double *lines)
 {
     static const sky_line fixed[] = {
@@ -37,13 +37,13 @@ void ind_sky_pixels(const ind_arm *a, double fs, double dh3, double *cont,
         lines[i] = 0.0;
     }
     for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
-        add_line(a, fs, dh3, fixed[k].lam, fixed[k].flux, lines);
+        add_line(a, fib, fixed[k].lam, fixed[k].flux, lines);
     ind_rng r;
     ind_rng_seed(&r, 0x534b59ULL /* "SKY" */, 0, 0);
     for (size_t b = 0; b < sizeof oh / sizeof oh[0]; b++)
         for (int k = 0; k < oh[b].n; k++) {
             double lam = oh[b].lo + (oh[b].hi - oh[b].lo) * ind_rng_uniform(&r);
             double f = oh[b].fmax * pow(30.0, -ind_rng_uniform(&r));
-            add_line(a, fs, dh3, lam, f, lines);
+            add_line(a, fib, lam, f, lines);
         }
 }

@@ -27,6 +27,32 @@ static double inside(ind_rng *r, double lo, double hi, double step)
     return lo + 0.5 * step + (hi - lo - step) * ind_rng_uniform(r);
 }
 
+static double snap(double x, double lo, double step)
+{
+    return lo + step * round((x - lo) / step);
+}
+
+/* Applied after all draws, so an ablated set keeps every other number. */
+static void ablate(const ind_preset *ps, unsigned ab, ind_draw *d)
+{
+    if (ab & IND_NO_COSMICS)
+        d->cosmic_rate = 0.0;
+    if (ab & IND_NO_SKYRES)
+        memset(d->skyres, 0, sizeof d->skyres);
+    if (ab & IND_NO_DISTORTION)
+        memset(d->dist, 0, sizeof d->dist);
+    if (ab & IND_GAUSS_LSF)
+        d->fib.shape = 0.0;
+    if (ab & IND_NO_ROTATION)
+        d->vsini = 0.0;
+    if (ab & IND_ON_NODES) {
+        d->p.teff = snap(d->p.teff, ps->t0, ps->tstep);
+        d->p.logg = snap(d->p.logg, ps->g0, ps->gstep);
+        d->p.feh = snap(d->p.feh, ps->f0, ps->fstep);
+        d->p.alpha = snap(d->p.alpha, ps->a0, ps->astep);
+    }
+}
+
 void ind_draw_star(uint64_t seed, size_t i, const ind_preset *ps,
                    const ind_mockopts *o, ind_draw *d)
 {
@@ -44,8 +70,9 @@ void ind_draw_star(uint64_t seed, size_t i, const ind_preset *ps,
     d->vsini = o->vsini_max * ind_rng_uniform(&r);
     d->snr = o->snr_min * pow(o->snr_max / o->snr_min, ind_rng_uniform(&r));
     d->fmed = 2.0 * pow(20.0, ind_rng_uniform(&r));
-    d->fs = 0.93 + 0.14 * ind_rng_uniform(&r);
-    d->dh3 = 0.01 * ind_rng_normal(&r);
+    d->fib.scale = 0.93 + 0.14 * ind_rng_uniform(&r);
+    d->fib.dh3 = 0.01 * ind_rng_normal(&r);
+    d->fib.shape = 1.0;
     for (int a = 0; a < IND_NARM; a++) {
         for (int k = 0; k < 4; k++)
             d->dist[a][k] = 0.015 * ind_rng_normal(&r);
@@ -53,6 +80,8 @@ void ind_draw_star(uint64_t seed, size_t i, const ind_preset *ps,
     }
     d->ra = 150.0 + 3.0 * (ind_rng_uniform(&r) - 0.5);
     d->dec = 30.0 + 3.0 * (ind_rng_uniform(&r) - 0.5);
+    d->cosmic_rate = 1.5;
+    ablate(ps, o->ablate, d);
 }
 
 int ind_obsctx_make(ind_obsctx *c, const ind_linelist *ll, double vsini_max,

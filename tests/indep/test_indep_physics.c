@@ -181,7 +181,8 @@ static void test_lsf(void)
     for (int a = 0; a < IND_NARM; a++) {
         size_t n = arms[a].n, i0 = n / 2;
         float *res = malloc(IND_NDIAG * n * sizeof *res);
-        ind_arm_resolution(&arms[a], 1.04, 0.02, res);
+        ind_fibre fb = {1.04, 0.02, 1.0};
+        ind_arm_resolution(&arms[a], &fb, res);
         double wr = 0.0, r1 = 0.0, r2 = 0.0, r3 = 0.0;
         for (size_t i = 0; i < n; i++) {
             double rs = 0.0;
@@ -200,7 +201,7 @@ static void test_lsf(void)
             wr = fmax(wr, fabs(rs - 1.0));
         }
         double sg, hh3, hh4;
-        ind_arm_lsf(&arms[a], i0, 1.04, 0.02, &sg, &hh3, &hh4);
+        ind_arm_lsf(&arms[a], i0, &fb, &sg, &hh3, &hh4);
         double sp = sg / arms[a].step;
         char what[96];
         snprintf(what, sizeof what, "%s arm: all resolution rows sum to 1",
@@ -245,7 +246,8 @@ static double line_centroid(double v, const ind_arm *arm, const ind_hgrid *g,
     double *scr = malloc(ind_arm_observe_scratch(arm) * sizeof *scr);
     ind_hires_observed(g, v, 5.0, gauss_source, &src, hi, work);
     ind_cumulate(g, hi, cum);
-    ind_arm_observe(arm, 1.0, 0.03, g, hi, cum, pix, scr);
+    ind_fibre fb = {1.0, 0.03, 1.0};
+    ind_arm_observe(arm, &fb, g, hi, cum, pix, scr);
     double s0 = 0.0, s1 = 0.0;
     for (size_t i = 0; i < n; i++) {
         double l = ind_arm_lam(arm, i);
@@ -269,11 +271,12 @@ static void test_matrix_vs_data(void)
     const ind_arm *arm = &ind_desi_arms()[1];
     size_t n = arm->n;
     float *res = malloc(IND_NDIAG * n * sizeof *res);
-    ind_arm_resolution(arm, 0.95, -0.01, res);
+    ind_fibre fb = {0.95, -0.01, 1.0};
+    ind_arm_resolution(arm, &fb, res);
     double worst = 0.0;
     for (size_t i = 5; i + 5 < n; i++) {
         double s, h3, h4;
-        ind_arm_lsf(arm, i, 0.95, -0.01, &s, &h3, &h4);
+        ind_arm_lsf(arm, i, &fb, &s, &h3, &h4);
         for (int d = -5; d <= 5; d++) {
             double k = arm->step * ind_pixel_kernel(-d * arm->step, s, h3, h4,
                                                     arm->step);
@@ -295,7 +298,7 @@ static void test_matrix_vs_data(void)
         f[k] = (1.0 + 1e-4 * (g.lam[k] - 6700.0)) * (1.0 - 0.3 * exp(-0.5 * q * q));
     }
     ind_cumulate(&g, f, cum);
-    ind_arm_observe(arm, 0.95, -0.01, &g, f, cum, a, scr);
+    ind_arm_observe(arm, &fb, &g, f, cum, a, scr);
     ind_arm_bin(arm, &g, f, cum, b);
     ind_arm_apply(arm, res, b, c);
     worst = 0.0;
@@ -388,7 +391,7 @@ static void test_snr(void)
         return;
     }
     const ind_arm *arms = ind_desi_arms();
-    ind_mockopts mo = {3, 60, 500, 10};
+    ind_mockopts mo = {3, 60, 500, 10, 0};
     obs_buf b1, b2;
     obs_alloc(&b1);
     obs_alloc(&b2);
