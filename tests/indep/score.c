@@ -205,6 +205,19 @@ int ind_score(const char *rvtab, const char *truth, double check_absdv,
                r.pull, r.out5, r.b[0], r.s[0], r.b[1], r.s[1], r.b[2],
                r.s[2], r.warn);
     }
+    /* inverse-variance weighted mean of VRAD - true: a velocity zero point
+     * shared by all stars shows here first */
+    double sw = 0.0, swd = 0.0;
+    for (size_t i = 0; i < t.n; i++) {
+        double d = t.col[C_VRAD][i] - t.tv[0][i], e2 = t.col[C_VERR][i];
+        if (isfinite(d) && e2 > 0) {
+            sw += 1.0 / (e2 * e2);
+            swd += d / (e2 * e2);
+        }
+    }
+    if (sw > 0)
+        printf("weighted mean dV = %.3f +- %.3f km/s\n", swd / sw,
+               1.0 / sqrt(sw));
     if (check_absdv > 0) {
         bin_stats r;
         bin_eval(&t, check_snr, INFINITY, &r);
