@@ -27,9 +27,13 @@ static double inside(ind_rng *r, double lo, double hi, double step)
     return lo + 0.5 * step + (hi - lo - step) * ind_rng_uniform(r);
 }
 
-static double snap(double x, double lo, double step)
+/* The nearest grid node, but never an edge node: a star on the edge of the
+ * grid cannot be fitted beyond it and would look better than it is. */
+static double snap(double x, double lo, double hi, double step)
 {
-    return lo + step * round((x - lo) / step);
+    double k = round((x - lo) / step), kmax = round((hi - lo) / step);
+    k = k < 1 ? 1 : (k > kmax - 1 ? kmax - 1 : k);
+    return lo + step * k;
 }
 
 /* Applied after all draws, so an ablated set keeps every other number. */
@@ -46,10 +50,11 @@ static void ablate(const ind_preset *ps, unsigned ab, ind_draw *d)
     if (ab & IND_NO_ROTATION)
         d->vsini = 0.0;
     if (ab & IND_ON_NODES) {
-        d->p.teff = snap(d->p.teff, ps->t0, ps->tstep);
-        d->p.logg = snap(d->p.logg, ps->g0, ps->gstep);
-        d->p.feh = snap(d->p.feh, ps->f0, ps->fstep);
-        d->p.alpha = snap(d->p.alpha, ps->a0, ps->astep);
+        d->p.teff = snap(d->p.teff, ps->t0, ps->t1, ps->tstep);
+        d->p.logg = snap(d->p.logg, ps->g0, ps->g1, ps->gstep);
+        d->p.feh = snap(d->p.feh, ps->f0, ps->f1, ps->fstep);
+        /* [alpha/Fe] has edge nodes only */
+        d->p.alpha = ps->a0 + ps->astep * round((d->p.alpha - ps->a0) / ps->astep);
     }
 }
 
