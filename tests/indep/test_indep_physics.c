@@ -161,7 +161,7 @@ static void test_lsf(void)
     }
     check(worst < 1e-8, "LSF CDF in closed form equals quadrature", worst, 0);
     /* resolution row: source pixel i + d at u in [(-d-1/2), (-d+1/2)] dpix */
-    double row[IND_NDIAG], dpix = 0.8, sum = 0.0, w1 = 0.0;
+    double row[IND_NDIAG], dpix = 0.8, sum = 0.0;
     ind_lsf_row(s, h3, h4, dpix, row);
     worst = 0.0;
     for (int d = -5; d <= 5; d++) {
@@ -173,6 +173,11 @@ static void test_lsf(void)
     }
     check(worst < 1e-9, "resolution row = LSF integrated over pixels", worst, 0);
     check_close("resolution row sums to 1", sum, 1.0, 1e-7);
+}
+
+static void test_arm_rows(void)
+{
+    double w1 = 0.0;
     /* the DESI arms: every row (edges included) sums to 1; the centre row has
      * the moments of the LSF seen through pixel rounding (Sheppard): mean 0,
      * variance (s/dpix)^2 + 1/12, third moment -sqrt6 h3 (s/dpix)^3 (minus:
@@ -537,6 +542,7 @@ int main(void)
     test_voigt();
     test_rotation();
     test_lsf();
+    test_arm_rows();
     test_matrix_vs_data();
     test_doppler();
     test_median();
