@@ -1,0 +1,203 @@
+/* rvfit-indep: an independent synthetic-data generator for testing rvfit
+ * (see docs/independent-generator.md).  Subcommands: grid, spectra, model,
+ * score. */
+#include "mock.h"
+#include "util.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char USAGE[] =
+    "usage: rvfit-indep grid --out DIR [--preset small|std] [--seed S] [--threads N]\n"
+    "       rvfit-indep spectra --out FILE --truth FILE [--nstar N] [--seed S]\n"
+    "           [--preset small|std] [--snr-min 3] [--snr-max 60] [--vmax 500]\n"
+    "           [--vsini-max 10] [--model-seed S (= grid --seed, default 1)]\n"
+    "           [--ablate cosmics,skyres,distortion,lsfshape,rotation,nodes]\n"
+    "           [--threads N]\n"
+    "       rvfit-indep model --teff T --logg G [--feh F] [--alpha A] [--seed S]\n"
+    "           [--lo 3450] [--hi 10000] [--dlnl 1e-5] [--norm]  (text to stdout)\n"
+    "       rvfit-indep score RVTAB TRUTH [--check-absdv KMS --check-snr X]\n";
+
+typedef struct {
+    const char *out, *truth, *preset, *ablate;
+    double num[16];
+    int norm;
+} opts;
+
+enum { O_NSTAR, O_SEED, O_SNRMIN, O_SNRMAX, O_VMAX, O_VSINI, O_MSEED,
+       O_THREADS, O_TEFF, O_LOGG, O_FEH, O_ALPHA, O_LO, O_HI, O_DLNL,
+       O_CHECK };
+
+static int parse(int argc, char **argv, opts *o, double *check_snr)
+{
+    static const struct option lo[] = {
+        {"out", 1, 0, 'o'}, {"truth", 1, 0, 't'}, {"preset", 1, 0, 'p'},
+        {"nstar", 1, 0, 1000 + O_NSTAR}, {"seed", 1, 0, 1000 + O_SEED},
+        {"snr-min", 1, 0, 1000 + O_SNRMIN}, {"snr-max", 1, 0, 1000 + O_SNRMAX},
+        {"vmax", 1, 0, 1000 + O_VMAX}, {"vsini-max", 1, 0, 1000 + O_VSINI},
+        {"model-seed", 1, 0, 1000 + O_MSEED}, {"threads", 1, 0, 1000 + O_THREADS},
+        {"teff", 1, 0, 1000 + O_TEFF}, {"logg", 1, 0, 1000 + O_LOGG},
+        {"feh", 1, 0, 1000 + O_FEH}, {"alpha", 1, 0, 1000 + O_ALPHA},
+        {"lo", 1, 0, 1000 + O_LO}, {"hi", 1, 0, 1000 + O_HI},
+        {"dlnl", 1, 0, 1000 + O_DLNL}, {"check-absdv", 1, 0, 1000 + O_CHECK},
+        {"check-snr", 1, 0, 999}, {"norm", 0, 0, 'n'}, {"help", 0, 0, 'h'},
+        {"ablate", 1, 0, 'a'},
+        {0, 0, 0, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "o:t:p:nh", lo, NULL)) != -1) {
+        if (c == 'o')
+            o->out = optarg;
+        else if (c == 't')
+            o->truth = optarg;
+        else if (c == 'p')
+            o->preset = optarg;
+        else if (c == 'n')
+            o->norm = 1;
+        else if (c == 'a')
+            o->ablate = optarg;
+        else if (c >= 999 && c < 1000 + 16) {
+            char *end;
+            double v = strtod(optarg, &end);
+            if (end == optarg || *end) {
+                fprintf(stderr, "rvfit-indep: bad number '%s'\n", optarg);
+                return -1;
+            }
+            if (c == 999)
+                *check_snr = v;
+            else
+                o->num[c - 1000] = v;
+        } else {
+            fputs(USAGE, stderr);
+            return c == 'h' ? 1 : -1;
+        }
+    }
+    return 0;
+}
+
+static int cmd_model(const opts *o, ind_err *e)
+{
+    ind_linelist ll;
+    if (ind_linelist_build((uint64_t)o->num[O_SEED], &ll, e))
+        return -1;
+    ind_hgrid g;
+    ind_star s = {o->num[O_TEFF], o->num[O_LOGG], o->num[O_FEH],
+                  o->num[O_ALPHA]};
+    if (ind_hgrid_make(&g, o->num[O_LO], o->num[O_HI], o->num[O_DLNL], e)) {
+        ind_linelist_free(&ll);
+        return -1;
+    }
+    double *f = malloc(3 * g.n * sizeof *f);
+    if (!f) {
+        ind_hgrid_free(&g);
+        ind_linelist_free(&ll);
+        return ind_fail(e, "out of memory");
+    }
+    if (o->norm)
+        ind_spectrum_norm(&ll, &s, &g, f, f + g.n);
+    else
+        ind_spectrum(&ll, &s, &g, f, f + g.n);
+    for (size_t k = 0; k < g.n; k++)
+        printf("%.4f %.8g\n", g.lam[k], f[k]);
+    free(f);
+    ind_hgrid_free(&g);
+    ind_linelist_free(&ll);
+    return 0;
+}
+
+/* --ablate: comma-separated names of the effects to switch off. */
+static int parse_ablate(const char *s, unsigned *bits, ind_err *e)
+{
+    static const struct { const char *name; unsigned bit; } t[] = {
+        {"cosmics", IND_NO_COSMICS}, {"skyres", IND_NO_SKYRES},
+        {"distortion", IND_NO_DISTORTION}, {"lsfshape", IND_GAUSS_LSF},
+        {"rotation", IND_NO_ROTATION}, {"nodes", IND_ON_NODES}};
+    *bits = 0;
+    while (s && *s) {
+        size_t n = strcspn(s, ","), k = 0;
+        while (k < sizeof t / sizeof t[0] &&
+               !(strlen(t[k].name) == n && strncmp(t[k].name, s, n) == 0))
+            k++;
+        if (k == sizeof t / sizeof t[0])
+            return ind_fail(e, "--ablate: unknown effect '%.*s'", (int)n, s);
+        *bits |= t[k].bit;
+        s += n + (s[n] == ',');
+    }
+    return 0;
+}
+
+static int run(const char *cmd, const opts *o, int nargs, char **args,
+               double check_snr, ind_err *e)
+{
+    int nth = o->num[O_THREADS] > 0 ? (int)o->num[O_THREADS]
+                                    : ind_default_threads();
+    const ind_preset *ps = ind_preset_find(o->preset);
+    if (!ps && strcmp(cmd, "score") && strcmp(cmd, "model"))
+        return ind_fail(e, "unknown preset '%s' (small or std)", o->preset);
+    if (strcmp(cmd, "grid") == 0) {
+        if (!o->out)
+            return ind_fail(e, "grid: --out DIR is required");
+        return ind_grid_write(o->out, ps, (uint64_t)o->num[O_SEED], nth, e);
+    }
+    if (strcmp(cmd, "spectra") == 0) {
+        if (!o->out || !o->truth)
+            return ind_fail(e, "spectra: --out and --truth are required");
+        ind_coadd_args a = {o->out, o->truth, (size_t)o->num[O_NSTAR],
+            (uint64_t)o->num[O_SEED], (uint64_t)o->num[O_MSEED], ps,
+            {o->num[O_SNRMIN], o->num[O_SNRMAX], o->num[O_VMAX],
+             o->num[O_VSINI], 0}, nth};
+        if (parse_ablate(o->ablate, &a.o.ablate, e))
+            return -1;
+        if (!(a.o.snr_min > 0 && a.o.snr_max >= a.o.snr_min &&
+              a.o.vmax >= 0 && a.o.vmax < 0.5 * IND_C_KMS &&
+              a.o.vsini_max >= 0 && a.o.vsini_max < 1000))
+            return ind_fail(e, "spectra: bad --snr-min/--snr-max/--vmax/"
+                            "--vsini-max");
+        return ind_coadd_write(&a, e);
+    }
+    if (strcmp(cmd, "model") == 0)
+        return cmd_model(o, e);
+    if (strcmp(cmd, "score") == 0) {
+        if (nargs != 2)
+            return ind_fail(e, "score: need RVTAB and TRUTH");
+        int rc = ind_score(args[0], args[1], o->num[O_CHECK], check_snr, e);
+        if (rc > 0)
+            e->msg[0] = '\0';
+        return rc ? -1 : 0;
+    }
+    return ind_fail(e, "unknown command '%s'", cmd);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "--help") == 0) {
+        fputs(USAGE, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    opts o = {.preset = "small"};
+    double check_snr = 10.0;
+    o.num[O_NSTAR] = 200;
+    o.num[O_SEED] = 1;
+    o.num[O_MSEED] = 1;
+    o.num[O_SNRMIN] = 3;
+    o.num[O_SNRMAX] = 60;
+    o.num[O_VMAX] = 500;
+    o.num[O_VSINI] = 10;
+    o.num[O_ALPHA] = 0;
+    o.num[O_LO] = 3450;
+    o.num[O_HI] = 10000;
+    o.num[O_DLNL] = 1e-5;
+    int rc = parse(argc - 1, argv + 1, &o, &check_snr);
+    if (rc)
+        return rc > 0 ? 0 : 2;
+    ind_err e = {{0}};
+    if (run(argv[1], &o, argc - 1 - optind, argv + 1 + optind, check_snr,
+            &e)) {
+        if (e.msg[0])
+            fprintf(stderr, "rvfit-indep: %s\n", e.msg);
+        return 1;
+    }
+    return 0;
+}
