@@ -43,6 +43,24 @@ void rvfit_output_part_names(const char *outdir, const char *input,
              nparts);
 }
 
+/* Release what the core no longer needs of a batch: once the backend has
+ * its copy, the fit driver reads only ivar (pixels used) and the writer
+ * only wavelengths, results and models, so the band matrices (most of a
+ * batch's bytes) and the flux go at once and ivar after the fit.  Memory
+ * then holds about one full batch besides the backend's copy. */
+static void drop_spectra(rvfit_batch *b, int ivar_too)
+{
+    for (int a = 0; a < b->narm; a++) {
+        rvfit_arm_batch *A = &b->arm[a];
+        free(A->flux), free(A->res), free(A->lsf);
+        A->flux = NULL, A->res = NULL, A->lsf = NULL;
+        if (ivar_too) {
+            free(A->ivar);
+            A->ivar = NULL;
+        }
+    }
+}
+
 static void fit_one(run_ctx *c, run_batch *rb)
 {
     rvfit_run *r = c->r;
@@ -60,12 +78,14 @@ static void fit_one(run_ctx *c, run_batch *rb)
         rc = r->be->ops->load_batch(r->be->state, &rb->b, &r->fo.model, &e);
         if (rc)
             rvfit_err_prefix(&e, "backend '%s': load_batch", r->be->name);
+        drop_spectra(&rb->b, 0);
     }
     if (!rc)
         rc = rvfit_fit_batch(r->be, r->lib, &rb->b, &r->fo, rb->res,
                              r->cfg->write_models ? rb->models : NULL,
                              &r->prof, r->host, &e);
     r->busy += run_now() - t0;
+    drop_spectra(&rb->b, 1);
     if (rc)
         run_fatal(c, rc, &e);
     else

@@ -24,6 +24,7 @@
 #define RUN_MAX_TABLES 16
 #define RUN_NBUF 3 /* batches alive: being read, fitted, written */
 #define RUN_PATH (RVFIT_PATH_LEN + 1100)
+#define RUN_READ_CHUNK 64 /* spectra staged per read before joining a batch */
 
 typedef struct run_unit {
     rvfit_unit u;              /* as handed out; u.path is `path`          */
