@@ -14,8 +14,9 @@ bash scripts/setup-deps.sh
 build=${RVFIT_BUILD_DIR:-build}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j"$(nproc)" >/dev/null
-rv="$PWD/$build/rvfit"
-export RVFIT_PLUGIN_PATH="$PWD/$build/plugins"
+case $build in /*) ;; *) build="$PWD/$build" ;; esac
+rv="$build/rvfit"
+export RVFIT_PLUGIN_PATH="$build/plugins"
 d=${RVFIT_BENCH_DIR:-bench/data}
 s="$d/scale"
 mkdir -p "$s"
