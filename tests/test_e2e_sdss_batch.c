@@ -23,6 +23,10 @@ static int run(char **log, const char *fmt, ...)
     vsnprintf(args, sizeof args, fmt, ap);
     va_end(ap);
     snprintf(cmd, sizeof cmd, "'%s' %s", tu_env("RVFIT_BIN"), args);
+    if (log) { /* a log is reused across commands: keep only the last */
+        free(*log);
+        *log = NULL;
+    }
     int rc = tu_run(cmd, log);
     CHECK_MSG(rc == 0, "failed: %s\n%s", cmd, log && *log ? *log : "");
     return rc;
@@ -102,8 +106,6 @@ int main(void)
         bad += compare(ltab, fdir, k);
     CHECK_MSG(bad == 0, "%ld values differ between list and files", bad);
     /* Spectrum 17 alone, in a batch of its own length. */
-    free(log);
-    log = NULL;
     if (!run(&log, "fit -t %s/lib -i sdss -c %s -j 2 -o %s/alone "
              "%s/boss/spec-0000-00100-0017.fits", dir, ini, dir, dir)) {
         char alone[4200];
