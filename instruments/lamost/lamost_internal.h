@@ -28,6 +28,8 @@
 #define LAMOST_PATH_MAX 1024
 #define LAMOST_STR_MAX 24    /* CLASS, SUBCLASS kept (SUBCLASS 'dM0' ...)  */
 #define LAMOST_NTABLE 2      /* RVTAB, LAMOST                              */
+#define LAMOST_NCOL_ID 3     /* RVTAB: TARGETID, TARGET_RA, TARGET_DEC     */
+#define LAMOST_NCOL 10       /* LAMOST: CLASS ... HELIO_RV                 */
 #define LAMOST_DLOGLAM 1e-4  /* LRS pixel in log10(lambda), 69 km/s        */
 #define LAMOST_C_KMS 299792.458
 /* FWHM = 2 sqrt(2 ln 2) sigma */
@@ -74,8 +76,8 @@ typedef struct lamost_handle {
     size_t npix;
     lamost_meta meta;
     size_t nsel;              /* 0 or 1                               */
-    rvfit_column rvtab_cols[3];
-    rvfit_column lamost_cols[10];
+    rvfit_column rvtab_cols[LAMOST_NCOL_ID];
+    rvfit_column lamost_cols[LAMOST_NCOL];
     rvfit_table_schema schema[LAMOST_NTABLE];
     rvfit_file_info info;
 } lamost_handle;

@@ -67,8 +67,8 @@ static int lamost_select(lamost_handle *h, const rvfit_select *sel,
         why = keep ? "" : "minsn";
     }
     h->nsel = keep ? 1 : 0;
-    if (!keep)
-        rvfit_log(h->host, RVFIT_LOG_INFO, LAMOST_WHO, "%s: OBSID %lld not "
+    if (!keep) /* debug: a survey run drops many files, one line each */
+        rvfit_log(h->host, RVFIT_LOG_DEBUG, LAMOST_WHO, "%s: OBSID %lld not "
                   "selected (%s)", h->path, (long long)h->meta.obsid, why);
     return RVFIT_OK;
 }

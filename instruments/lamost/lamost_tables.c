@@ -39,10 +39,10 @@ void lamost_tables_init(lamost_handle *h)
     lamost_col(&l[9], "HELIO_RV", RVFIT_COL_F64, 1, "km/s",
                "heliocentric correction of the file");
     snprintf(h->schema[0].extname, RVFIT_NAME_LEN, "RVTAB");
-    h->schema[0].ncol = 3;
+    h->schema[0].ncol = LAMOST_NCOL_ID;
     h->schema[0].cols = h->rvtab_cols;
     snprintf(h->schema[1].extname, RVFIT_NAME_LEN, "LAMOST");
-    h->schema[1].ncol = 10;
+    h->schema[1].ncol = LAMOST_NCOL;
     h->schema[1].cols = h->lamost_cols;
 }
 
