@@ -5,14 +5,21 @@ from astropy.table import Table
 from astropy import units as u
 
 
+def _unit(s):
+    """A TUNIT string in astropy's generic format, which knows rvfit's
+    units (km/s, K, dex; the FITS format lacks dex)."""
+    return u.Unit(s, parse_strict="silent") if s.strip() else None
+
+
 def read_rvtab(path, hdu="RVTAB"):
     """The RVTAB HDU of an rvtab_*.fits file as an astropy Table; units
     from TUNITn, descriptions from TCOMMn, the primary header (the run's
     configuration and provenance) in meta."""
-    t = Table.read(path, hdu=hdu, unit_parse_strict="silent")
     with fits.open(path) as f:
         h = f[hdu].header
+        t = Table(f[hdu].data, masked=False)
         for i, name in enumerate(t.colnames, start=1):
+            t[name].unit = _unit(h.get("TUNIT%d" % i, ""))
             if "TCOMM%d" % i in h:
                 t[name].description = h["TCOMM%d" % i]
         t.meta["PRIMARY"] = dict(f[0].header)
@@ -36,7 +43,7 @@ def read_rvmod(path):
             t[a + "_WAVELENGTH"].unit = u.AA
             t[a + "_MODEL"] = m
         if "FIBERMAP" in f:
-            fm = Table.read(f["FIBERMAP"], unit_parse_strict="silent")
+            fm = Table(f["FIBERMAP"].data)
             for c in fm.colnames:
                 t[c] = fm[c]
         t.meta["PRIMARY"] = dict(f[0].header)
