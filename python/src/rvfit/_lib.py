@@ -47,6 +47,17 @@ def _candidates():
     yield from _NAMES
 
 
+def _preload_sdk(path):
+    """librvfit_sdk from librvfit's own directory first: an installed
+    librvfit carries no run path, and its prefix need not be on the
+    linker's path."""
+    d = os.path.dirname(path)
+    for n in ("librvfit_sdk.so.%d" % ABI_MAJOR, "librvfit_sdk.so"):
+        if d and os.path.exists(os.path.join(d, n)):
+            ctypes.CDLL(os.path.join(d, n), mode=ctypes.RTLD_GLOBAL)
+            return
+
+
 def _load():
     tried = []
     for path in _candidates():
@@ -54,6 +65,7 @@ def _load():
             tried.append("%s (no such file)" % path)
             continue
         try:
+            _preload_sdk(path)
             return ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
         except OSError as e:
             tried.append("%s (%s)" % (path, e))
