@@ -105,7 +105,10 @@ class Spectra:
         return self.nspec
 
     def __getitem__(self, rows):
-        """The spectra of rows (a slice or an index array) as Spectra."""
+        """The spectra of rows (an index, a slice or an index array) as
+        Spectra."""
+        if isinstance(rows, (int, np.integer)):
+            rows = slice(rows, rows + 1 if rows != -1 else None)
         def take(x, ndim_rows):
             if x is None or x.ndim < ndim_rows:
                 return x
