@@ -1,5 +1,7 @@
 """rvfit.fit on spectra read with astropy gives what `rvfit fit` wrote for
 the same file: the same pipeline, so every column is equal bit for bit."""
+import os
+
 import numpy as np
 from astropy.table import Table
 
@@ -61,3 +63,28 @@ def test_fit_settings_reach_the_fit(data, spectra):
     fast = np.abs(rvfit.read_rvtab(data["rvtab"])["VRAD"][:3]) > 60
     assert np.all(np.abs(t["VRAD"][fast]) <= 60)
     assert np.all(t["RVS_WARN"][fast] & 2)
+
+
+def test_masked_pixels_like_cli(data, lib):
+    """MASK != 0 pixels (given ivar > 0 here on purpose) are dropped by
+    read_desi as by the desi plugin: equal fits, NPIX_TOT lower by exactly
+    the number masked."""
+    import subprocess
+    from astropy.io import fits
+    path = str(data["dir"] / "masked.fits")
+    with fits.open(data["coadd"]) as f:
+        f["B_MASK"].data[0, 1000:1200] = 4
+        f["R_MASK"].data[3, 2000:2050] = 1
+        assert np.all(f["B_IVAR"].data[0, 1000:1200] > 0)
+        assert np.all(f["R_IVAR"].data[3, 2000:2050] > 0)
+        f.writeto(path)
+    out = str(data["dir"] / "masked")
+    subprocess.run([os.environ["RVFIT_BIN"], "fit", "--templates",
+                    data["lib"], "--output-dir", out, "--log-level", "warn",
+                    path], check=True)
+    cli = rvfit.read_rvtab(os.path.join(out, "rvtab_masked.fits"))
+    py = rvfit.fit(rvfit.read_desi(path), lib)
+    _same(py, cli, [c for c in py.colnames])
+    orig = rvfit.read_rvtab(data["rvtab"])
+    assert orig["NPIX_TOT"][0] - py["NPIX_TOT"][0] == 200
+    assert orig["NPIX_TOT"][3] - py["NPIX_TOT"][3] == 50
