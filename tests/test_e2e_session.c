@@ -136,7 +136,7 @@ static void check_bad_calls(rvfit_session *s, const double *wave,
     CHECK(rvfit_session_batch_arm(s, 0, "B", 3, 0, w2, flux, ivar, 0, 0,
                                   NULL, &e) == RVFIT_ERR_INVALID);
     CHECK(tu_contains(e.msg, "wavelength 2 (4000.5)"));
-    float lsf[NPIX] = {0};
+    float lsf[NPIX] = {-1.0f};
     CHECK(rvfit_session_batch_arm(s, 0, "B", NPIX, 0, wave, flux, ivar, 2, 0,
                                   lsf, &e) == RVFIT_ERR_INVALID);
     CHECK(tu_contains(e.msg, "LSF sigma"));

@@ -61,14 +61,15 @@ def test_points_of_one_spectrum_in_a_batch(data, lib, spectra):
 
 
 def _lsf_sigma(res, wave):
-    """Gaussian sigma (A) of each band-matrix column: its second moment."""
+    """Gaussian sigma (A) of each band-matrix column: its second moment
+    less the pixel box's 1/12 (rvfit integrates an LSF over the pixels)."""
     nd = res.shape[1]
     k = np.arange(nd)[:, None] - nd // 2
     dl = np.gradient(wave)[None, None, :]
     w = np.clip(res, 0, None)
     mean = (w * k).sum(1) / w.sum(1)
     var = (w * (k - mean[:, None]) ** 2).sum(1) / w.sum(1)
-    return np.sqrt(var) * dl[0]
+    return np.sqrt(np.clip(var - 1.0 / 12.0, 0.01, None)) * dl[0]
 
 
 def test_lsf_spectra(data, lib, spectra):

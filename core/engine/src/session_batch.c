@@ -91,7 +91,7 @@ static int check_arm(const rvfit_session *s, int a, const char *name,
     return RVFIT_OK;
 }
 
-static void *dup(const void *p, size_t bytes)
+static void *copy_of(const void *p, size_t bytes)
 {
     void *q = malloc(bytes ? bytes : 1);
     if (q)
@@ -116,10 +116,11 @@ static int clean_arm(sess_arm *A, size_t nspec, rvfit_err *err)
                 A->res[i] = 0.0f;
     if (A->info.res_kind == RVFIT_RES_LSF)
         for (size_t i = 0; i < np; i++)
-            if (!(A->res[i] > 0.0f) || !isfinite(A->res[i]))
+            if (!(A->res[i] >= 0.0f) || !isfinite(A->res[i]))
                 return rvfit_err_set(err, RVFIT_ERR_INVALID, "arm %s: "
                                      "spectrum %zu: LSF sigma %g at pixel "
-                                     "%zu (must be > 0 A)", A->info.name,
+                                     "%zu (must be finite, >= 0 A)",
+                                     A->info.name,
                                      i / A->info.npix, A->res[i],
                                      i % A->info.npix);
     return RVFIT_OK;
@@ -150,10 +151,10 @@ int rvfit_session_batch_arm(rvfit_session *s, int a, const char *name,
     size_t nres = res_kind == RVFIT_RES_BAND  ? ns * npix * (size_t)ndiag
                   : res_kind == RVFIT_RES_LSF ? ns * npix
                                               : 0;
-    A->wave = dup(wave, rows * npix * sizeof *wave);
-    A->flux = dup(flux, ns * npix * sizeof *flux);
-    A->ivar = dup(ivar, ns * npix * sizeof *ivar);
-    A->res = nres ? dup(res, nres * sizeof *res) : NULL;
+    A->wave = copy_of(wave, rows * npix * sizeof *wave);
+    A->flux = copy_of(flux, ns * npix * sizeof *flux);
+    A->ivar = copy_of(ivar, ns * npix * sizeof *ivar);
+    A->res = nres ? copy_of(res, nres * sizeof *res) : NULL;
     if (!A->wave || !A->flux || !A->ivar || (nres && !A->res)) {
         arm_free(A);
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "arm %s: %zu spectra of "

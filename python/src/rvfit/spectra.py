@@ -24,8 +24,9 @@ class Arm:
     flux, ivar: (nspec, npix), or (npix,) for a single spectrum.
     resolution: optional band matrix (nspec, ndiag, npix) in DESI's layout
         (the RESOLUTION HDU of a coadd).
-    lsf: optional Gaussian LSF sigma in Angstrom: a number, (npix,) or
-        (nspec, npix).  Give at most one of resolution and lsf; with
+    lsf: optional Gaussian LSF sigma in Angstrom, the pixel box excluded
+        (rvfit integrates the Gaussian over each pixel): a number, (npix,)
+        or (nspec, npix).  Give at most one of resolution and lsf; with
         neither the templates are used at the library's own resolution.
     """
     name: str

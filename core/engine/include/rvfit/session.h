@@ -86,7 +86,8 @@ RVFIT_EXPORT const char *rvfit_session_device(const rvfit_session *s);
 /* How an arm gives its resolution (values of enum rvfit_res_kind). */
 #define RVFIT_SESSION_RES_NONE 0
 #define RVFIT_SESSION_RES_BAND 1 /* res[nspec*ndiag*npix], DESI layout    */
-#define RVFIT_SESSION_RES_LSF 2  /* res[nspec*npix]: Gaussian sigma in A  */
+#define RVFIT_SESSION_RES_LSF 2  /* res[nspec*npix]: Gaussian sigma in A,
+                                    the pixel box excluded (>= 0)       */
 
 /* Start a batch of nspec spectra in narm arms (drops the previous batch
  * and its results). */
