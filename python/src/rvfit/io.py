@@ -11,6 +11,16 @@ def _unit(s):
     return u.Unit(s, parse_strict="silent") if s.strip() else None
 
 
+def _native(t):
+    """Columns in native byte order (FITS data is big-endian), so that
+    numpy, pandas and ctypes take them as they are."""
+    for name in t.colnames:
+        dt = t[name].dtype
+        if dt.kind in "biuf" and not dt.isnative:
+            t[name] = t[name].astype(dt.newbyteorder("="))
+    return t
+
+
 def read_rvtab(path, hdu="RVTAB"):
     """The RVTAB HDU of an rvtab_*.fits file as an astropy Table; units
     from TUNITn, descriptions from TCOMMn, the primary header (the run's
@@ -23,7 +33,7 @@ def read_rvtab(path, hdu="RVTAB"):
             if "TCOMM%d" % i in h:
                 t[name].description = h["TCOMM%d" % i]
         t.meta["PRIMARY"] = dict(f[0].header)
-    return t
+    return _native(t)
 
 
 def read_rvmod(path):
@@ -47,4 +57,4 @@ def read_rvmod(path):
             for c in fm.colnames:
                 t[c] = fm[c]
         t.meta["PRIMARY"] = dict(f[0].header)
-    return t
+    return _native(t)
