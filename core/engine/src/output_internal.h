@@ -45,6 +45,7 @@ struct rvfit_output {
 
 void out_rvtab_columns(out_cols *c, const rvfit_library *lib,
                        const rvfit_file_info *info);
+double out_value(const out_col *c, const rvfit_result *r);
 const char *out_tform(const rvfit_column *col, char *buf, size_t n);
 int out_fits_type(int type);
 /* Deep copies of n schemas (columns included) and their release. */

@@ -10,25 +10,6 @@
 #include "output_internal.h"
 #include "rvfit/fits.h"
 
-static double value_of(const out_col *c, const rvfit_result *r)
-{
-    switch (c->kind) {
-    case OC_VRAD: return r->vrad;
-    case OC_VRAD_ERR: return r->vrad_err;
-    case OC_VRAD_SKEW: return r->vrad_skew;
-    case OC_VRAD_KURT: return r->vrad_kurt;
-    case OC_VSINI: return r->vsini;
-    case OC_PARAM: return r->param[c->index];
-    case OC_PARAM_ERR: return r->param_err[c->index];
-    case OC_CHISQ_TOT: return r->chisq_tot;
-    case OC_CHISQ_C_TOT: return r->chisq_c_tot;
-    case OC_CHISQ: return r->chisq[c->index];
-    case OC_CHISQ_C: return r->chisq_c[c->index];
-    case OC_SN: return r->sn[c->index];
-    default: return NAN;
-    }
-}
-
 /* Write one pass-through column of n rows starting at row first (0-based)
  * into column number colnum of the current HDU. */
 static void write_col(fitsfile *f, int colnum, const rvfit_column *col,
@@ -83,7 +64,7 @@ static void write_rvtab(rvfit_output *o, size_t first, size_t n,
                            st);
         } else {
             for (size_t i = 0; i < n; i++)
-                d[i] = value_of(col, &res[i]);
+                d[i] = out_value(col, &res[i]);
             /* NaN becomes the FITS null for floating columns. */
             fits_write_col(o->tab, TDOUBLE, c + 1, r0, 1, (LONGLONG)n, d, st);
         }
