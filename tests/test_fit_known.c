@@ -20,7 +20,8 @@
 #include "rvfit/library.h"
 #include "testutil.h"
 
-#define NP 3 /* TEFF (log10 axis), LOGG, FEH */
+#define NP 3    /* TEFF (log10 axis), LOGG, FEH */
+#define NPIX 40 /* pixels of the one arm        */
 
 typedef struct kcase {
     int vgamma;          /* 0: Gaussian in v; 1: Gamma density in v      */
@@ -175,18 +176,19 @@ static void make_cases(kcase *cs, double *cov)
 
 static void make_batch(rvfit_batch *b)
 {
-    rvfit_arm_info ai = {"B", 8, RVFIT_RES_NONE, 0, 0};
+    rvfit_arm_info ai = {"B", NPIX, RVFIT_RES_NONE, 0, 0};
     rvfit_err e = {0};
     if (rvfit_batch_alloc(b, 1, &ai, NCASE, &e)) {
         fprintf(stderr, "batch: %s\n", e.msg);
         exit(1);
     }
     b->nspec = NCASE;
-    for (size_t i = 0; i < 8; i++)
+    for (size_t i = 0; i < NPIX; i++)
         b->arm[0].wave[i] = 5000 + i;
     for (size_t s = 0; s < NCASE; s++) {
-        for (size_t i = 0; i < 8; i++)
-            b->arm[0].flux[s * 8 + i] = 1, b->arm[0].ivar[s * 8 + i] = 1;
+        for (size_t i = 0; i < NPIX; i++)
+            b->arm[0].flux[s * NPIX + i] = 1,
+            b->arm[0].ivar[s * NPIX + i] = i != 7; /* one masked pixel */
         b->snr[s] = 30;
         b->flags[s] = s == C_BAD ? RVFIT_SPEC_BAD : 0;
         b->index[s] = s;
@@ -292,6 +294,39 @@ static void check_results(const rvfit_result *res, const kcase *cs,
     CHECK(isnan(r->param_err[2]));
 }
 
+/* scale_errors: CHISQ_RED = CHISQ_TOT / (pixels with ivar > 0 - npoly
+ * continuum terms per arm - v - vsini - 3 free axes), and every error is
+ * the unscaled one times sqrt(CHISQ_RED), nothing else changes. */
+static void check_scaled(const rvfit_result *r0, const rvfit_result *r1,
+                         int npoly)
+{
+    for (int s = 0; s < NCASE; s++) {
+        if (s == C_BAD) {
+            CHECK(isnan(r1[s].chisq_red));
+            continue;
+        }
+        double dof = (NPIX - 1) - npoly - (1 + 1 + NP);
+        double red = r0[s].chisq_tot / dof, k = sqrt(red);
+        CHECK_MSG(r0[s].npix_tot == NPIX - 1, "case %d: NPIX_TOT %ld", s,
+                  r0[s].npix_tot);
+        CHECK_MSG(fabs(r0[s].chisq_red / red - 1) < 1e-12,
+                  "case %d: CHISQ_RED %g, expected %g", s, r0[s].chisq_red,
+                  red);
+        CHECK(r1[s].chisq_red == r0[s].chisq_red && red > 4);
+        CHECK_MSG(fabs(r1[s].vrad_err / (k * r0[s].vrad_err) - 1) < 1e-12,
+                  "case %d: scaled VRAD_ERR %g vs %g x %g", s,
+                  r1[s].vrad_err, r0[s].vrad_err, k);
+        for (int i = 0; i < NP; i++)
+            if (!isnan(r0[s].param_err[i]))
+                CHECK_MSG(fabs(r1[s].param_err[i] /
+                                   (k * r0[s].param_err[i]) - 1) < 1e-12,
+                          "case %d axis %d: scaled error %g vs %g x %g", s,
+                          i, r1[s].param_err[i], r0[s].param_err[i], k);
+        CHECK(r1[s].vrad == r0[s].vrad && r1[s].param[0] == r0[s].param[0]);
+        CHECK(r1[s].vrad_skew == r0[s].vrad_skew);
+    }
+}
+
 int main(void)
 {
     static uint8_t exists[7 * 5 * 6];
@@ -316,7 +351,7 @@ int main(void)
     rvfit_fit_opts o = {.vmin = -1000, .vmax = 1000, .ccf_vstep = 20,
                         .vsini_max = 500, .fit_vsini = 1, .max_iter = 2000,
                         .model = {1, RVFIT_BASIS_CHEB}};
-    rvfit_result res[NCASE];
+    rvfit_result res[NCASE], res1[NCASE];
     rvfit_profile prof;
     memset(&prof, 0, sizeof prof);
     rvfit_host host = tu_host(1);
@@ -326,6 +361,12 @@ int main(void)
     CHECK_MSG(rc == RVFIT_OK, "fit: %s", err.msg);
     if (rc == RVFIT_OK)
         check_results(res, cs, cov);
+    o.scale_errors = 1;
+    st.points = st.calls = 0;
+    rc = rvfit_fit_batch(&be, &lib, &b, &o, res1, NULL, &prof, &host, &err);
+    CHECK_MSG(rc == RVFIT_OK, "fit with scale_errors: %s", err.msg);
+    if (rc == RVFIT_OK)
+        check_scaled(res, res1, o.model.npoly);
     rvfit_batch_free(&b);
     return tu_finish("test_fit_known");
 }

@@ -46,6 +46,9 @@ void out_rvtab_columns(out_cols *c, const rvfit_library *lib,
         OC_CHISQ_TOT, 0);
     add(c, "CHISQ_C_TOT", "D", "", "chi-square of a continuum-only model",
         OC_CHISQ_C_TOT, 0);
+    add(c, "CHISQ_RED", "D", "",
+        "CHISQ_TOT / degrees of freedom (docs/output-format.md)",
+        OC_CHISQ_RED, 0);
     add(c, "NPIX_TOT", "J", "", "pixels used in the fit", OC_NPIX_TOT, 0);
     for (int a = 0; a < info->narm; a++) {
         snprintf(name, sizeof name, "CHISQ_%s", info->arm[a].name);

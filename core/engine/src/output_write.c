@@ -22,6 +22,7 @@ static double value_of(const out_col *c, const rvfit_result *r)
     case OC_PARAM_ERR: return r->param_err[c->index];
     case OC_CHISQ_TOT: return r->chisq_tot;
     case OC_CHISQ_C_TOT: return r->chisq_c_tot;
+    case OC_CHISQ_RED: return r->chisq_red;
     case OC_CHISQ: return r->chisq[c->index];
     case OC_CHISQ_C: return r->chisq_c[c->index];
     case OC_SN: return r->sn[c->index];
