@@ -33,6 +33,7 @@ int rvfit_fit_opts_from_config(const rvfit_config *c, rvfit_fit_opts *o,
     o->vsini_max = c->vsini_max;
     o->fit_vsini = (int)c->fit_vsini;
     o->max_iter = (int)c->max_iter;
+    o->scale_errors = (int)c->scale_errors;
     o->model.npoly = (int)c->npoly;
     if (!strcasecmp(c->basis, "gauss"))
         o->model.basis = RVFIT_BASIS_GAUSS;
@@ -189,7 +190,7 @@ static void fill_bad(const fit_ctx *f, rvfit_result *r, size_t s)
 {
     memset(r, 0, sizeof *r);
     r->vrad = r->vrad_err = r->vrad_skew = r->vrad_kurt = NAN;
-    r->vsini = r->chisq_tot = r->chisq_c_tot = r->m2lnl = NAN;
+    r->vsini = r->chisq_tot = r->chisq_c_tot = r->chisq_red = r->m2lnl = NAN;
     for (int i = 0; i < RVFIT_MAX_PARAMS; i++)
         r->param[i] = r->param_err[i] = NAN;
     for (int a = 0; a < RVFIT_MAX_ARMS; a++) {
@@ -264,6 +265,24 @@ static int stage_diag(fit_ctx *f, rvfit_result *res, float *const *models)
     return rc;
 }
 
+/* Reduced chi^2 over dof = pixels used - fitted quantities: npoly
+ * continuum coefficients per arm with pixels, the velocity, vsini when
+ * fitted and the free library axes.  With scale_errors the statistical
+ * errors are multiplied by sqrt(chi^2/dof), as for a likelihood whose
+ * noise is underestimated by that factor (docs/output-format.md). */
+static void reduced_chisq(const fit_ctx *f, rvfit_result *r, int narm_used)
+{
+    long dof = r->npix_tot - (long)f->o->model.npoly * narm_used -
+               (1 + (f->o->fit_vsini ? 1 : 0) + f->nfree);
+    r->chisq_red = dof > 0 ? r->chisq_tot / (double)dof : NAN;
+    if (!f->o->scale_errors || !(r->chisq_red > 0))
+        return;
+    double k = sqrt(r->chisq_red);
+    r->vrad_err *= k;
+    for (int i = 0; i < f->lib->nparam; i++)
+        r->param_err[i] *= k;
+}
+
 static void finish_result(const fit_ctx *f, rvfit_result *r, size_t s)
 {
     const rvfit_point *p = &f->best[s];
@@ -274,6 +293,7 @@ static void finish_result(const fit_ctx *f, rvfit_result *r, size_t s)
     r->vrad_kurt = f->vkurt[s];
     r->vsini = p->vsini;
     r->npix_tot = 0;
+    int narm_used = 0;
     for (int a = 0; a < b->narm; a++) {
         const rvfit_arm_batch *A = &b->arm[a];
         long np = 0;
@@ -281,6 +301,7 @@ static void finish_result(const fit_ctx *f, rvfit_result *r, size_t s)
             np += A->ivar[s * A->npix + i] > 0;
         r->npix[a] = np;
         r->npix_tot += np;
+        narm_used += np > 0;
         r->sn[a] = b->snr[s * (size_t)b->narm + a];
     }
     for (int i = 0; i < f->lib->nparam; i++) {
@@ -291,6 +312,7 @@ static void finish_result(const fit_ctx *f, rvfit_result *r, size_t s)
              p->theta[i] >= f->hi[i] - 1e-3 * f->step[i]))
             r->warn |= RVFIT_WARN_PARAM;
     }
+    reduced_chisq(f, r, narm_used);
     if (r->chisq_c_tot - r->chisq_tot < 50)
         r->warn |= RVFIT_WARN_CHISQ;
     if (r->vrad < f->o->vmin + 5 || r->vrad > f->o->vmax - 5)

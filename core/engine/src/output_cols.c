@@ -47,6 +47,9 @@ void out_rvtab_columns(out_cols *c, const rvfit_library *lib,
         OC_CHISQ_TOT, 0);
     add(c, "CHISQ_C_TOT", "D", "", "chi-square of a continuum-only model",
         OC_CHISQ_C_TOT, 0);
+    add(c, "CHISQ_RED", "D", "",
+        "CHISQ_TOT / degrees of freedom (docs/output-format.md)",
+        OC_CHISQ_RED, 0);
     add(c, "NPIX_TOT", "J", "", "pixels used in the fit", OC_NPIX_TOT, 0);
     for (int a = 0; a < info->narm; a++) {
         snprintf(name, sizeof name, "CHISQ_%s", info->arm[a].name);
@@ -84,6 +87,7 @@ double out_value(const out_col *c, const rvfit_result *r)
     case OC_PARAM_ERR: return r->param_err[c->index];
     case OC_CHISQ_TOT: return r->chisq_tot;
     case OC_CHISQ_C_TOT: return r->chisq_c_tot;
+    case OC_CHISQ_RED: return r->chisq_red;
     case OC_CHISQ: return r->chisq[c->index];
     case OC_CHISQ_C: return r->chisq_c[c->index];
     case OC_SN: return r->sn[c->index];

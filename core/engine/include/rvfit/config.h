@@ -50,6 +50,7 @@ typedef struct rvfit_config {
     long fit_vsini;      /* 0: vsini fixed at 0                            */
     long max_iter;       /* optimizer iterations                          */
     double minsn;        /* minimum S/N of the best arm (0 = all)         */
+    long scale_errors;   /* 1: errors times sqrt(CHISQ_RED)               */
     /* [output] */
     char output_dir[RVFIT_PATH_LEN];
     long overwrite;

@@ -41,6 +41,7 @@ typedef struct rvfit_result {
     double param[RVFIT_MAX_PARAMS];     /* physical units                */
     double param_err[RVFIT_MAX_PARAMS];
     double chisq_tot, chisq_c_tot;
+    double chisq_red;                   /* chisq_tot / degrees of freedom */
     long npix_tot;
     double chisq[RVFIT_MAX_ARMS], chisq_c[RVFIT_MAX_ARMS];
     double sn[RVFIT_MAX_ARMS];
@@ -74,6 +75,7 @@ typedef struct rvfit_fit_opts {
     double vmin, vmax, ccf_vstep, vsini_max;
     int fit_vsini;
     int max_iter;
+    int scale_errors;   /* errors times sqrt(chisq_red)                 */
     rvfit_model_opts model;
 } rvfit_fit_opts;
 
