@@ -62,6 +62,8 @@ typedef struct fit_env {
     int have_be;
     rvfit_plugin_handle inst;
     int have_inst;
+    int64_t *plot_ids;     /* --plot-targetid (owned by the command)     */
+    size_t nplot_ids;
 } fit_env;
 
 typedef struct cli_fit_summary {

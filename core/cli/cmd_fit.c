@@ -28,6 +28,9 @@ static void help(void)
         "      --skip-existing    skip inputs whose rvtab exists\n"
         "      --overwrite        replace existing outputs\n"
         "      --no-models        do not write rvmod files\n"
+        "      --plot-dir DIR     one PNG figure per fitted spectrum in DIR\n"
+        "      --plot-targetid LIST  draw only these TARGETIDs (comma list\n"
+        "                         or @file; default: every fitted spectrum)\n"
         "      --set S.K=V        any config key, e.g. backend.opencl.device=1\n"
         "      --files-from FILE  read input file names from FILE\n");
 }
@@ -120,6 +123,7 @@ typedef struct fit_args {
     char **files;
     int nfiles;
     const char *targetid;
+    const char *plot_targetid;
 } fit_args;
 
 static int parse(int argc, char **argv, fit_args *a)
@@ -133,6 +137,7 @@ static int parse(int argc, char **argv, fit_args *a)
         {"skip-existing", 0, 0, 5}, {"overwrite", 0, 0, 6},
         {"no-models", 0, 0, 7},     {"set", 1, 0, 8},
         {"files-from", 1, 0, 9},    {"help", 0, 0, 'h'},
+        {"plot-dir", 1, 0, 10},     {"plot-targetid", 1, 0, 11},
         {0, 0, 0, 0}};
     int c, bad = 0;
     optind = 1;
@@ -170,6 +175,8 @@ static int parse(int argc, char **argv, fit_args *a)
             }
             break;
         case 9: if (read_list(optarg, &a->files, &a->nfiles)) return 2; break;
+        case 10: bad |= cli_override(&a->ov, "output", "plot_dir", optarg); break;
+        case 11: a->plot_targetid = optarg; break;
         case 'h': help(); exit(0);
         default: help(); return 2;
         }
@@ -218,8 +225,22 @@ static int fit_main(int argc, char **argv, struct cli_mpi *mpi)
     size_t nids = 0;
     char cmdline[8192];
     cli_cmdline(argc, argv, cmdline, sizeof cmdline);
-    if (a.targetid && cli_parse_targetids(a.targetid, &ids, &nids)) {
+    if ((a.targetid && cli_parse_targetids(a.targetid, &ids, &nids)) ||
+        (a.plot_targetid && cli_parse_targetids(a.plot_targetid,
+                                                &e->plot_ids,
+                                                &e->nplot_ids))) {
         rvfit_config_free(&e->cfg);
+        free(ids);
+        free(e->plot_ids);
+        free(e);
+        return 2;
+    }
+    if (a.plot_targetid && !e->cfg.plot_dir[0]) {
+        fprintf(stderr, "rvfit: error: --plot-targetid needs --plot-dir "
+                        "(or [output] plot_dir)\n");
+        rvfit_config_free(&e->cfg);
+        free(ids);
+        free(e->plot_ids);
         free(e);
         return 2;
     }
@@ -229,6 +250,7 @@ static int fit_main(int argc, char **argv, struct cli_mpi *mpi)
         free(a.files[i]);
     free(a.files);
     free(ids);
+    free(e->plot_ids);
     free(e);
     return failed ? 1 : 0;
 }

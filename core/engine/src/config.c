@@ -73,6 +73,9 @@ static const key_desc keys[] = {
     {"output", "status", K_STR, OFF(status), SZ(status), 0, 0, "",
      "status file: one line per input (done, failed with the reason, "
      "skipped), rewritten atomically as inputs finish"},
+    {"output", "plot_dir", K_STR, OFF(plot_dir), SZ(plot_dir), 0, 0, "",
+     "directory for one PNG figure per fitted spectrum (docs/plots.md), "
+     "\"\" = none; needs rvfit built with Cairo"},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 

@@ -93,6 +93,8 @@ void writer_batch(run_ctx *c, run_batch *rb)
     double t0 = run_now();
     for (size_t i = 0; i < rb->nseg; i++)
         write_seg(c, rb, &rb->seg[i]);
+    if (rb->fitted)
+        plot_draw_batch(c, rb);
     for (size_t i = 0; i < rb->nend; i++)
         finish_unit(c, rb->ends[i]);
     c->t_write += run_now() - t0;
