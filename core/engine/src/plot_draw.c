@@ -183,7 +183,7 @@ void plot_draw_arm(cairo_t *cr, const rvfit_plot_spec *s, int a)
         for (size_t i = 0; res && i < A->npix; i++)
             res[i] = (float)((A->flux[i] - A->model[i]) * sqrt(A->ivar[i]));
         if (res)
-            draw_curve(cr, &r, A, res, 1, RVFIT_PLOT_RGB_RESID, 0.8);
+            draw_curve(cr, &r, A, res, 1, RVFIT_PLOT_RGB_RESID, 1.2);
         free(res);
     }
     cairo_restore(cr);
