@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "rvfit/run.h"
 #include "rvfit/library_io.h"
+#include "rvfit/plot.h"
 
 static void help(void)
 {
@@ -200,6 +201,28 @@ static int parse(int argc, char **argv, fit_args *a)
     return 0;
 }
 
+/* --plot-targetid into e; figures need a plot directory and Cairo.
+ * Returns 0 or 1 (message printed). */
+static int plot_args(const fit_args *a, fit_env *e)
+{
+    if (a->plot_targetid && cli_parse_targetids(a->plot_targetid,
+                                                &e->plot_ids,
+                                                &e->nplot_ids))
+        return 1;
+    if (e->cfg.plot_dir[0] && !rvfit_plot_available()) {
+        fprintf(stderr, "rvfit: error: rvfit was built without Cairo: "
+                        "--plot-dir unavailable (install libcairo2-dev "
+                        "and rebuild)\n");
+        return 1;
+    }
+    if (a->plot_targetid && !e->cfg.plot_dir[0]) {
+        fprintf(stderr, "rvfit: error: --plot-targetid needs --plot-dir "
+                        "(or [output] plot_dir)\n");
+        return 1;
+    }
+    return 0;
+}
+
 static int fit_main(int argc, char **argv, struct cli_mpi *mpi)
 {
     fit_args a;
@@ -225,34 +248,22 @@ static int fit_main(int argc, char **argv, struct cli_mpi *mpi)
     size_t nids = 0;
     char cmdline[8192];
     cli_cmdline(argc, argv, cmdline, sizeof cmdline);
+    int failed = 0;
     if ((a.targetid && cli_parse_targetids(a.targetid, &ids, &nids)) ||
-        (a.plot_targetid && cli_parse_targetids(a.plot_targetid,
-                                                &e->plot_ids,
-                                                &e->nplot_ids))) {
+        plot_args(&a, e)) {
         rvfit_config_free(&e->cfg);
-        free(ids);
-        free(e->plot_ids);
-        free(e);
-        return 2;
-    }
-    if (a.plot_targetid && !e->cfg.plot_dir[0]) {
-        fprintf(stderr, "rvfit: error: --plot-targetid needs --plot-dir "
-                        "(or [output] plot_dir)\n");
-        rvfit_config_free(&e->cfg);
-        free(ids);
-        free(e->plot_ids);
-        free(e);
-        return 2;
-    }
-    int failed = cli_fit_files(e, a.files, a.nfiles, cmdline, ids, nids,
+        rc = 2;
+    } else {
+        failed = cli_fit_files(e, a.files, a.nfiles, cmdline, ids, nids,
                                NULL);
+    }
     for (int i = 0; i < a.nfiles; i++)
         free(a.files[i]);
     free(a.files);
     free(ids);
     free(e->plot_ids);
     free(e);
-    return failed ? 1 : 0;
+    return rc ? rc : failed ? 1 : 0;
 }
 
 int cmd_fit(int argc, char **argv)
