@@ -1,7 +1,7 @@
 /* test_e2e_plot.c — `rvfit fit --plot-dir` on the synthetic DESI coadd
  * of the demo fixture:
- *  1. four spectra fitted, a plot directory that does not exist yet: it is
- *     created and holds exactly one figure per spectrum,
+ *  1. four spectra fitted into output and plot directories that do not
+ *     exist yet (both created, like mkdir -p); the plot directory holds exactly one figure per spectrum,
  *     <stem>_<TARGETID>.png, and no temporaries; each figure has the size
  *     of a three-arm figure, the model's colour along each arm's data
  *     panel, the residual colour in each residual panel;
@@ -9,6 +9,7 @@
  *  3. --plot-targetid without a plot directory is an error naming it. */
 #include <dirent.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rvfit/plot.h"
 #include "testutil.h"
@@ -119,7 +120,8 @@ int main(void)
     snprintf(lib, sizeof lib, "%s/lib", td);
     snprintf(data, sizeof data, "%s/coadd-mock.fits", td);
     char out[4200], plots[4300], opt[4400], path[4400];
-    snprintf(out, sizeof out, "%s", tu_tmpdir("e2e_plot"));
+    /* an output directory that does not exist yet: fit creates it */
+    snprintf(out, sizeof out, "%s/fits/new", tu_tmpdir("e2e_plot"));
     char *log = NULL;
 
     snprintf(plots, sizeof plots, "%s/figs/all", out);
@@ -128,6 +130,8 @@ int main(void)
     CHECK_MSG(rc == 0, "fit with --plot-dir: %d\n%s", rc, log);
     CHECK(tu_contains(log, "4 figures in"));
     free(log);
+    snprintf(path, sizeof path, "%s/rvtab_coadd-mock.fits", out);
+    CHECK_MSG(access(path, R_OK) == 0, "%s not written", path);
     CHECK_MSG(count_files(plots, ".png") == 4, "%d figures",
               count_files(plots, ".png"));
     CHECK(count_files(plots, ".tmp") == 0);

@@ -142,7 +142,9 @@ static int parse(int argc, char **argv, fit_args *a)
         {0, 0, 0, 0}};
     int c, bad = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "c:t:o:b:i:j:h", opts, NULL)) != -1) {
+    int li = -1;
+    while ((c = getopt_long(argc, argv, "c:t:o:b:i:j:h", opts, &li)) != -1) {
+        cli_opt_seen(&a->ov, opts, &li, c);
         switch (c) {
         case 'c': a->config = optarg; break;
         case 't': bad |= cli_override(&a->ov, "templates", "path", optarg); break;
