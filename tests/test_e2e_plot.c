@@ -1,11 +1,12 @@
 /* test_e2e_plot.c — `rvfit fit --plot-dir` on the synthetic DESI coadd
  * of the demo fixture:
  *  1. four spectra fitted into output and plot directories that do not
- *     exist yet (both created, like mkdir -p); the plot directory holds exactly one figure per spectrum,
- *     <stem>_<TARGETID>.png, and no temporaries; each figure has the size
+ *     exist yet (both created, like mkdir -p); the plot directory holds
+ *     exactly one figure per spectrum, <stem>_<TARGETID>.png, the file's
+ *     <stem>_summary.png and no temporaries; each figure has the size
  *     of a three-arm figure, the model's colour along each arm's data
  *     panel, the residual colour in each residual panel;
- *  2. --plot-targetid draws only the spectra listed;
+ *  2. --plot-targetid draws only the spectra listed (and the summary);
  *  3. --plot-targetid without a plot directory is an error naming it. */
 #include <dirent.h>
 #include <string.h>
@@ -132,8 +133,9 @@ int main(void)
     free(log);
     snprintf(path, sizeof path, "%s/rvtab_coadd-mock.fits", out);
     CHECK_MSG(access(path, R_OK) == 0, "%s not written", path);
-    CHECK_MSG(count_files(plots, ".png") == 4, "%d figures",
+    CHECK_MSG(count_files(plots, ".png") == 5, "%d figures",
               count_files(plots, ".png"));
+    CHECK(count_files(plots, "coadd-mock_summary.png") == 1);
     CHECK(count_files(plots, ".tmp") == 0);
     for (int i = 0; i < 4; i++) {
         snprintf(path, sizeof path, "%s/coadd-mock_%d.png", plots,
@@ -147,8 +149,9 @@ int main(void)
     rc = fit(out, opt, &log);
     CHECK_MSG(rc == 0, "fit with --plot-targetid: %d\n%s", rc, log);
     free(log);
-    CHECK_MSG(count_files(plots, ".png") == 2, "%d figures",
+    CHECK_MSG(count_files(plots, ".png") == 3, "%d figures",
               count_files(plots, ".png"));
+    CHECK(count_files(plots, "coadd-mock_summary.png") == 1);
     CHECK(count_files(plots, "coadd-mock_1000001.png") == 1);
     CHECK(count_files(plots, "coadd-mock_1000003.png") == 1);
 

@@ -9,7 +9,8 @@
  * of a panel is documented (docs/plots.md) as the 1st..99th percentile of
  * the usable flux widened to the model and continuum, padded by 8%:
  * B [0.652, 1.348], R [9.84, 12.16].  The test maps values to pixels with
- * those numbers and looks for each colour there. */
+ * those numbers and looks for each colour there.  The summary figure is
+ * checked the same way (check_summary). */
 #include <string.h>
 
 #include "rvfit/plot.h"
@@ -183,6 +184,69 @@ static void check_arm_r(const img *m, const rvfit_plot_spec *s)
     CHECK_MSG(near(m, X(&d, 6400), Y(&d, 11.5), 0xffffff, 0), "R white");
 }
 
+static void open_png(const char *path, img *m)
+{
+    m->s = cairo_image_surface_create_from_png(path);
+    m->d = NULL;
+    CHECK_MSG(cairo_surface_status(m->s) == CAIRO_STATUS_SUCCESS, "read %s",
+              path);
+    if (cairo_surface_status(m->s) != CAIRO_STATUS_SUCCESS)
+        return;
+    cairo_surface_flush(m->s);
+    m->d = cairo_image_surface_get_data(m->s);
+    m->w = cairo_image_surface_get_width(m->s);
+    m->h = cairo_image_surface_get_height(m->s);
+    m->stride = cairo_image_surface_get_stride(m->s);
+}
+
+/* Summary of ten spectra: S/N 10..100 evenly in log, VRAD_ERR = 10/(S/N),
+ * RVS_WARN bit RV (2) set on three.  The scatter panel spans log10 S/N
+ * [1, 2] and log10 VRAD_ERR [-1, 0] padded by 5%: the first point
+ * (S/N 10, 1 km/s) is 0.05/1.1 of the panel in from the left and the top.
+ * The warning panel has 7 bars, the RV bar 3 high, the CHISQ bar empty. */
+static void check_summary(const char *dir)
+{
+    double sn[10], vrad[10], verr[10], par[10];
+    uint32_t warn[10];
+    for (int i = 0; i < 10; i++) {
+        sn[i] = 10 * pow(10, i / 9.0);
+        verr[i] = 10 / sn[i];
+        vrad[i] = par[i] = i;
+        warn[i] = i < 3 ? RVFIT_WARN_RV : 0;
+    }
+    rvfit_plot_summary s = {"test.fits", 10, sn, vrad, verr, par, warn,
+                            NULL};
+    char path[4200];
+    snprintf(path, sizeof path, "%s/summary.png", dir);
+    rvfit_err e;
+    CHECK_MSG(rvfit_plot_summary_write(path, &s, &e) == RVFIT_OK, "%s",
+              e.msg);
+    img m;
+    open_png(path, &m);
+    if (m.d) {
+        rvfit_plot_frame f;
+        rvfit_plot_summary_panel(0, &f);
+        double x = f.x0 + 0.05 / 1.1 * f.w, y = f.y0 + 0.05 / 1.1 * f.h;
+        CHECK_MSG(near(&m, x, y, RVFIT_PLOT_RGB_RESID, 1),
+                  "first point of the scatter at (%.0f, %.0f)", x, y);
+        CHECK_MSG(near(&m, f.x0 + f.w / 2, y, 0xffffff, 0),
+                  "nothing in the scatter's top middle");
+        rvfit_plot_summary_panel(7, &f);
+        double bw = f.w / 7, base = f.y0 + f.h - 2;
+        CHECK_MSG(near(&m, f.x0 + 1.5 * bw, base, RVFIT_PLOT_RGB_MODEL, 0),
+                  "RV bar");
+        CHECK_MSG(near(&m, f.x0 + 0.5 * bw, base, 0xffffff, 0),
+                  "no CHISQ bar");
+        /* bar height 3 of an axis to 3.3: its top at 1/11 of the panel */
+        CHECK_MSG(near(&m, f.x0 + 1.5 * bw, f.y0 + f.h * 0.15,
+                       RVFIT_PLOT_RGB_MODEL, 0), "RV bar reaches 3");
+        /* (beside the count written over the bar's centre) */
+        CHECK_MSG(near(&m, f.x0 + 1.8 * bw, f.y0 + f.h * 0.05, 0xffffff, 0),
+                  "RV bar stops at 3");
+    }
+    cairo_surface_destroy(m.s);
+}
+
 int main(void)
 {
     CHECK(rvfit_plot_available() == 1);
@@ -190,20 +254,16 @@ int main(void)
     rvfit_result res;
     build(&s, &res);
     char path[4200];
-    snprintf(path, sizeof path, "%s/fig.png", tu_tmpdir("plot_render"));
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", tu_tmpdir("plot_render"));
+    snprintf(path, sizeof path, "%s/fig.png", dir);
     rvfit_err e;
     rvfit_err_clear(&e);
     int rc = rvfit_plot_write(path, &s, &e);
     CHECK_MSG(rc == RVFIT_OK, "%s", e.msg);
-    img m = {cairo_image_surface_create_from_png(path), NULL, 0, 0, 0};
-    CHECK_MSG(cairo_surface_status(m.s) == CAIRO_STATUS_SUCCESS, "read %s",
-              path);
-    if (cairo_surface_status(m.s) == CAIRO_STATUS_SUCCESS) {
-        cairo_surface_flush(m.s);
-        m.d = cairo_image_surface_get_data(m.s);
-        m.w = cairo_image_surface_get_width(m.s);
-        m.h = cairo_image_surface_get_height(m.s);
-        m.stride = cairo_image_surface_get_stride(m.s);
+    img m;
+    open_png(path, &m);
+    if (m.d) {
         int w, h;
         rvfit_plot_size(2, &w, &h);
         CHECK(m.w == w && m.h == h);
@@ -218,6 +278,7 @@ int main(void)
     char w[128];
     rvfit_warn_names(RVFIT_WARN_RV | RVFIT_WARN_BAD_HESSIAN, w, sizeof w);
     CHECK_MSG(!strcmp(w, "RV, BAD_HESSIAN"), "%s", w);
+    check_summary(dir);
     return tu_finish("test_plot_render");
 }
 #endif

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "plot_internal.h"
 
@@ -83,6 +84,19 @@ int rvfit_plot_frame_of(const rvfit_plot_spec *s, int arm, int resid,
         return rvfit_err_set(err, rc, "plot: arm %s has no usable pixels",
                              A->name);
     return RVFIT_OK;
+}
+
+/* Parameter label for the title: the usual astronomical spelling of the
+ * library's axis names, others as they are. */
+const char *plot_param_label(const char *axis)
+{
+    static const char *map[][2] = {{"TEFF", "Teff"}, {"LOGG", "logg"},
+                                   {"FEH", "[Fe/H]"},
+                                   {"ALPHAFE", "[\xce\xb1/Fe]"}};
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (!strcmp(axis, map[i][0]))
+            return map[i][1];
+    return axis;
 }
 
 void rvfit_warn_names(uint32_t warn, char *buf, size_t n)

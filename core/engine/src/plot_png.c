@@ -26,19 +26,6 @@ int rvfit_plot_write(const char *path, const rvfit_plot_spec *s,
 
 int rvfit_plot_available(void) { return 1; }
 
-/* Parameter label for the title: the usual astronomical spelling of the
- * library's axis names, others as they are. */
-static const char *param_label(const char *axis)
-{
-    static const char *map[][2] = {{"TEFF", "Teff"}, {"LOGG", "logg"},
-                                   {"FEH", "[Fe/H]"},
-                                   {"ALPHAFE", "[\xce\xb1/Fe]"}};
-    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-        if (!strcmp(axis, map[i][0]))
-            return map[i][1];
-    return axis;
-}
-
 static void title(cairo_t *cr, const rvfit_plot_spec *s)
 {
     char l1[512], l2[512], w[256];
@@ -52,7 +39,7 @@ static void title(cairo_t *cr, const rvfit_plot_spec *s)
         for (int i = 0; s->lib && i < s->lib->nparam; i++) {
             n = strlen(l2);
             snprintf(l2 + n, sizeof l2 - n, "%s%s %.*f", i ? "    " : "",
-                     param_label(s->lib->axis[i].name),
+                     plot_param_label(s->lib->axis[i].name),
                      fabs(r->param[i]) >= 100 ? 0 : 2, r->param[i]);
         }
         rvfit_warn_names(r->warn, w, sizeof w);
@@ -99,6 +86,14 @@ int rvfit_plot_write(const char *path, const rvfit_plot_spec *s,
         plot_draw_arm(cr, s, a);
     cairo_status_t st = cairo_status(cr);
     cairo_destroy(cr);
+    int rc = plot_png_save(sf, st, path, err);
+    cairo_surface_destroy(sf);
+    return rc;
+}
+
+int plot_png_save(cairo_surface_t *sf, cairo_status_t st, const char *path,
+                  rvfit_err *err)
+{
     char tmp[RVFIT_PATH_LEN + 64];
     int rc = RVFIT_OK;
     if (st != CAIRO_STATUS_SUCCESS)
@@ -117,7 +112,6 @@ int rvfit_plot_write(const char *path, const rvfit_plot_spec *s,
         if (rc)
             unlink(tmp);
     }
-    cairo_surface_destroy(sf);
     return rc;
 }
 

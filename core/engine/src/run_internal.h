@@ -26,6 +26,13 @@
 #define RUN_PATH (RVFIT_PATH_LEN + 1100)
 #define RUN_READ_CHUNK 64 /* spectra staged per read before joining a batch */
 
+/* Results of a whole input for its summary figure (run_plot.c). */
+typedef struct run_sum {
+    size_t n, cap;
+    double *sn, *vrad, *verr, *param; /* param: [cap * nparam]         */
+    uint32_t *warn;
+} run_sum;
+
 typedef struct run_unit {
     rvfit_unit u;              /* as handed out; u.path is `path`          */
     char *path;
@@ -43,6 +50,7 @@ typedef struct run_unit {
     char wwhy[RVFIT_ERR_LEN];
     size_t written;
     uint64_t points;
+    run_sum *sum;              /* [output] plot_dir, whole files only      */
 } run_unit;
 
 /* Rows off .. off+n-1 of a batch belong to rows row0.. of a unit. */
@@ -151,6 +159,13 @@ int plot_models(run_ctx *c, run_batch *rb, rvfit_err *err);
 /* Draw the chosen spectra (writer); a figure that fails is logged. */
 void plot_draw_batch(run_ctx *c, run_batch *rb);
 void plot_clear(run_plot *p);
+/* Summary figure of a whole input, <plot_dir>/<stem>_summary.png: the
+ * writer adds each segment's results, then draws it once the outputs are
+ * committed.  Nothing for parts of a file or when plots are off. */
+void plot_sum_add(run_ctx *c, run_unit *U, const rvfit_result *res,
+                  size_t n);
+void plot_sum_draw(run_ctx *c, run_unit *U);
+void plot_sum_free(run_sum *s);
 
 /* The name of an input without directory and .fits/.fits.gz/.fit. */
 void run_stem(const char *input, char *stem, size_t n);

@@ -1,7 +1,8 @@
 /* run_plot.c — figures of a run ([output] plot_dir, rvfit/plot.h): which
  * spectra of a batch are drawn, their data kept past the backend's load,
  * their model and continuum evaluated after the fit, and the PNGs
- * <plot_dir>/<input stem>_<TARGETID>.png written by the writer thread. */
+ * <plot_dir>/<input stem>_<TARGETID>.png written by the writer thread;
+ * and per whole input the summary <plot_dir>/<input stem>_summary.png. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,4 +200,75 @@ void plot_clear(run_plot *p)
         free(p->cont[a]);
     }
     memset(p, 0, sizeof *p);
+}
+
+static int sum_alloc(run_sum *s, size_t cap, int np)
+{
+    s->cap = cap ? cap : 1;
+    s->sn = malloc(s->cap * sizeof *s->sn);
+    s->vrad = malloc(s->cap * sizeof *s->vrad);
+    s->verr = malloc(s->cap * sizeof *s->verr);
+    s->param = malloc(s->cap * (size_t)(np ? np : 1) * sizeof *s->param);
+    s->warn = malloc(s->cap * sizeof *s->warn);
+    return s->sn && s->vrad && s->verr && s->param && s->warn;
+}
+
+void plot_sum_add(run_ctx *c, run_unit *U, const rvfit_result *res,
+                  size_t n)
+{
+    const rvfit_run *r = c->r;
+    int np = r->lib->nparam;
+    if (!r->cfg->plot_dir[0] || U->u.nparts > 1)
+        return;
+    if (!U->sum && (U->sum = calloc(1, sizeof *U->sum)) &&
+        !sum_alloc(U->sum, U->count, np)) {
+        plot_sum_free(U->sum);
+        U->sum = NULL;
+    }
+    if (!U->sum || U->sum->n + n > U->sum->cap)
+        return; /* no memory: plot_sum_draw says so */
+    run_sum *s = U->sum;
+    for (size_t i = 0; i < n; i++, s->n++) {
+        double sn = NAN;
+        for (int a = 0; a < RVFIT_MAX_ARMS; a++)
+            if (isfinite(res[i].sn[a]) && !(res[i].sn[a] <= sn))
+                sn = res[i].sn[a];
+        s->sn[s->n] = sn;
+        s->vrad[s->n] = res[i].vrad;
+        s->verr[s->n] = res[i].vrad_err;
+        s->warn[s->n] = res[i].warn;
+        for (int k = 0; k < np; k++)
+            s->param[s->n * (size_t)np + (size_t)k] = res[i].param[k];
+    }
+}
+
+void plot_sum_draw(run_ctx *c, run_unit *U)
+{
+    const rvfit_run *r = c->r;
+    if (!r->cfg->plot_dir[0] || U->u.nparts > 1 || U->count == 0)
+        return;
+    char stem[1024], path[RUN_PATH + 1100];
+    run_stem(U->path, stem, sizeof stem);
+    snprintf(path, sizeof path, "%s/%s_summary.png", r->cfg->plot_dir, stem);
+    rvfit_err e;
+    rvfit_err_clear(&e);
+    const run_sum *s = U->sum;
+    if (!s || s->n != U->count) {
+        rvfit_log(r->host, RVFIT_LOG_WARN, "rvfit", "figure: %s: out of "
+                  "memory for the summary of %zu spectra", path, U->count);
+        return;
+    }
+    const char *base = strrchr(U->path, '/');
+    rvfit_plot_summary ps = {base ? base + 1 : U->path, s->n, s->sn,
+                             s->vrad, s->verr, s->param, s->warn, r->lib};
+    if (rvfit_plot_summary_write(path, &ps, &e))
+        rvfit_log(r->host, RVFIT_LOG_WARN, "rvfit", "figure: %s", e.msg);
+}
+
+void plot_sum_free(run_sum *s)
+{
+    if (!s)
+        return;
+    free(s->sn), free(s->vrad), free(s->verr), free(s->param), free(s->warn);
+    free(s);
 }

@@ -75,6 +75,29 @@ RVFIT_EXPORT int rvfit_plot_available(void);
 RVFIT_EXPORT int rvfit_plot_write(const char *path, const rvfit_plot_spec *s,
                                   rvfit_err *err);
 
+/* The summary figure of one input file: VRAD_ERR against S/N (log-log),
+ * histograms of VRAD and of each parameter, and the count of each RVS_WARN
+ * bit.  Arrays hold n spectra (param: n x lib->nparam, row-major);
+ * non-finite values are left out. */
+typedef struct rvfit_plot_summary {
+    const char *title;           /* e.g. the input file's name           */
+    size_t n;
+    const double *sn;            /* best arm's median S/N per pixel      */
+    const double *vrad, *vrad_err;
+    const double *param;
+    const uint32_t *warn;
+    const rvfit_library *lib;
+} rvfit_plot_summary;
+
+/* Panel k of the summary figure (row-major, 4 x 2; frame ranges unset). */
+RVFIT_EXPORT void rvfit_plot_summary_panel(int k, rvfit_plot_frame *f);
+
+/* Draw s into the PNG `path`, atomically.  RVFIT_ERR_UNAVAILABLE without
+ * Cairo. */
+RVFIT_EXPORT int rvfit_plot_summary_write(const char *path,
+                                          const rvfit_plot_summary *s,
+                                          rvfit_err *err);
+
 /* "RV, PARAM" for the set RVS_WARN bits (empty when none), into buf. */
 RVFIT_EXPORT void rvfit_warn_names(uint32_t warn, char *buf, size_t n);
 
