@@ -203,6 +203,14 @@ static int parse(int argc, char **argv, fit_args *a)
     return 0;
 }
 
+static void free_files(fit_args *a)
+{
+    for (int i = 0; i < a->nfiles; i++)
+        free(a->files[i]);
+    free(a->files);
+    a->files = NULL, a->nfiles = 0;
+}
+
 /* --plot-targetid into e; figures need a plot directory and Cairo.
  * Returns 0 or 1 (message printed). */
 static int plot_args(const fit_args *a, fit_env *e)
@@ -230,8 +238,10 @@ static int fit_main(int argc, char **argv, struct cli_mpi *mpi)
     fit_args a;
     memset(&a, 0, sizeof a);
     int rc = parse(argc, argv, &a);
-    if (rc)
+    if (rc) {
+        free_files(&a);
         return rc;
+    }
     if (a.nfiles == 0) {
         fprintf(stderr, "rvfit: error: no input files (see rvfit fit "
                         "--help)\n");
@@ -239,6 +249,7 @@ static int fit_main(int argc, char **argv, struct cli_mpi *mpi)
     }
     fit_env *e = calloc(1, sizeof *e); /* large */
     if (!e || cli_config(&e->cfg, a.config, &a.ov)) {
+        free_files(&a);
         free(e);
         return 2;
     }
@@ -259,9 +270,7 @@ static int fit_main(int argc, char **argv, struct cli_mpi *mpi)
         failed = cli_fit_files(e, a.files, a.nfiles, cmdline, ids, nids,
                                NULL);
     }
-    for (int i = 0; i < a.nfiles; i++)
-        free(a.files[i]);
-    free(a.files);
+    free_files(&a);
     free(ids);
     free(e->plot_ids);
     free(e);
