@@ -191,6 +191,8 @@ int cmd_compare(int argc, char **argv)
         cli_override(&ov, "backend", "name", names[b]);
         cli_override(&ov, "output", "dir", dirs[b]);
         cli_override(&ov, "output", "overwrite", "1");
+        /* figures of each backend would overwrite each other's */
+        cli_override(&ov, "output", "plot_dir", "");
         if (cli_config(&e->cfg, a.config, &ov)) {
             free(ids);
             free(e);
