@@ -12,6 +12,7 @@
  * those numbers and looks for each colour there.  The summary figure is
  * checked the same way (check_summary). */
 #include <string.h>
+#include <unistd.h>
 
 #include "rvfit/plot.h"
 #include "testutil.h"
@@ -279,6 +280,17 @@ int main(void)
     rvfit_warn_names(RVFIT_WARN_RV | RVFIT_WARN_BAD_HESSIAN, w, sizeof w);
     CHECK_MSG(!strcmp(w, "RV, BAD_HESSIAN"), "%s", w);
     check_summary(dir);
+    /* a spectrum without a usable pixel and without a fit: the figure
+     * still comes out (the panel says why), the frame is refused */
+    for (int i = 0; i < NB; i++)
+        ib[i] = 0;
+    s.narm = 1, s.res = NULL, s.arm[0].model = s.arm[0].cont = NULL;
+    snprintf(path, sizeof path, "%s/bad.png", dir);
+    CHECK(rvfit_plot_write(path, &s, &e) == RVFIT_OK);
+    CHECK(access(path, R_OK) == 0);
+    rvfit_plot_frame f;
+    CHECK(rvfit_plot_frame_of(&s, 0, 0, &f, &e) == RVFIT_ERR_INVALID);
+    CHECK(tu_contains(e.msg, "no usable pixels"));
     return tu_finish("test_plot_render");
 }
 #endif

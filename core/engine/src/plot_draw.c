@@ -19,9 +19,13 @@ static double px(const rvfit_plot_frame *f, double wave)
     return f->x0 + (wave - f->xmin) / (f->xmax - f->xmin) * f->w;
 }
 
+/* Values far outside the panel (a pixel with a tiny ivar) are held a
+ * few panel heights away: clipped all the same, but within the range of
+ * Cairo's fixed-point coordinates. */
 static double py(const rvfit_plot_frame *f, double v)
 {
-    return f->y0 + (f->ymax - v) / (f->ymax - f->ymin) * f->h;
+    double y = (f->ymax - v) / (f->ymax - f->ymin);
+    return f->y0 + (y < -4 ? -4 : y > 5 ? 5 : y) * f->h;
 }
 
 static int usable(const rvfit_plot_arm *A, size_t i)

@@ -72,6 +72,9 @@ int rvfit_plot_frame_of(const rvfit_plot_spec *s, int arm, int resid,
                              "fewer than 2 pixels", A->name);
     f->xmin = A->wave[0];
     f->xmax = A->wave[A->npix - 1];
+    if (!(f->xmax > f->xmin) || !isfinite(f->xmax - f->xmin))
+        return rvfit_err_set(err, RVFIT_ERR_INVALID, "plot: arm %s: "
+                             "wavelengths do not increase", A->name);
     if (resid) {
         f->ymin = -RVFIT_PLOT_RESID_MAX;
         f->ymax = RVFIT_PLOT_RESID_MAX;
