@@ -72,6 +72,10 @@ grep -q -- "-D_POSIX_C_SOURCE=200809L" <<< "$flags" ||
 export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 grep -qx cfitsio <<< "$(pkg-config --print-requires rvfit-sdk)" ||
   fail "rvfit-sdk.pc does not require cfitsio"
+# docs/plugins.md installs a pkg-config-built plugin into plugindir
+[ "$(realpath "$(pkg-config --variable=plugindir rvfit-sdk)")" = \
+  "$(realpath "$tmp/prefix/lib/rvfit/plugins")" ] ||
+  fail "rvfit-sdk.pc plugindir is not where the installed rvfit looks"
 mkdir -p "$tmp/sdss-pc"
 cc -std=c11 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden \
   -o "$tmp/sdss-pc/rvfit_instrument_sdss.so" "$RVFIT_SOURCE_DIR"/instruments/sdss/*.c \
