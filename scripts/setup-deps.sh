@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(cmake make gcc pkg-config libcfitsio-dev libinih-dev
       ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
-      libopenmpi-dev openmpi-bin
+      libopenmpi-dev openmpi-bin libcairo2-dev
       python3-numpy python3-astropy python3-pytest python3-pip)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -27,11 +27,19 @@ void cli_progress(void *ctx, size_t spectra, double seconds);
 int cli_log_level(const char *s);
 
 /* Command-line overrides collected during option parsing, applied after
- * the config file so they win. */
+ * the config file so they win.  Each remembers the option that set it
+ * (`cur` when it was added), so that an error names the option. */
 typedef struct cli_overrides {
     int n;
-    struct { char section[96], key[64], value[4096]; } kv[64];
+    char cur[64];
+    struct { char section[96], key[64], value[4096], opt[64]; } kv[64];
 } cli_overrides;
+
+struct option;
+/* Record the option getopt_long just returned (c, and li the index of the
+ * long option or -1) as the one whose overrides follow; resets *li. */
+void cli_opt_seen(cli_overrides *o, const struct option *opts, int *li,
+                  int c);
 
 int cli_override(cli_overrides *o, const char *section, const char *key,
                  const char *value);
@@ -62,6 +70,8 @@ typedef struct fit_env {
     int have_be;
     rvfit_plugin_handle inst;
     int have_inst;
+    int64_t *plot_ids;     /* --plot-targetid (owned by the command)     */
+    size_t nplot_ids;
 } fit_env;
 
 typedef struct cli_fit_summary {

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "rvfit/files.h"
 #include "rvfit/library_io.h"
+#include "rvfit/plot.h"
 #include "rvfit/statusfile.h"
 
 int cli_open_env(fit_env *e, rvfit_err *err)
@@ -24,6 +25,14 @@ int cli_open_env(fit_env *e, rvfit_err *err)
     int rc = rvfit_mkdirs(c->output_dir, err);
     if (rc) {
         rvfit_err_prefix(err, "output directory");
+        return rc;
+    }
+    if (c->plot_dir[0] && !rvfit_plot_available())
+        return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "rvfit was built "
+                             "without Cairo: --plot-dir unavailable "
+                             "(install libcairo2-dev and rebuild)");
+    if (c->plot_dir[0] && (rc = rvfit_mkdirs(c->plot_dir, err))) {
+        rvfit_err_prefix(err, "plot directory");
         return rc;
     }
     rc = rvfit_library_load(&e->lib, c->templates, err);
@@ -216,9 +225,14 @@ int cli_fit_files(fit_env *e, char **files, int nfiles, const char *cmdline,
                      .lib = &e->lib, .lib_path = e->cfg.templates,
                      .inst = &e->inst, .cmdline = cmdline, .targetid = ids,
                      .ntargetid = nids, .progress = cli_progress,
-                     .progress_ctx = &e->lg, .cancel = e->cancel};
+                     .progress_ctx = &e->lg, .cancel = e->cancel,
+                     .plot_targetid = e->plot_ids,
+                     .nplot_targetid = e->nplot_ids};
     int failed = e->mpi ? cli_mpi_fit(e, &run, files, nfiles)
                         : fit_local(e, &run, files, nfiles, sum);
+    if (e->cfg.plot_dir[0])
+        rvfit_log(&e->host, RVFIT_LOG_INFO, "rvfit", "%zu figures in %s",
+                  run.nplots, e->cfg.plot_dir);
     cli_close_env(e);
     return failed;
 }

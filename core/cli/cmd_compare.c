@@ -119,7 +119,9 @@ static int parse(int argc, char **argv, cmp_args *a)
         {"help", 0, 0, 'h'},     {0, 0, 0, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "c:B:t:o:j:h", opts, NULL)) != -1) {
+    int li = -1;
+    while ((c = getopt_long(argc, argv, "c:B:t:o:j:h", opts, &li)) != -1) {
+        cli_opt_seen(&a->ov, opts, &li, c);
         switch (c) {
         case 'c': a->config = optarg; break;
         case 'B': a->backends = optarg; break;
@@ -185,9 +187,12 @@ int cmd_compare(int argc, char **argv)
         mkdir(dirs[b], 0777);
         memset(e, 0, sizeof *e);
         cli_overrides ov = a.ov;
+        snprintf(ov.cur, sizeof ov.cur, "--backends");
         cli_override(&ov, "backend", "name", names[b]);
         cli_override(&ov, "output", "dir", dirs[b]);
         cli_override(&ov, "output", "overwrite", "1");
+        /* figures of each backend would overwrite each other's */
+        cli_override(&ov, "output", "plot_dir", "");
         if (cli_config(&e->cfg, a.config, &ov)) {
             free(ids);
             free(e);

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "rvfit/run.h"
 #include "rvfit/library_io.h"
+#include "rvfit/plot.h"
 
 static void help(void)
 {
@@ -28,6 +29,9 @@ static void help(void)
         "      --skip-existing    skip inputs whose rvtab exists\n"
         "      --overwrite        replace existing outputs\n"
         "      --no-models        do not write rvmod files\n"
+        "      --plot-dir DIR     one PNG figure per fitted spectrum in DIR\n"
+        "      --plot-targetid LIST  draw only these TARGETIDs (comma list\n"
+        "                         or @file; default: every fitted spectrum)\n"
         "      --set S.K=V        any config key, e.g. backend.opencl.device=1\n"
         "      --files-from FILE  read input file names from FILE\n");
 }
@@ -120,6 +124,7 @@ typedef struct fit_args {
     char **files;
     int nfiles;
     const char *targetid;
+    const char *plot_targetid;
 } fit_args;
 
 static int parse(int argc, char **argv, fit_args *a)
@@ -133,10 +138,13 @@ static int parse(int argc, char **argv, fit_args *a)
         {"skip-existing", 0, 0, 5}, {"overwrite", 0, 0, 6},
         {"no-models", 0, 0, 7},     {"set", 1, 0, 8},
         {"files-from", 1, 0, 9},    {"help", 0, 0, 'h'},
+        {"plot-dir", 1, 0, 10},     {"plot-targetid", 1, 0, 11},
         {0, 0, 0, 0}};
     int c, bad = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "c:t:o:b:i:j:h", opts, NULL)) != -1) {
+    int li = -1;
+    while ((c = getopt_long(argc, argv, "c:t:o:b:i:j:h", opts, &li)) != -1) {
+        cli_opt_seen(&a->ov, opts, &li, c);
         switch (c) {
         case 'c': a->config = optarg; break;
         case 't': bad |= cli_override(&a->ov, "templates", "path", optarg); break;
@@ -170,6 +178,8 @@ static int parse(int argc, char **argv, fit_args *a)
             }
             break;
         case 9: if (read_list(optarg, &a->files, &a->nfiles)) return 2; break;
+        case 10: bad |= cli_override(&a->ov, "output", "plot_dir", optarg); break;
+        case 11: a->plot_targetid = optarg; break;
         case 'h': help(); exit(0);
         default: help(); return 2;
         }
@@ -193,13 +203,45 @@ static int parse(int argc, char **argv, fit_args *a)
     return 0;
 }
 
+static void free_files(fit_args *a)
+{
+    for (int i = 0; i < a->nfiles; i++)
+        free(a->files[i]);
+    free(a->files);
+    a->files = NULL, a->nfiles = 0;
+}
+
+/* --plot-targetid into e; figures need a plot directory and Cairo.
+ * Returns 0 or 1 (message printed). */
+static int plot_args(const fit_args *a, fit_env *e)
+{
+    if (a->plot_targetid && cli_parse_targetids(a->plot_targetid,
+                                                &e->plot_ids,
+                                                &e->nplot_ids))
+        return 1;
+    if (e->cfg.plot_dir[0] && !rvfit_plot_available()) {
+        fprintf(stderr, "rvfit: error: rvfit was built without Cairo: "
+                        "--plot-dir unavailable (install libcairo2-dev "
+                        "and rebuild)\n");
+        return 1;
+    }
+    if (a->plot_targetid && !e->cfg.plot_dir[0]) {
+        fprintf(stderr, "rvfit: error: --plot-targetid needs --plot-dir "
+                        "(or [output] plot_dir)\n");
+        return 1;
+    }
+    return 0;
+}
+
 static int fit_main(int argc, char **argv, struct cli_mpi *mpi)
 {
     fit_args a;
     memset(&a, 0, sizeof a);
     int rc = parse(argc, argv, &a);
-    if (rc)
+    if (rc) {
+        free_files(&a);
         return rc;
+    }
     if (a.nfiles == 0) {
         fprintf(stderr, "rvfit: error: no input files (see rvfit fit "
                         "--help)\n");
@@ -207,6 +249,7 @@ static int fit_main(int argc, char **argv, struct cli_mpi *mpi)
     }
     fit_env *e = calloc(1, sizeof *e); /* large */
     if (!e || cli_config(&e->cfg, a.config, &a.ov)) {
+        free_files(&a);
         free(e);
         return 2;
     }
@@ -218,19 +261,20 @@ static int fit_main(int argc, char **argv, struct cli_mpi *mpi)
     size_t nids = 0;
     char cmdline[8192];
     cli_cmdline(argc, argv, cmdline, sizeof cmdline);
-    if (a.targetid && cli_parse_targetids(a.targetid, &ids, &nids)) {
+    int failed = 0;
+    if ((a.targetid && cli_parse_targetids(a.targetid, &ids, &nids)) ||
+        plot_args(&a, e)) {
         rvfit_config_free(&e->cfg);
-        free(e);
-        return 2;
-    }
-    int failed = cli_fit_files(e, a.files, a.nfiles, cmdline, ids, nids,
+        rc = 2;
+    } else {
+        failed = cli_fit_files(e, a.files, a.nfiles, cmdline, ids, nids,
                                NULL);
-    for (int i = 0; i < a.nfiles; i++)
-        free(a.files[i]);
-    free(a.files);
+    }
+    free_files(&a);
     free(ids);
+    free(e->plot_ids);
     free(e);
-    return failed ? 1 : 0;
+    return rc ? rc : failed ? 1 : 0;
 }
 
 int cmd_fit(int argc, char **argv)

@@ -76,6 +76,9 @@ static const key_desc keys[] = {
     {"output", "status", K_STR, OFF(status), SZ(status), 0, 0, "",
      "status file: one line per input (done, failed with the reason, "
      "skipped), rewritten atomically as inputs finish"},
+    {"output", "plot_dir", K_STR, OFF(plot_dir), SZ(plot_dir), 0, 0, "",
+     "directory for one PNG figure per fitted spectrum (docs/plots.md), "
+     "\"\" = none; needs rvfit built with Cairo"},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -112,8 +115,9 @@ static int parse_bool(const char *v, long *out)
     return 0;
 }
 
+/* at: where the value came from, "FILE:LINE" or "option --X". */
 static int set_value(rvfit_config *c, const key_desc *k, const char *v,
-                     const char *origin, int line, rvfit_err *err)
+                     const char *at, rvfit_err *err)
 {
     char *base = (char *)c + k->offset;
     char *end;
@@ -122,8 +126,8 @@ static int set_value(rvfit_config *c, const key_desc *k, const char *v,
     case K_STR:
         if (strlen(v) >= k->size)
             return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                                 "%s:%d: [%s] %s: value longer than %zu "
-                                 "characters", origin, line, k->section,
+                                 "%s: [%s] %s: value longer than %zu "
+                                 "characters", at, k->section,
                                  k->key, k->size - 1);
         memcpy(base, v, strlen(v) + 1);
         return RVFIT_OK;
@@ -131,8 +135,8 @@ static int set_value(rvfit_config *c, const key_desc *k, const char *v,
         long b;
         if (!parse_bool(v, &b))
             return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                                 "%s:%d: [%s] %s: '%s' is not a boolean "
-                                 "(use 0/1, true/false)", origin, line,
+                                 "%s: [%s] %s: '%s' is not a boolean "
+                                 "(use 0/1, true/false)", at,
                                  k->section, k->key, v);
         *(long *)base = b;
         return RVFIT_OK;
@@ -141,8 +145,8 @@ static int set_value(rvfit_config *c, const key_desc *k, const char *v,
         long x = strtol(v, &end, 10);
         if (errno || end == v || *end || x < k->lo || x > k->hi)
             return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                                 "%s:%d: [%s] %s: '%s' is not an integer in "
-                                 "[%g, %g]", origin, line, k->section,
+                                 "%s: [%s] %s: '%s' is not an integer in "
+                                 "[%g, %g]", at, k->section,
                                  k->key, v, k->lo, k->hi);
         *(long *)base = x;
         return RVFIT_OK;
@@ -152,8 +156,8 @@ static int set_value(rvfit_config *c, const key_desc *k, const char *v,
         if (errno || end == v || *end || !isfinite(x) || x < k->lo ||
             x > k->hi)
             return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                                 "%s:%d: [%s] %s: '%s' is not a number in "
-                                 "[%g, %g]", origin, line, k->section,
+                                 "%s: [%s] %s: '%s' is not a number in "
+                                 "[%g, %g]", at, k->section,
                                  k->key, v, k->lo, k->hi);
         *(double *)base = x;
         return RVFIT_OK;
@@ -165,7 +169,7 @@ void rvfit_config_defaults(rvfit_config *c)
 {
     memset(c, 0, sizeof *c);
     for (size_t i = 0; i < NKEYS; i++)
-        set_value(c, &keys[i], keys[i].def, "defaults", 0, NULL);
+        set_value(c, &keys[i], keys[i].def, "defaults", NULL);
 }
 
 static char *keep(rvfit_config *c, const char *s)
@@ -208,19 +212,19 @@ int rvfit_config_set(rvfit_config *c, const char *section, const char *key,
 {
     if (is_plugin_section(section))
         return add_plugin_kv(c, section, key, value, origin, line, err);
+    char at[RVFIT_PATH_LEN + 32];
+    rvfit_kv_where(origin, line, at, sizeof at);
     if (!section_known(section))
         return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                             "%s:%d: unknown section [%s] (known: run, "
+                             "%s: unknown section [%s] (known: run, "
                              "instrument, backend, templates, fit, output, "
-                             "backend.NAME, instrument.NAME)",
-                             origin, line, section);
+                             "backend.NAME, instrument.NAME)", at, section);
     const key_desc *k = find_key(section, key);
     if (!k)
         return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                             "%s:%d: unknown key '%s' in section [%s] (see "
-                             "docs/configuration.md)",
-                             origin, line, key, section);
-    return set_value(c, k, value, origin, line, err);
+                             "%s: unknown key '%s' in section [%s] (see "
+                             "docs/configuration.md)", at, key, section);
+    return set_value(c, k, value, at, err);
 }
 
 /* inih hands us no line numbers; count them in the reader. */
@@ -305,10 +309,13 @@ int rvfit_config_check_keys(const rvfit_config *c, const char *section,
                 strncat(list, j ? ", " : "", sizeof list - strlen(list) - 1);
                 strncat(list, known[j], sizeof list - strlen(list) - 1);
             }
+            char at[RVFIT_PATH_LEN + 32];
             return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                                 "%s:%d: unknown key '%s' in section [%s] "
+                                 "%s: unknown key '%s' in section [%s] "
                                  "(the plugin accepts: %s)",
-                                 c->plug[i].file, c->plug[i].line,
+                                 rvfit_kv_where(c->plug[i].file,
+                                                c->plug[i].line, at,
+                                                sizeof at),
                                  c->plug[i].key, section,
                                  list[0] ? list : "no keys");
         }

@@ -34,6 +34,8 @@ static void write_seg(run_ctx *c, const run_batch *rb, run_seg *seg)
                                r->cfg->write_models ? rb->models : NULL};
         if (rvfit_output_write(U->out, seg->row0, &v, &e))
             unit_fail(U, "", e.msg);
+        else
+            plot_sum_add(c, U, rb->res + seg->off, seg->n);
         size_t warn = 0, bad = 0;
         for (size_t i = 0; i < seg->n; i++) {
             const rvfit_result *res = &rb->res[seg->off + i];
@@ -83,6 +85,7 @@ static void finish_unit(run_ctx *c, run_unit *U)
                   "%s: wrote %s; backend %s on %s evaluated %" PRIu64
                   " points", U->path, U->tab, r->be->name,
                   r->be->ops->device(r->be->state), U->points);
+        plot_sum_draw(c, U);
         run_report(c, &U->u, RVFIT_UNIT_DONE, U->tab, U->count, U->points);
     }
     run_unit_free(c, U);
@@ -93,6 +96,8 @@ void writer_batch(run_ctx *c, run_batch *rb)
     double t0 = run_now();
     for (size_t i = 0; i < rb->nseg; i++)
         write_seg(c, rb, &rb->seg[i]);
+    if (rb->fitted)
+        plot_draw_batch(c, rb);
     for (size_t i = 0; i < rb->nend; i++)
         finish_unit(c, rb->ends[i]);
     c->t_write += run_now() - t0;

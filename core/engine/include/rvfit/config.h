@@ -66,6 +66,9 @@ typedef struct rvfit_config {
     char source[RVFIT_PATH_LEN]; /* config file read ("" = defaults)  */
     char **strings;        /* owned storage for kv strings            */
     int nstrings;
+
+    /* [output], added last so that the layout above stays as it was */
+    char plot_dir[RVFIT_PATH_LEN];    /* fit figures (PNG), "" = none    */
 } rvfit_config;
 
 /* Fill with defaults. */

@@ -108,6 +108,13 @@ typedef struct rvfit_run {
     rvfit_profile prof;
     size_t nfiles, nskipped, nfailed, nspectra, nwarn, nbad;
     double busy;               /* seconds the backend was fitting        */
+    /* Figures (cfg [output] plot_dir, docs/plots.md): only spectra with
+     * these TARGETIDs are drawn; none listed: every fitted spectrum.
+     * Drawing evaluates one more model and continuum per drawn spectrum
+     * on the backend.  Added last: the layout above is unchanged. */
+    const int64_t *plot_targetid;
+    size_t nplot_targetid;
+    size_t nplots;             /* figures written                        */
 } rvfit_run;
 
 /* Output paths for an input: DIR/rvtab_<stem>.fits and rvmod_<stem>.fits
