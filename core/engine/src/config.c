@@ -52,8 +52,9 @@ static const key_desc keys[] = {
      "lowest radial velocity searched, km/s"},
     {"fit", "vmax", K_DOUBLE, OFF(vmax), 0, -5000, 5000, "1000",
      "highest radial velocity searched, km/s"},
-    {"fit", "ccf_vstep", K_DOUBLE, OFF(ccf_vstep), 0, 0.5, 200, "20",
-     "velocity step of the initial scan, km/s"},
+    {"fit", "ccf_vstep", K_DOUBLE, OFF(ccf_vstep), 0, 0.5, 200, "60",
+     "velocity step of the initial scan, km/s (below the lines' FWHM: "
+     "60 suits R <= 5000; lower it for higher resolution)"},
     {"fit", "vsini_max", K_DOUBLE, OFF(vsini_max), 0, 0, 1000, "500",
      "largest vsini allowed, km/s"},
     {"fit", "fit_vsini", K_BOOL, OFF(fit_vsini), 0, 0, 1, "1",
