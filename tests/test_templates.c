@@ -87,7 +87,7 @@ static void test_grid(const char *tmp)
     rvfit_err e;
     int st = rvfit_grid_write(grid, &tiny, 2, &e);
     CHECK_MSG(st == RVFIT_OK, "grid_write: %s", e.msg);
-    rvfit_templates_opts o = {0.4, 500.0, 0, 0, 2};
+    rvfit_templates_opts o = {.sigma0 = 0.4, .vmax = 500.0, .nthreads = 2};
     st = rvfit_templates_build(grid, 2, arms, "test", &o, out, &e);
     CHECK_MSG(st == RVFIT_OK, "templates_build: %s", e.msg);
     rvfit_library lib;
@@ -230,7 +230,7 @@ static void test_exact(const char *tmp)
         snprintf(out, sizeof out, "%s/manual%d/lib", tmp, k);
         write_manual(grid, slope[k], 0);
         rvfit_template_arm arm = {"X", 6450, 6600, 0.5, 0.0};
-        rvfit_templates_opts o = {0.6, 1000.0, 0, 0, 1};
+        rvfit_templates_opts o = {.sigma0 = 0.6, .vmax = 1000.0, .nthreads = 1};
         rvfit_err e;
         rvfit_library lib;
         int st = rvfit_templates_build(grid, 1, &arm, "test", &o, out, &e);
@@ -263,7 +263,7 @@ static void test_exact(const char *tmp)
 static void test_errors(const char *tmp)
 {
     rvfit_template_arm arm = {"X", 6450, 6600, 0.5, 0.0};
-    rvfit_templates_opts o = {0.6, 1000.0, 0, 0, 1};
+    rvfit_templates_opts o = {.sigma0 = 0.6, .vmax = 1000.0, .nthreads = 1};
     rvfit_err e;
     char grid[4200], out[4300], p[4600];
     snprintf(grid, sizeof grid, "%s/bad", tmp);

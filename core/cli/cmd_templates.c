@@ -22,7 +22,8 @@ static void help(void)
            "1000)\n"
            "  -j, --threads N        worker threads (0 = all cores)\n"
            "  -c, --config FILE      configuration ([instrument.NAME] "
-           "options)\n");
+           "options; [templates] interpolator, cubic, log_flux: the "
+           "interpolator recorded in the library)\n");
 }
 
 int cmd_templates(int argc, char **argv)
@@ -34,7 +35,7 @@ int cmd_templates(int argc, char **argv)
     const char *grid = NULL, *out = NULL, *config = NULL;
     cli_overrides ov;
     memset(&ov, 0, sizeof ov);
-    rvfit_templates_opts to = {0.4, 1000.0, 0, 0, 1};
+    rvfit_templates_opts to = {.sigma0 = 0.4, .vmax = 1000.0, .nthreads = 1};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "g:o:i:j:c:h", opts, NULL)) != -1) {
@@ -62,6 +63,9 @@ int cmd_templates(int argc, char **argv)
     rvfit_host host;
     cli_host_init(&host, &lg, (int)cfg.log_level, cli_threads(&cfg));
     to.nthreads = host.nthreads;
+    to.interpolator = cfg.interpolator;
+    to.cubic = cfg.cubic;
+    to.log_flux = (int)cfg.log_flux;
     rvfit_err err;
     rvfit_err_clear(&err);
     rvfit_plugin_handle inst;
@@ -81,9 +85,11 @@ int cmd_templates(int argc, char **argv)
     if (!rc) {
         rvfit_log(&host, RVFIT_LOG_INFO, "rvfit",
                   "building %d arms for %s from %s (sigma0 %.3g A, "
-                  "padding %.0f km/s, %d threads)",
+                  "padding %.0f km/s, %d threads; interpolator %s%s%s)",
                   narm, cfg.instrument, grid, to.sigma0, to.vmax,
-                  to.nthreads);
+                  to.nthreads, cfg.interpolator,
+                  cfg.log_flux == 1 ? " in ln flux" : "",
+                  cfg.cubic[0] ? ", cubic axes as given" : "");
         rc = rvfit_templates_build(grid, narm, arms, cfg.instrument, &to, out,
                                    &err);
     }

@@ -72,6 +72,9 @@ static const rvfit_backend_ops cpu_ops = {
     .models = cpu_models,
     .counters = cpu_counters,
     .close = cpu_close,
+    .chisq_st = cpu_chisq_st,
+    .vscan_st = cpu_vscan_st,
+    .models_st = cpu_models_st,
 };
 
 static const char *const cpu_keys[] = {"threads", NULL};
@@ -82,7 +85,7 @@ static const rvfit_plugin cpu_descriptor = {
     .size = sizeof(rvfit_plugin),
     .kind = RVFIT_PLUGIN_BACKEND,
     .name = "cpu",
-    .version = "1.0",
+    .version = "1.1",
     .description = "double-precision reference evaluator on CPU threads",
     .config_keys = cpu_keys,
     .ops = &cpu_ops,

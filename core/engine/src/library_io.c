@@ -18,6 +18,7 @@
 
 #include "rvfit/files.h"
 #include "rvfit/fits.h"
+#include "rvfit/interp.h"
 #include "rvfit/library_io.h"
 
 void rvfit_library_free(rvfit_library *lib)
@@ -128,6 +129,27 @@ static int lio_path(const char *in, int for_save, char *out, size_t size,
     return (w < 0 || (size_t)w >= size) ? -1 : 0;
 }
 
+/* The interpolator the library is built for: INTERP (its kind), CUBAXES
+ * (cubic axes) and LOGFLUX (interpolate in ln flux; the FLUX_* images
+ * always hold flux itself). */
+static void lio_write_interp(fitsfile *f, const rvfit_library *lib, int *fs)
+{
+    int kind = rvfit_interp_kind_of(lib), lf = lib->log_flux != 0;
+    char cub[RVFIT_MAX_PARAMS * 17 + 1] = "";
+    for (int p = 0; p < lib->nparam; p++)
+        if (lib->axis[p].interp == RVFIT_INTERP_CUBIC) {
+            strcat(cub, cub[0] ? "," : "");
+            strncat(cub, lib->axis[p].name, 16);
+        }
+    fits_write_key(f, TSTRING, "INTERP", (void *)rvfit_interp_kind_fits(kind),
+                   "template interpolator (docs/template-library.md)", fs);
+    if (cub[0])
+        fits_write_key(f, TSTRING, "CUBAXES", cub, "axes interpolated "
+                       "cubically", fs);
+    fits_write_key(f, TLOGICAL, "LOGFLUX", &lf, "interpolate in ln flux",
+                   fs);
+}
+
 static void lio_write_primary(fitsfile *f, const rvfit_library *lib, int *fs)
 {
     int v = RVFIT_LIBRARY_VERSION, np = lib->nparam, na = lib->narm;
@@ -145,8 +167,7 @@ static void lio_write_primary(fitsfile *f, const rvfit_library *lib, int *fs)
     fits_write_key_dbl(f, "VMAX", vm, -17, "[km/s] padding of each arm", fs);
     fits_write_key(f, TSTRING, "INSTRUM", (void *)lib->instrument,
                    "instrument the arms were built for", fs);
-    fits_write_key(f, TSTRING, "INTERP", "MULTILIN", "regular grid, linear "
-                   "in flux", fs);
+    lio_write_interp(f, lib, fs);
     fits_write_key(f, TSTRING, "FLUXNORM", "ARMMEAN", "flux / mean over the"
                    " unpadded arm", fs);
     fits_write_key_longstr(f, "SOURCE", lib->source, "grid the library was "
@@ -193,7 +214,24 @@ static void lio_write_hdus(fitsfile *f, const rvfit_library *lib, int *fs)
         if (ar->sigma_kms > 0.0)
             fits_write_key_dbl(f, "SIGMAV", ar->sigma_kms, -17,
                                "[km/s] template smoothing, constant in v", fs);
-        fits_write_img(f, TFLOAT, 1, np * nm, ar->flux, fs);
+        if (!lib->log_flux) {
+            fits_write_img(f, TFLOAT, 1, np * nm, ar->flux, fs);
+            continue;
+        }
+        /* In memory ln flux (LOGFLUX): the file keeps flux. */
+        float *row = malloc(ar->npix * sizeof *row);
+        if (!row) {
+            *fs = MEMORY_ALLOCATION;
+            return;
+        }
+        for (long m = 0; m < nm && !*fs; m++) {
+            const float *src = ar->flux + (size_t)m * ar->npix;
+            int ex = !lib->exists || lib->exists[m];
+            for (size_t j = 0; j < ar->npix; j++)
+                row[j] = ex ? expf(src[j]) : src[j];
+            fits_write_img(f, TFLOAT, 1 + m * np, np, row, fs);
+        }
+        free(row);
     }
 }
 
@@ -450,6 +488,42 @@ static int lio_arm(lio_rd *r, int a, rvfit_library *lib)
     return RVFIT_OK;
 }
 
+/* Read INTERP, CUBAXES, LOGFLUX from the primary HDU and apply them to
+ * the loaded lib.  Libraries written before INTERP carried its kind mean
+ * MULTILIN, without CUBAXES none, without LOGFLUX flux. */
+static int lio_interp(lio_rd *r, rvfit_library *lib)
+{
+    int fs = 0, lf = 0, type = 0;
+    char kind[FLEN_VALUE] = "MULTILIN", cub[FLEN_VALUE] = "";
+    fits_movabs_hdu(r->f, 1, &type, &fs);
+    if (fs)
+        return lio_fail(r, fs, "primary HDU");
+    snprintf(r->hdu, sizeof r->hdu, "primary HDU");
+    if (fits_read_key(r->f, TSTRING, "INTERP", kind, NULL, &fs))
+        snprintf(kind, sizeof kind, "MULTILIN");
+    fs = 0;
+    if (fits_read_key(r->f, TSTRING, "CUBAXES", cub, NULL, &fs))
+        cub[0] = '\0';
+    fs = 0;
+    if (fits_read_key(r->f, TLOGICAL, "LOGFLUX", &lf, NULL, &fs))
+        lf = 0;
+    fits_clear_errmsg();
+    int k = rvfit_interp_kind_parse(kind);
+    if (k < 0)
+        return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: INTERP = '%s': "
+                             "not an interpolator this rvfit knows",
+                             r->path, kind);
+    if ((k == RVFIT_IKIND_CUBIC) != (cub[0] != '\0'))
+        return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: INTERP = '%s' "
+                             "with CUBAXES = '%s'", r->path, kind, cub);
+    int st = rvfit_library_set_cubic(lib, cub, r->err);
+    if (!st && lf)
+        st = rvfit_library_set_log_flux(lib, r->err);
+    if (st)
+        rvfit_err_prefix(r->err, "%s", r->path);
+    return st;
+}
+
 int rvfit_library_load(rvfit_library *lib, const char *path, rvfit_err *err)
 {
     char file[4096];
@@ -479,6 +553,8 @@ int rvfit_library_load(rvfit_library *lib, const char *path, rvfit_err *err)
         st = lio_arm(&r, a, lib);
     if (!st)
         st = lio_check_arms(lib, file, err);
+    if (!st)
+        st = lio_interp(&r, lib);
     fs = 0;
     fits_close_file(r.f, &fs);
     if (st)

@@ -459,6 +459,10 @@ int rvfit_templates_build(const char *griddir, int narm,
         free(tab);
     }
     if (!st)
+        st = rvfit_library_configure(
+            &lib, o->interpolator ? o->interpolator : "multilinear",
+            o->cubic, o->log_flux, err);
+    if (!st)
         st = rvfit_library_save(&lib, outdir, err);
     for (int a = 0; a < narm; a++)
         free(j.arm[a].edge);
