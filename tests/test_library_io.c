@@ -225,7 +225,7 @@ static void test_interp_record(const char *tmp)
     CHECK(rvfit_library_configure(&b, NULL, "", 0, &e) == RVFIT_ERR_CONFIG &&
           tu_contains(e.msg, "ln flux"));
     rvfit_library_free(&b);
-    CHECK(rvfit_library_configure(&a, "simplex", "", 0, &e) ==
+    CHECK(rvfit_library_configure(&a, "spline", "", 0, &e) ==
           RVFIT_ERR_CONFIG);
     rvfit_library_free(&a);
     /* a file from before INTERP recorded anything */

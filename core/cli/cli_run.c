@@ -30,10 +30,13 @@ int cli_open_env(fit_env *e, rvfit_err *err)
     if (rc)
         return rc;
     e->have_lib = 1;
+    int kind = -1;
     if ((rc = rvfit_library_configure(&e->lib, NULL, c->cubic, c->log_flux,
                                       err)) ||
-        (rc = rvfit_interp_open(&e->interp, &e->lib, (int)c->host_stencils,
-                                err)))
+        (rc = rvfit_library_kind(c->templates, &kind, err)) ||
+        (rc = rvfit_interp_open(&e->interp, &e->lib,
+                                kind == RVFIT_IKIND_SIMPLEX ? kind : -1,
+                                c->templates, (int)c->host_stencils, err)))
         return rc;
     char cub[RVFIT_MAX_PARAMS * 18] = "";
     for (int p = 0; p < e->lib.nparam; p++)

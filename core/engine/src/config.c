@@ -43,7 +43,8 @@ static const key_desc keys[] = {
     {"templates", "interpolator", K_STR, OFF(interpolator),
      SZ(interpolator), 0, 0, "multilinear",
      "template interpolator `rvfit templates` builds the library for and "
-     "records in it: multilinear or cubic"},
+     "records in it: multilinear, cubic or simplex (Delaunay triangulation "
+     "of the models present)"},
     {"templates", "cubic", K_STR, OFF(cubic), SZ(cubic), 0, 0, "",
      "axes interpolated cubically, e.g. 'TEFF, FEH' (others linear): when "
      "building with interpolator = cubic ('' = every axis); when fitting, "

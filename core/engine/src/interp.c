@@ -5,7 +5,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "rvfit/interp.h"
+#include "interp_internal.h"
+#include "rvfit/library_io.h"
 
 typedef struct interp_kind {
     const char *name;  /* [templates] interpolator */
@@ -16,6 +17,7 @@ typedef struct interp_kind {
 static const interp_kind kinds[RVFIT_IKIND_NKIND] = {
     [RVFIT_IKIND_MULTILINEAR] = {"multilinear", "MULTILIN", 1},
     [RVFIT_IKIND_CUBIC] = {"cubic", "CUBIC", 1},
+    [RVFIT_IKIND_SIMPLEX] = {"simplex", "SIMPLEX", 0},
 };
 
 int rvfit_interp_kind_parse(const char *name)
@@ -46,27 +48,63 @@ int rvfit_interp_kind_of(const rvfit_library *lib)
 }
 
 int rvfit_interp_open(rvfit_interpolator *ip, const rvfit_library *lib,
-                      int host_stencils, rvfit_err *err)
+                      int kind, const char *path, int host_stencils,
+                      rvfit_err *err)
 {
     memset(ip, 0, sizeof *ip);
     int rc = rvfit_library_check(lib, err);
     if (rc)
         return rc;
+    if (kind < 0)
+        kind = rvfit_interp_kind_of(lib);
+    if (kind >= RVFIT_IKIND_NKIND)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID, "interpolator kind %d",
+                             kind);
+    if (kind == RVFIT_IKIND_SIMPLEX) {
+        uint32_t *vert = NULL;
+        size_t ns = 0;
+        sx_data *sd = NULL;
+        rc = path ? rvfit_library_read_simplices(path, &vert, &ns, err)
+                  : RVFIT_OK;
+        if (!rc)
+            rc = sx_open(lib, vert, ns, &sd, err);
+        free(vert);
+        if (rc)
+            return rc;
+        ip->data = sd;
+    }
     ip->lib = lib;
-    ip->kind = rvfit_interp_kind_of(lib);
-    ip->host_stencils = host_stencils || !kinds[ip->kind].device;
+    ip->kind = kind;
+    ip->host_stencils = host_stencils || !kinds[kind].device;
     return RVFIT_OK;
 }
 
 void rvfit_interp_close(rvfit_interpolator *ip)
 {
-    if (ip)
-        memset(ip, 0, sizeof *ip);
+    if (!ip)
+        return;
+    if (ip->kind == RVFIT_IKIND_SIMPLEX)
+        sx_free(ip->data);
+    memset(ip, 0, sizeof *ip);
+}
+
+int rvfit_interp_simplices(const rvfit_interpolator *ip,
+                           const uint32_t **vert, size_t *ns, int *nvert)
+{
+    const sx_data *sd = ip->kind == RVFIT_IKIND_SIMPLEX ? ip->data : NULL;
+    if (!sd)
+        return -1;
+    *vert = sd->vert;
+    *ns = sd->ns;
+    *nvert = sd->d + 1;
+    return 0;
 }
 
 int rvfit_interp_stencil(const rvfit_interpolator *ip, const double *theta,
                          uint32_t *idx, double *w, double *pen)
 {
+    if (ip->kind == RVFIT_IKIND_SIMPLEX)
+        return sx_stencil(ip->lib, ip->data, theta, idx, w, pen);
     size_t corner[RVFIT_MAX_CORNERS];
     int n = rvfit_library_stencil(ip->lib, theta, corner, w, pen);
     for (int k = 0; k < n; k++)

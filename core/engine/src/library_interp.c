@@ -128,8 +128,8 @@ int rvfit_library_configure(rvfit_library *lib, const char *kind,
         int k = rvfit_interp_kind_parse(kind);
         if (k < 0)
             return rvfit_err_set(err, RVFIT_ERR_CONFIG, "[templates] "
-                                 "interpolator '%s': use multilinear or "
-                                 "cubic", kind);
+                                 "interpolator '%s': use multilinear, "
+                                 "cubic or simplex", kind);
         char all[RVFIT_MAX_PARAMS * 18] = "";
         for (int p = 0; p < lib->nparam; p++)
             if (lib->axis[p].nnode >= 3) {

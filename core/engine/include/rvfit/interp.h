@@ -12,6 +12,9 @@
  *   multilinear  regular grid, 2 nodes per axis, holes dropped
  *   cubic        regular grid, cubic Hermite on the axes in CUBAXES
  *                (rvfit_library_stencil)
+ *   simplex      Delaunay triangulation (Qhull) of the models present, in
+ *                scaled coordinates in node spacings, barycentric weights
+ *                (interp_simplex.c); stored in the library (HDU SIMPLEX)
  * Both also interpolate in ln flux when the library says so (LOGFLUX).
  * For them backends compute the stencil themselves on the device from the
  * library's axes unless host stencils are asked for ([templates]
@@ -37,6 +40,7 @@ extern "C" {
 enum rvfit_interp_kind {
     RVFIT_IKIND_MULTILINEAR = 0,
     RVFIT_IKIND_CUBIC = 1,
+    RVFIT_IKIND_SIMPLEX = 2,
     RVFIT_IKIND_NKIND
 };
 
@@ -44,6 +48,7 @@ typedef struct rvfit_interpolator {
     int kind;               /* enum rvfit_interp_kind                     */
     int host_stencils;      /* 1: the core sends stencils (chisq_st, ...) */
     const rvfit_library *lib;
+    void *data;             /* the kind's (simplex: its triangulation)    */
 } rvfit_interpolator;
 
 /* Kind by its [templates] interpolator name ("multilinear", "cubic") or
@@ -56,12 +61,22 @@ RVFIT_EXPORT const char *rvfit_interp_kind_fits(int kind);
 /* The kind a loaded library's axes describe: cubic when any axis is. */
 RVFIT_EXPORT int rvfit_interp_kind_of(const rvfit_library *lib);
 
-/* Open the interpolator recorded in lib (as loaded by rvfit_library_load,
- * interpolation options applied).  host_stencils forces stencils from the
- * core for the regular-grid kinds. */
-RVFIT_EXPORT int rvfit_interp_open(rvfit_interpolator *ip, const rvfit_library *lib,
-                                   int host_stencils, rvfit_err *err);
+/* Open the interpolator of kind `kind` over lib (as loaded by
+ * rvfit_library_load, interpolation options applied; -1 = the grid kind
+ * lib's axes describe).  For simplex, path names the library file whose
+ * SIMPLEX HDU holds the triangulation (NULL: triangulate now, with
+ * Qhull).  host_stencils forces stencils from the core for the
+ * regular-grid kinds. */
+RVFIT_EXPORT int rvfit_interp_open(rvfit_interpolator *ip,
+                                   const rvfit_library *lib, int kind,
+                                   const char *path, int host_stencils,
+                                   rvfit_err *err);
 RVFIT_EXPORT void rvfit_interp_close(rvfit_interpolator *ip);
+/* The simplices of a simplex interpolator: [ns][nvert] model indices
+ * (valid while ip is open); -1 for another kind. */
+RVFIT_EXPORT int rvfit_interp_simplices(const rvfit_interpolator *ip,
+                                        const uint32_t **vert, size_t *ns,
+                                        int *nvert);
 
 /* Stencil of one point into idx/w (room for RVFIT_MAX_STENCIL each):
  * returns the entry count (0 = flat template) and the out-of-domain

@@ -23,6 +23,22 @@ RVFIT_EXPORT int rvfit_library_save(const rvfit_library *lib,
                                     const char *dir, rvfit_err *err);
 RVFIT_EXPORT void rvfit_library_free(rvfit_library *lib);
 
+/* Save with the interpolator ip recorded (INTERP = its kind; for simplex
+ * also its triangulation, HDU SIMPLEX); ip NULL: as rvfit_library_save,
+ * the kind lib's axes describe. */
+struct rvfit_interpolator;
+RVFIT_EXPORT int rvfit_library_save_interp(
+    const rvfit_library *lib, const struct rvfit_interpolator *ip,
+    const char *dir, rvfit_err *err);
+/* The interpolator kind a library file records (enum rvfit_interp_kind;
+ * MULTILIN without INTERP). */
+RVFIT_EXPORT int rvfit_library_kind(const char *path, int *kind,
+                                    rvfit_err *err);
+/* The SIMPLEX HDU: *vert ([ns][nvert] model indices, caller frees). */
+RVFIT_EXPORT int rvfit_library_read_simplices(const char *path,
+                                              uint32_t **vert, size_t *ns,
+                                              rvfit_err *err);
+
 /* Interpolation along the axes named in `axes` (comma- or space-separated,
  * case-insensitive; "" or "none" = none) becomes cubic, every other axis linear.
  * Fails with RVFIT_ERR_CONFIG naming an unknown axis, or when the stencil
@@ -42,7 +58,7 @@ RVFIT_EXPORT int rvfit_library_set_log_flux(rvfit_library *lib,
                                             rvfit_err *err);
 
 /* Apply interpolation options: kind (NULL = keep the library's; else
- * "multilinear" or "cubic", cubic on the axes in `cubic`, "" = every axis
+ * "multilinear", "simplex" (both: every axis linear) or "cubic", cubic on the axes in `cubic`, "" = every axis
  * of >= 3 nodes), else `cubic` when not "" replaces the cubic axes
  * ("none" = all linear); log_flux 1 switches to ln flux, 0 insists on
  * flux (RVFIT_ERR_CONFIG if the library is ln flux), -1 keeps it.  Used
