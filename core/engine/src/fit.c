@@ -309,6 +309,15 @@ static void finish_result(const fit_ctx *f, rvfit_result *r, size_t s)
              p->theta[i] >= f->hi[i] - 1e-3 * f->step[i]))
             r->warn |= RVFIT_WARN_PARAM;
     }
+    /* Beyond the simplex interpolator's hull (holes at the edge of the
+     * domain, a missing corner): inside the axes' box, yet an edge. */
+    if (f->hs && f->hs->kind == RVFIT_IKIND_SIMPLEX) {
+        uint32_t idx[RVFIT_MAX_STENCIL];
+        double w[RVFIT_MAX_STENCIL], pen = 0.0;
+        rvfit_interp_stencil(f->hs, p->theta, idx, w, &pen);
+        if (pen > 1e-6 * RVFIT_PENALTY_SCALE) /* 1e-3 node spacings */
+            r->warn |= RVFIT_WARN_PARAM;
+    }
     if (r->chisq_c_tot - r->chisq_tot < 50)
         r->warn |= RVFIT_WARN_CHISQ;
     if (r->vrad < f->o->vmin + 5 || r->vrad > f->o->vmax - 5)
