@@ -13,6 +13,7 @@
  *     penalty;
  *   - the triangulation stored in the library file reads back and gives
  *     the same stencils; fewer than 2 free axes are refused. */
+#include <fitsio.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,6 +230,21 @@ static void test_file(rvfit_library *lib, const rvfit_interpolator *ip)
               memcmp(w1, w2, sizeof(double) * (size_t)c1) == 0);
     }
     rvfit_interp_close(&ib);
+    /* a stored vertex that is a hole is refused, naming it */
+    char file[8192];
+    snprintf(file, sizeof file, "%s/%s", dir, RVFIT_LIBRARY_FILE);
+    unsigned hole = 0;
+    while (lib->exists[hole])
+        hole++;
+    fitsfile *f;
+    int fs = 0;
+    fits_open_file(&f, file, READWRITE, &fs);
+    fits_movnam_hdu(f, IMAGE_HDU, "SIMPLEX", 0, &fs);
+    fits_write_img(f, TUINT, 3, 1, &hole, &fs);
+    fits_close_file(f, &fs);
+    CHECK(fs == 0);
+    CHECK(rvfit_interp_open(&ib, &b, kind, dir, 0, &e) == RVFIT_ERR_FORMAT);
+    CHECK_MSG(tu_contains(e.msg, "not a model"), "%s", e.msg);
     rvfit_library_free(&b);
 }
 
@@ -248,6 +264,11 @@ int main(void)
     test_outside(&ip);
     test_file(&lib, &ip);
     rvfit_interp_close(&ip);
+    /* cubic axes do not apply */
+    lib.axis[0].interp = RVFIT_INTERP_CUBIC;
+    CHECK(rvfit_interp_open(&ip, &lib, RVFIT_IKIND_SIMPLEX, NULL, 0, &e) ==
+          RVFIT_ERR_CONFIG);
+    lib.axis[0].interp = RVFIT_INTERP_LINEAR;
     /* one free axis: no triangulation */
     lib.axis[1].nnode = lib.axis[2].nnode = 1;
     lib.nmodel = N0;

@@ -326,7 +326,9 @@ static void test_interpolator(const char *tmp)
     rvfit_library lib;
     CHECK(rvfit_library_kind(out, &kind, &e) == RVFIT_OK &&
           kind == RVFIT_IKIND_SIMPLEX);
-    CHECK(rvfit_library_read_simplices(out, &vert, &ns, &e) == RVFIT_OK);
+    int nv = 0;
+    CHECK(rvfit_library_read_simplices(out, &vert, &ns, &nv, &e) ==
+          RVFIT_OK && nv == 4);
     if (rvfit_library_load(&lib, out, &e) != RVFIT_OK) {
         CHECK_MSG(0, "load: %s", e.msg);
         free(vert);

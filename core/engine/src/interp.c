@@ -63,11 +63,18 @@ int rvfit_interp_open(rvfit_interpolator *ip, const rvfit_library *lib,
     if (kind == RVFIT_IKIND_SIMPLEX) {
         uint32_t *vert = NULL;
         size_t ns = 0;
+        int nv = 0;
         sx_data *sd = NULL;
-        rc = path ? rvfit_library_read_simplices(path, &vert, &ns, err)
+        for (int p = 0; p < lib->nparam; p++)
+            if (lib->axis[p].interp != RVFIT_INTERP_LINEAR)
+                return rvfit_err_set(err, RVFIT_ERR_CONFIG, "the simplex "
+                                     "interpolator has no cubic axes (%s "
+                                     "asked for): leave [templates] cubic "
+                                     "empty", lib->axis[p].name);
+        rc = path ? rvfit_library_read_simplices(path, &vert, &ns, &nv, err)
                   : RVFIT_OK;
         if (!rc)
-            rc = sx_open(lib, vert, ns, &sd, err);
+            rc = sx_open(lib, vert, ns, nv, &sd, err);
         free(vert);
         if (rc)
             return rc;

@@ -21,7 +21,7 @@ typedef struct sx_data {
 /* Free axes, spacings; the triangulation by Qhull (stored == NULL) or
  * the stored one ([ns][d+1] model indices, checked); then sx_prepare. */
 int sx_open(const rvfit_library *lib, const uint32_t *stored, size_t ns,
-            sx_data **out, rvfit_err *err);
+            int nvert, sx_data **out, rvfit_err *err);
 void sx_free(sx_data *sd);
 int sx_triangulate(const rvfit_library *lib, sx_data *sd, rvfit_err *err);
 int sx_prepare(const rvfit_library *lib, sx_data *sd, rvfit_err *err);

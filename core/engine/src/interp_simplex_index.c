@@ -103,7 +103,7 @@ int sx_index(const rvfit_library *lib, sx_data *sd, rvfit_err *err)
 }
 
 int sx_open(const rvfit_library *lib, const uint32_t *stored, size_t ns,
-            sx_data **out, rvfit_err *err)
+            int nvert, sx_data **out, rvfit_err *err)
 {
     sx_data *sd = calloc(1, sizeof *sd);
     if (!sd)
@@ -123,6 +123,10 @@ int sx_open(const rvfit_library *lib, const uint32_t *stored, size_t ns,
                            "library has %d): use multilinear", sd->d);
     else if (!stored)
         rc = sx_triangulate(lib, sd, err);
+    else if (nvert != sd->d + 1)
+        rc = rvfit_err_set(err, RVFIT_ERR_FORMAT, "HDU SIMPLEX: simplices "
+                           "of %d vertices, the library's %d free axes need "
+                           "%d", nvert, sd->d, sd->d + 1);
     else if (!(sd->vert = malloc((ns ? ns : 1) * (size_t)(sd->d + 1) * 4)))
         rc = rvfit_err_set(err, RVFIT_ERR_NOMEM, "simplex: no memory");
     for (size_t e = 0; stored && !rc && e < ns * (size_t)(sd->d + 1); e++) {

@@ -631,7 +631,7 @@ int rvfit_library_kind(const char *path, int *kind, rvfit_err *err)
 }
 
 int rvfit_library_read_simplices(const char *path, uint32_t **vert,
-                                 size_t *ns, rvfit_err *err)
+                                 size_t *ns, int *nvert, rvfit_err *err)
 {
     char file[4096];
     fitsfile *f = NULL;
@@ -667,6 +667,7 @@ int rvfit_library_read_simplices(const char *path, uint32_t **vert,
         *vert = NULL;
     } else {
         *ns = (size_t)ax[1];
+        *nvert = (int)ax[0];
     }
     fs = 0;
     fits_close_file(f, &fs);

@@ -37,7 +37,7 @@ RVFIT_EXPORT int rvfit_library_kind(const char *path, int *kind,
 /* The SIMPLEX HDU: *vert ([ns][nvert] model indices, caller frees). */
 RVFIT_EXPORT int rvfit_library_read_simplices(const char *path,
                                               uint32_t **vert, size_t *ns,
-                                              rvfit_err *err);
+                                              int *nvert, rvfit_err *err);
 
 /* Interpolation along the axes named in `axes` (comma- or space-separated,
  * case-insensitive; "" or "none" = none) becomes cubic, every other axis linear.
