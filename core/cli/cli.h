@@ -65,6 +65,7 @@ typedef struct fit_env {
     cli_log lg;
     rvfit_host host;
     rvfit_library lib;
+    rvfit_interpolator interp; /* refers to lib */
     int have_lib;
     rvfit_backend be;
     int have_be;

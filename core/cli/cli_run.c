@@ -39,15 +39,27 @@ int cli_open_env(fit_env *e, rvfit_err *err)
     if (rc)
         return rc;
     e->have_lib = 1;
-    if ((rc = rvfit_library_set_cubic(&e->lib, c->cubic, err)) ||
-        (c->log_flux && (rc = rvfit_library_set_log_flux(&e->lib, err))))
+    int kind = -1;
+    if ((rc = rvfit_library_configure(&e->lib, NULL, c->cubic, c->log_flux,
+                                      err)) ||
+        (rc = rvfit_library_kind(c->templates, &kind, err)) ||
+        (rc = rvfit_interp_open(&e->interp, &e->lib,
+                                kind == RVFIT_IKIND_SIMPLEX ? kind : -1,
+                                c->templates, (int)c->host_stencils, err)))
         return rc;
+    char cub[RVFIT_MAX_PARAMS * 18] = "";
+    for (int p = 0; p < e->lib.nparam; p++)
+        if (e->lib.axis[p].interp == RVFIT_INTERP_CUBIC) {
+            strcat(cub, cub[0] ? ", " : "");
+            strncat(cub, e->lib.axis[p].name, 16);
+        }
     rvfit_log(&e->host, RVFIT_LOG_INFO, "rvfit",
               "templates %s: %d parameters, %zu models, %d arms; "
-              "interpolation in %s, cubic on: %s", c->templates,
-              e->lib.nparam, e->lib.nmodel, e->lib.narm,
-              c->log_flux ? "ln flux" : "flux",
-              c->cubic[0] ? c->cubic : "none");
+              "interpolator %s in %s, cubic on: %s, stencils from the %s",
+              c->templates, e->lib.nparam, e->lib.nmodel, e->lib.narm,
+              rvfit_interp_kind_name(e->interp.kind),
+              e->lib.log_flux ? "ln flux" : "flux", cub[0] ? cub : "none",
+              e->interp.host_stencils ? "core" : "backend");
     if ((rc = rvfit_instrument_load(c, c->instrument, &e->inst, err)))
         return rc;
     e->have_inst = 1;
@@ -70,8 +82,10 @@ void cli_close_env(fit_env *e)
         rvfit_backend_close(&e->be);
     if (e->have_inst)
         rvfit_plugin_unload(&e->inst);
-    if (e->have_lib)
+    if (e->have_lib) {
+        rvfit_interp_close(&e->interp);
         rvfit_library_free(&e->lib);
+    }
     rvfit_config_free(&e->cfg);
 }
 
@@ -222,7 +236,8 @@ int cli_fit_files(fit_env *e, char **files, int nfiles, const char *cmdline,
         return -1;
     }
     rvfit_run run = {.cfg = &e->cfg, .host = &e->host, .be = &e->be,
-                     .lib = &e->lib, .lib_path = e->cfg.templates,
+                     .lib = &e->lib, .interp = &e->interp,
+                     .lib_path = e->cfg.templates,
                      .inst = &e->inst, .cmdline = cmdline, .targetid = ids,
                      .ntargetid = nids, .progress = cli_progress,
                      .progress_ctx = &e->lg, .cancel = e->cancel,

@@ -24,7 +24,8 @@ static void help(void)
            "1000)\n"
            "  -j, --threads N        worker threads (0 = all cores)\n"
            "  -c, --config FILE      configuration ([instrument.NAME] "
-           "options)\n");
+           "options; [templates] interpolator, cubic, log_flux: the "
+           "interpolator recorded in the library)\n");
 }
 
 /* How each arm's templates are smoothed, for the log: "B, R, Z 0.4 A" or
@@ -63,7 +64,7 @@ int cmd_templates(int argc, char **argv)
     const char *grid = NULL, *out = NULL, *config = NULL;
     cli_overrides ov;
     memset(&ov, 0, sizeof ov);
-    rvfit_templates_opts to = {0.4, 1000.0, 0, 0, 1};
+    rvfit_templates_opts to = {.sigma0 = 0.4, .vmax = 1000.0, .nthreads = 1};
     int c, sigma0_given = 0;
     optind = 1;
     int li = -1;
@@ -93,6 +94,9 @@ int cmd_templates(int argc, char **argv)
     rvfit_host host;
     cli_host_init(&host, &lg, (int)cfg.log_level, cli_threads(&cfg));
     to.nthreads = host.nthreads;
+    to.interpolator = cfg.interpolator;
+    to.cubic = cfg.cubic;
+    to.log_flux = (int)cfg.log_flux;
     rvfit_err err;
     rvfit_err_clear(&err);
     rvfit_plugin_handle inst;
@@ -118,8 +122,10 @@ int cmd_templates(int argc, char **argv)
                       "(sigma_kms)", cfg.instrument);
         rvfit_log(&host, RVFIT_LOG_INFO, "rvfit",
                   "building %d arms for %s from %s (smoothing %s; "
-                  "padding %.0f km/s, %d threads)",
-                  narm, cfg.instrument, grid, smooth, to.vmax, to.nthreads);
+                  "padding %.0f km/s, %d threads; interpolator %s%s%s)",
+                  narm, cfg.instrument, grid, smooth, to.vmax, to.nthreads,
+                  cfg.interpolator, cfg.log_flux == 1 ? " in ln flux" : "",
+                  cfg.cubic[0] ? ", cubic axes as given" : "");
         rc = rvfit_templates_build(grid, narm, arms, cfg.instrument, &to, out,
                                    &err);
     }

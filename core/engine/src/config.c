@@ -40,10 +40,22 @@ static const key_desc keys[] = {
      "backend plugin, or a fallback list such as 'cuda, opencl, cpu'"},
     {"templates", "path", K_STR, OFF(templates), SZ(templates), 0, 0, "",
      "template library directory (from `rvfit templates`)"},
+    {"templates", "interpolator", K_STR, OFF(interpolator),
+     SZ(interpolator), 0, 0, "multilinear",
+     "template interpolator `rvfit templates` builds the library for and "
+     "records in it: multilinear, cubic or simplex (Delaunay triangulation "
+     "of the models present)"},
     {"templates", "cubic", K_STR, OFF(cubic), SZ(cubic), 0, 0, "",
-     "axes interpolated cubically, e.g. 'TEFF, FEH' (others linear)"},
-    {"templates", "log_flux", K_LONG, OFF(log_flux), 0, 0, 1, "0",
-     "interpolate templates in ln flux (1) or in flux (0)"},
+     "axes interpolated cubically, e.g. 'TEFF, FEH' (others linear): when "
+     "building with interpolator = cubic ('' = every axis); when fitting, "
+     "if given, replaces the library's choice ('none' = all linear)"},
+    {"templates", "log_flux", K_LONG, OFF(log_flux), 0, -1, 1, "-1",
+     "interpolate templates in ln flux (1) or in flux (0); -1 = as the "
+     "library records (when building: flux)"},
+    {"templates", "host_stencils", K_BOOL, OFF(host_stencils), 0, 0, 1, "0",
+     "compute interpolation stencils in the core and send them to the "
+     "backend also for the regular-grid interpolators (the backends "
+     "compute those themselves otherwise)"},
     {"fit", "npoly", K_LONG, OFF(npoly), 0, 1, 32, "10",
      "continuum terms per arm"},
     {"fit", "basis", K_STR, OFF(basis), SZ(basis), 0, 0, "gauss",

@@ -84,7 +84,12 @@ int fit_chisq(fit_ctx *f, size_t n, const rvfit_point *pts, double *m2lnl,
     rvfit_counters c0;
     f->be->ops->counters(f->be->state, &c0);
     rvfit_chisq_out out = {m2lnl, chisq_arm};
-    int rc = f->be->ops->chisq(f->be->state, n, pts, &out, f->err);
+    int rc = f->hs ? rvfit_stencil_fill(f->hs, n, pts, &f->sbuf, f->err)
+                   : RVFIT_OK;
+    if (!rc)
+        rc = f->hs ? f->be->ops->chisq_st(f->be->state, n, pts,
+                                          &f->sbuf.view, &out, f->err)
+                   : f->be->ops->chisq(f->be->state, n, pts, &out, f->err);
     if (rc != RVFIT_OK) {
         rvfit_err_prefix(f->err, "backend '%s': chisq(%zu points)",
                          f->be->name, n);
@@ -107,7 +112,13 @@ int fit_vscan(fit_ctx *f, size_t nq, const rvfit_point *base, size_t nvel,
         return RVFIT_OK;
     rvfit_counters c0;
     f->be->ops->counters(f->be->state, &c0);
-    int rc = f->be->ops->vscan(f->be->state, nq, base, nvel, vel, m2lnl,
+    int rc = f->hs ? rvfit_stencil_fill(f->hs, nq, base, &f->sbuf, f->err)
+                   : RVFIT_OK;
+    if (!rc && f->hs)
+        rc = f->be->ops->vscan_st(f->be->state, nq, base, &f->sbuf.view,
+                                  nvel, vel, m2lnl, f->err);
+    else if (!rc)
+        rc = f->be->ops->vscan(f->be->state, nq, base, nvel, vel, m2lnl,
                                f->err);
     if (rc != RVFIT_OK) {
         rvfit_err_prefix(f->err, "backend '%s': vscan(%zu x %zu)",
@@ -184,6 +195,7 @@ static void teardown(fit_ctx *f)
     free(f->vskew);
     free(f->vkurt);
     free(f->npts);
+    rvfit_stencil_buf_free(&f->sbuf);
 }
 
 static void fill_bad(const fit_ctx *f, rvfit_result *r, size_t s)
@@ -241,8 +253,14 @@ static int stage_diag(fit_ctx *f, rvfit_result *res, float *const *models)
         }
         rvfit_counters c0;
         f->be->ops->counters(f->be->state, &c0);
+        if (!rc && f->hs)
+            rc = rvfit_stencil_fill(f->hs, n, p, &f->sbuf, f->err);
         if (!rc)
-            rc = f->be->ops->models(f->be->state, n, p, mp, NULL, f->err);
+            rc = f->hs ? f->be->ops->models_st(f->be->state, n, p,
+                                               &f->sbuf.view, mp, NULL,
+                                               f->err)
+                       : f->be->ops->models(f->be->state, n, p, mp, NULL,
+                                            f->err);
         if (!rc)
             count(f, c0.points, c0.calls);
         for (size_t i = 0; i < n && !rc; i++)
@@ -313,6 +331,15 @@ static void finish_result(const fit_ctx *f, rvfit_result *r, size_t s)
             r->warn |= RVFIT_WARN_PARAM;
     }
     reduced_chisq(f, r, narm_used);
+    /* Beyond the simplex interpolator's hull (holes at the edge of the
+     * domain, a missing corner): inside the axes' box, yet an edge. */
+    if (f->hs && f->hs->kind == RVFIT_IKIND_SIMPLEX) {
+        uint32_t idx[RVFIT_MAX_STENCIL];
+        double w[RVFIT_MAX_STENCIL], pen = 0.0;
+        rvfit_interp_stencil(f->hs, p->theta, idx, w, &pen);
+        if (pen > 1e-6 * RVFIT_PENALTY_SCALE) /* 1e-3 node spacings */
+            r->warn |= RVFIT_WARN_PARAM;
+    }
     if (r->chisq_c_tot - r->chisq_tot < 50)
         r->warn |= RVFIT_WARN_CHISQ;
     if (r->vrad < f->o->vmin + 5 || r->vrad > f->o->vmax - 5)
@@ -342,6 +369,8 @@ int rvfit_fit_batch(rvfit_backend *be, const rvfit_library *lib,
 {
     fit_ctx f = {.be = be, .lib = lib, .b = b, .o = o, .prof = prof,
                  .host = host, .err = err};
+    if (o->interp && o->interp->host_stencils)
+        f.hs = o->interp;
     int rc = setup(&f);
     for (size_t s = 0; s < b->nspec && rc == RVFIT_OK; s++) {
         memset(&res[s], 0, sizeof res[s]);

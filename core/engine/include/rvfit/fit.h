@@ -18,6 +18,7 @@
 
 #include "rvfit/backend.h"
 #include "rvfit/config.h"
+#include "rvfit/interp.h"
 #include "rvfit/library.h"
 #include "rvfit/loader.h"
 #include "rvfit/spectra.h"
@@ -77,6 +78,9 @@ typedef struct rvfit_fit_opts {
     int max_iter;
     int scale_errors;   /* errors times sqrt(chisq_red)                 */
     rvfit_model_opts model;
+    /* Interpolator whose stencils the core sends (host_stencils set), or
+     * NULL / host_stencils 0: the backend computes them from theta. */
+    const rvfit_interpolator *interp;
 } rvfit_fit_opts;
 
 RVFIT_EXPORT int rvfit_fit_opts_from_config(const rvfit_config *c,

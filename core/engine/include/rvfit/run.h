@@ -95,6 +95,7 @@ typedef struct rvfit_run {
     const rvfit_host *host;
     rvfit_backend *be;
     const rvfit_library *lib;
+    const rvfit_interpolator *interp; /* NULL: stencils from the backend       */
     const char *lib_path;
     rvfit_plugin_handle *inst;
     const char *cmdline;
