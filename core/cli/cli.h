@@ -3,6 +3,7 @@
 #define RVFIT_CLI_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "rvfit/config.h"
@@ -79,6 +80,10 @@ int cli_fit_files(fit_env *e, char **files, int nfiles, const char *cmdline,
                   const int64_t *ids, size_t nids, cli_fit_summary *sum);
 int cli_parse_targetids(const char *spec, int64_t **ids, size_t *n);
 void cli_print_profile(const rvfit_host *h, const rvfit_run *r, double wall);
+/* Log why a run stopped (rc, why: its status and message): for a signal,
+ * which one and how many files were completed. */
+void cli_run_stopped(const fit_env *e, const rvfit_run *run, int rc,
+                     const char *why);
 /* Set a status-file line, logging (not failing) when it cannot be written. */
 void cli_status_set(rvfit_statusfile *sf, const rvfit_host *h, size_t input,
                     const char *state, const char *detail);
@@ -100,6 +105,22 @@ void cli_mpi_host(const struct cli_mpi *m, rvfit_host *h, cli_log *lg);
 int cli_mpi_fit(fit_env *e, rvfit_run *run, char **files, int nfiles);
 /* Agree on the exit status of the job: the largest of every rank's. */
 int cli_mpi_exit_code(const struct cli_mpi *m, int code);
+
+/* ---- signals (cli_signal.c) -------------------------------------------
+ * SIGINT/SIGTERM/SIGHUP blocked in every thread and taken by one thread
+ * with sigwait; the first sets `caught` (the run's cancel flag), a second
+ * exits at once.  Start before any other thread. */
+typedef struct cli_signals {
+    volatile int caught; /* the first signal's number, 0: none          */
+    sigset_t set, old;
+    pthread_t th;
+    int started;
+} cli_signals;
+
+int cli_signals_start(cli_signals *s);
+void cli_signals_stop(cli_signals *s);
+/* "SIGINT", "SIGTERM", "SIGHUP". */
+const char *cli_signal_name(int sig);
 
 int cmd_fit(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

@@ -397,8 +397,7 @@ int cli_mpi_fit(fit_env *e, rvfit_run *run, char **files, int nfiles)
         }
     }
     if (rc)
-        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "run stopped: %s",
-                  err.msg);
+        cli_run_stopped(e, run, rc, err.msg);
     rank_stats mine;
     memset(&mine, 0, sizeof mine);
     mine.wall = mono() - t0;

@@ -91,6 +91,19 @@ void cli_print_profile(const rvfit_host *h, const rvfit_run *r, double wall)
                   (double)ru.ru_maxrss / 1024.0);
 }
 
+void cli_run_stopped(const fit_env *e, const rvfit_run *run, int rc,
+                     const char *why)
+{
+    if (rc == RVFIT_ERR_CANCELLED && e->cancel && *e->cancel)
+        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "interrupted by %s; "
+                  "%zu file%s complete, partial outputs removed",
+                  cli_signal_name(*e->cancel), run->nfiles,
+                  run->nfiles == 1 ? "" : "s");
+    else
+        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "run stopped: %s",
+                  why);
+}
+
 /* ---- a list of files as the source of a run --------------------------- */
 
 typedef struct list_src {
@@ -183,8 +196,7 @@ static int fit_local(fit_env *e, rvfit_run *run, char **files, int nfiles,
     int rc = rvfit_run_stream(run, &src, &err);
     double wall = wall_now() - t0;
     if (rc) {
-        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "run stopped: %s",
-                  err.msg);
+        cli_run_stopped(e, run, rc, err.msg);
         for (size_t i = 0; i < ls.n; i++)
             if (!ls.settled[i])
                 cli_status_set(ls.sf, &e->host, i, "skipped", err.msg);

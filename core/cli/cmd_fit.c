@@ -193,7 +193,8 @@ static int parse(int argc, char **argv, fit_args *a)
     return 0;
 }
 
-static int fit_main(int argc, char **argv, struct cli_mpi *mpi)
+static int fit_main(int argc, char **argv, struct cli_mpi *mpi,
+                    const cli_signals *sig)
 {
     fit_args a;
     memset(&a, 0, sizeof a);
@@ -211,6 +212,7 @@ static int fit_main(int argc, char **argv, struct cli_mpi *mpi)
         return 2;
     }
     e->mpi = mpi;
+    e->cancel = &sig->caught;
     cli_host_init(&e->host, &e->lg, (int)e->cfg.log_level,
                   cli_threads(&e->cfg));
     cli_mpi_host(mpi, &e->host, &e->lg);
@@ -230,16 +232,23 @@ static int fit_main(int argc, char **argv, struct cli_mpi *mpi)
     free(a.files);
     free(ids);
     free(e);
+    if (sig->caught) /* the shell's convention for a death by signal */
+        return 128 + sig->caught;
     return failed ? 1 : 0;
 }
 
 int cmd_fit(int argc, char **argv)
 {
     struct cli_mpi *mpi = NULL;
+    cli_signals sig;
+    if (cli_signals_start(&sig))
+        fprintf(stderr, "rvfit: warning: cannot take SIGINT/SIGTERM: an "
+                        "interrupted run leaves temporaries behind\n");
     int rc = cli_mpi_init(&argc, &argv, &mpi);
-    if (rc)
-        return rc;
-    rc = cli_mpi_exit_code(mpi, fit_main(argc, argv, mpi));
-    cli_mpi_finalize(mpi);
+    if (!rc) {
+        rc = cli_mpi_exit_code(mpi, fit_main(argc, argv, mpi, &sig));
+        cli_mpi_finalize(mpi);
+    }
+    cli_signals_stop(&sig);
     return rc;
 }

@@ -68,6 +68,7 @@ static void fit_one(run_ctx *c, run_batch *rb)
         rb->fitted = 1; /* nothing to fit: its ends may be committed */
         return;
     }
+    run_poll_cancel(c); /* the reader may be blocked on a full queue */
     if (atomic_load(&c->stop))
         return;
     rvfit_err e;

@@ -38,6 +38,7 @@ typedef struct run_unit {
     /* set by the reader (rwhy before rfailed), read by the writer */
     atomic_int rfailed;
     char rwhy[RVFIT_ERR_LEN];
+    atomic_int stopped;        /* failed only because the run stopped      */
     /* writer only */
     int wfailed;
     char wwhy[RVFIT_ERR_LEN];
@@ -121,6 +122,8 @@ void rb_clear(run_batch *rb);
 run_batch *reader_batch(run_ctx *c);
 /* Record a fatal error (the first one wins) and stop the run. */
 void run_fatal(run_ctx *c, int rc, const rvfit_err *err);
+/* Stop the run (RVFIT_ERR_CANCELLED) when rvfit_run.cancel is set. */
+void run_poll_cancel(run_ctx *c);
 /* Report a unit's outcome to the source (serialised) and count it. */
 void run_report(run_ctx *c, const rvfit_unit *u, int state,
                 const char *detail, size_t nspec, uint64_t points);

@@ -102,7 +102,12 @@ typedef struct rvfit_run {
     size_t ntargetid;
     rvfit_progress_fn progress; /* may be NULL                           */
     void *progress_ctx;
-    const volatile int *cancel; /* non-zero stops the run (may be NULL) */
+    /* Non-zero stops the run (may be NULL): polled before each batch is
+     * read or fitted; units not complete then are reported SKIPPED
+     * ("interrupted") and their temporaries removed, and the run returns
+     * RVFIT_ERR_CANCELLED.  Set from another thread (the CLI's signal
+     * thread), never from an asynchronous signal handler's context alone. */
+    const volatile int *cancel;
     /* accumulated over the run */
     rvfit_fit_opts fo;
     rvfit_profile prof;

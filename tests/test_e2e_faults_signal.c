@@ -1,0 +1,168 @@
+/* test_e2e_faults_signal.c — SIGINT and SIGTERM in the middle of a run
+ * (issue 15, "Faults and messages").  The five stream-fixture files are
+ * fitted in batches of 4 on one thread; once the first input's rvtab is in
+ * place the run gets the signal.  Demanded: exit status 128 + signal, a
+ * message naming the signal and the files completed, no temporary left in
+ * the output directory, the completed output identical to the reference
+ * fit, the interrupted inputs without any output, and the status file
+ * saying which were done and which were skipped. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+extern char **environ;
+
+static char bin[4096], lib[4096], data[4096];
+
+static void nap(long ms)
+{
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+/* Entries of dir whose names contain s. */
+static int count_files(const char *dir, const char *s)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d)))
+        n += strstr(e->d_name, s) != NULL;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *buf = calloc(1, 1 << 20);
+    if (buf && fread(buf, 1, (1 << 20) - 1, f) == 0)
+        buf[0] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* Start rvfit with SIGINT/SIGTERM at their default actions (a shell's
+ * background job would ignore SIGINT) and its output in logpath. */
+static pid_t start(char **argv, const char *logpath)
+{
+    posix_spawnattr_t at;
+    posix_spawn_file_actions_t fa;
+    sigset_t def, none;
+    sigemptyset(&def);
+    sigaddset(&def, SIGINT);
+    sigaddset(&def, SIGTERM);
+    sigemptyset(&none);
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setsigdefault(&at, &def);
+    posix_spawnattr_setsigmask(&at, &none);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF |
+                                      POSIX_SPAWN_SETSIGMASK);
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, logpath,
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    pid_t pid = 0;
+    int rc = posix_spawn(&pid, bin, &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    return rc == 0 ? pid : -1;
+}
+
+static void interrupt(int sig, const char *name)
+{
+    char out[4096], first[4200], logp[4200];
+    snprintf(out, sizeof out, "%s", tu_tmpdir(name));
+    snprintf(first, sizeof first, "%s/rvtab_c1.fits", out);
+    snprintf(logp, sizeof logp, "%s.log", out);
+    char in[5][4200];
+    for (int i = 0; i < 5; i++)
+        snprintf(in[i], sizeof in[i], "%s/c%d.fits", data, i + 1);
+    char stset[4300];
+    snprintf(stset, sizeof stset, "output.status=%s/status.txt", out);
+    char *argv[] = {bin, "fit", "--templates", lib, "-o", out, "-j", "1",
+                    "--batch-size", "4", "--set", stset, in[0], in[1],
+                    in[2], in[3], in[4], NULL};
+    pid_t pid = start(argv, logp);
+    CHECK_MSG(pid > 0, "cannot start %s", bin);
+    if (pid <= 0)
+        return;
+    struct stat sb;
+    int status = 0;
+    pid_t w = 0;
+    /* wait for the first output (or the end of the run) */
+    while (stat(first, &sb) != 0 && (w = waitpid(pid, &status, WNOHANG)) == 0)
+        nap(20);
+    CHECK_MSG(w == 0, "the run ended before the signal");
+    if (w != 0)
+        return;
+    CHECK(kill(pid, sig) == 0);
+    CHECK(waitpid(pid, &status, 0) == pid);
+    char *log = slurp(logp);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 128 + sig,
+              "%s: exit status %d (signalled: %d), want %d\n%s", name,
+              WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+              WIFSIGNALED(status), 128 + sig, log ? log : "");
+    char want[128];
+    snprintf(want, sizeof want, "interrupted by %s; ",
+             sig == SIGINT ? "SIGINT" : "SIGTERM");
+    CHECK_MSG(log && tu_contains(log, want) &&
+                  tu_contains(log, "complete, partial outputs removed"),
+              "%s: message missing:\n%s", name, log ? log : "");
+    CHECK_MSG(count_files(out, ".tmp.") == 0, "%s: temporaries left",
+              name);
+    int kept = 0;
+    for (int i = 1; i <= 5; i++) {
+        char t[4200], m[4200], stem[8], why[1024], ref[4200];
+        snprintf(stem, sizeof stem, "c%d", i);
+        snprintf(t, sizeof t, "%s/rvtab_%s.fits", out, stem);
+        snprintf(m, sizeof m, "%s/rvmod_%s.fits", out, stem);
+        int has_t = stat(t, &sb) == 0, has_m = stat(m, &sb) == 0;
+        CHECK_MSG(has_t == has_m, "%s: c%d: rvtab %d, rvmod %d", name, i,
+                  has_t, has_m);
+        if (!has_t)
+            continue;
+        kept++;
+        snprintf(ref, sizeof ref, "%s/ref", data);
+        long d = tu_outputs_diff(ref, out, stem, why, sizeof why);
+        CHECK_MSG(d == 0, "%s: completed output c%d differs from the "
+                  "reference: %s", name, i, why);
+    }
+    CHECK_MSG(kept >= 1 && kept < 5, "%s: %d outputs complete", name, kept);
+    char msg[64];
+    snprintf(msg, sizeof msg, "%d file%s complete", kept,
+             kept == 1 ? "" : "s");
+    CHECK_MSG(log && tu_contains(log, msg), "%s: want '%s' in\n%s", name,
+              msg, log ? log : "");
+    char *stx = NULL, path[4300];
+    snprintf(path, sizeof path, "%s/status.txt", out);
+    stx = slurp(path);
+    CHECK_MSG(stx && tu_contains(stx, "done\t") &&
+                  tu_contains(stx, "skipped\t") &&
+                  !tu_contains(stx, "pending\t") &&
+                  !tu_contains(stx, "failed\t"),
+              "%s: status file:\n%s", name, stx ? stx : "(none)");
+    free(stx);
+    free(log);
+}
+
+int main(void)
+{
+    snprintf(bin, sizeof bin, "%s", tu_env("RVFIT_BIN"));
+    snprintf(lib, sizeof lib, "%s/lib", tu_env("RVFIT_TEST_DATA"));
+    snprintf(data, sizeof data, "%s/stream", tu_env("RVFIT_TEST_DATA"));
+    interrupt(SIGINT, "faults_sigint");
+    interrupt(SIGTERM, "faults_sigterm");
+    return tu_finish("test_e2e_faults_signal");
+}
