@@ -6,79 +6,14 @@
  * the output directory, the completed output identical to the reference
  * fit, the interrupted inputs without any output, and the status file
  * saying which were done and which were skipped. */
-#include <dirent.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "faultutil.h"
 #include "testutil.h"
 
-extern char **environ;
-
 static char bin[4096], lib[4096], data[4096];
-
-static void nap(long ms)
-{
-    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&t, NULL);
-}
-
-/* Entries of dir whose names contain s. */
-static int count_files(const char *dir, const char *s)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int n = 0;
-    while (d && (e = readdir(d)))
-        n += strstr(e->d_name, s) != NULL;
-    if (d)
-        closedir(d);
-    return n;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    char *buf = calloc(1, 1 << 20);
-    if (buf && fread(buf, 1, (1 << 20) - 1, f) == 0)
-        buf[0] = '\0';
-    fclose(f);
-    return buf;
-}
-
-/* Start rvfit with SIGINT/SIGTERM at their default actions (a shell's
- * background job would ignore SIGINT) and its output in logpath. */
-static pid_t start(char **argv, const char *logpath)
-{
-    posix_spawnattr_t at;
-    posix_spawn_file_actions_t fa;
-    sigset_t def, none;
-    sigemptyset(&def);
-    sigaddset(&def, SIGINT);
-    sigaddset(&def, SIGTERM);
-    sigemptyset(&none);
-    posix_spawnattr_init(&at);
-    posix_spawnattr_setsigdefault(&at, &def);
-    posix_spawnattr_setsigmask(&at, &none);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF |
-                                      POSIX_SPAWN_SETSIGMASK);
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, logpath,
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    pid_t pid = 0;
-    int rc = posix_spawn(&pid, bin, &fa, &at, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
-    return rc == 0 ? pid : -1;
-}
 
 static void interrupt(int sig, const char *name)
 {
@@ -94,7 +29,7 @@ static void interrupt(int sig, const char *name)
     char *argv[] = {bin, "fit", "--templates", lib, "-o", out, "-j", "1",
                     "--batch-size", "4", "--set", stset, in[0], in[1],
                     in[2], in[3], in[4], NULL};
-    pid_t pid = start(argv, logp);
+    pid_t pid = fu_spawn(argv, logp);
     CHECK_MSG(pid > 0, "cannot start %s", bin);
     if (pid <= 0)
         return;
@@ -103,13 +38,13 @@ static void interrupt(int sig, const char *name)
     pid_t w = 0;
     /* wait for the first output (or the end of the run) */
     while (stat(first, &sb) != 0 && (w = waitpid(pid, &status, WNOHANG)) == 0)
-        nap(20);
+        fu_nap(20);
     CHECK_MSG(w == 0, "the run ended before the signal");
     if (w != 0)
         return;
     CHECK(kill(pid, sig) == 0);
     CHECK(waitpid(pid, &status, 0) == pid);
-    char *log = slurp(logp);
+    char *log = fu_slurp(logp);
     CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 128 + sig,
               "%s: exit status %d (signalled: %d), want %d\n%s", name,
               WIFEXITED(status) ? WEXITSTATUS(status) : -1,
@@ -120,8 +55,10 @@ static void interrupt(int sig, const char *name)
     CHECK_MSG(log && tu_contains(log, want) &&
                   tu_contains(log, "complete, partial outputs removed"),
               "%s: message missing:\n%s", name, log ? log : "");
-    CHECK_MSG(count_files(out, ".tmp.") == 0, "%s: temporaries left",
+    CHECK_MSG(fu_count_files(out, ".tmp.") == 0, "%s: temporaries left",
               name);
+    CHECK_MSG(fu_count_files(out, ".rvfit.lock") == 0, "%s: lock file "
+              "left", name);
     int kept = 0;
     for (int i = 1; i <= 5; i++) {
         char t[4200], m[4200], stem[8], why[1024], ref[4200];
@@ -147,7 +84,7 @@ static void interrupt(int sig, const char *name)
               msg, log ? log : "");
     char *stx = NULL, path[4300];
     snprintf(path, sizeof path, "%s/status.txt", out);
-    stx = slurp(path);
+    stx = fu_slurp(path);
     CHECK_MSG(stx && tu_contains(stx, "done\t") &&
                   tu_contains(stx, "skipped\t") &&
                   !tu_contains(stx, "pending\t") &&

@@ -51,8 +51,28 @@ void cli_cmdline(int argc, char **argv, char *buf, size_t n);
 /* Everything a fit needs, opened in order and closed in reverse. */
 struct cli_mpi;
 
+/* ---- the output directory's lock (cli_lock.c) ---------------------- */
+typedef struct cli_dirlock {
+    int fd;              /* -1: not held */
+    char path[4200];
+} cli_dirlock;
+
+/* Lock DIR/.rvfit.lock for this process, or fail naming the run that
+ * holds it (PID, host, start).  Where the file system cannot lock, warn
+ * through h and go on unlocked (l->fd == -1). */
+int cli_dirlock_take(cli_dirlock *l, const char *dir, const rvfit_host *h,
+                     rvfit_err *err);
+/* Remove the lock file and drop the lock; nothing when not held. */
+void cli_dirlock_release(cli_dirlock *l);
+/* RVFIT_ERR_CONFIG naming both when two of the files would write the same
+ * output in dir (the same file twice, or the same name in two folders). */
+int cli_check_output_names(char **files, int nfiles, const char *dir,
+                           rvfit_err *err);
+
 typedef struct fit_env {
     struct cli_mpi *mpi;   /* the MPI job this process is part of, or NULL */
+    cli_dirlock lock;      /* the output directory's (held when have_lock) */
+    int have_lock;
     const volatile int *cancel; /* set by SIGINT/SIGTERM (may be NULL)  */
     rvfit_config cfg;
     cli_log lg;
@@ -103,6 +123,10 @@ void cli_mpi_host(const struct cli_mpi *m, rvfit_host *h, cli_log *lg);
 /* The job over files; returns the job's failed inputs (same on every
  * rank), -1 when this rank could not take part. */
 int cli_mpi_fit(fit_env *e, rvfit_run *run, char **files, int nfiles);
+/* This process's rank (0 without MPI). */
+int cli_mpi_rank(const struct cli_mpi *m);
+/* Rank 0's v on every rank (v itself without MPI); collective. */
+int cli_mpi_bcast_int(const struct cli_mpi *m, int v);
 /* Agree on the exit status of the job: the largest of every rank's. */
 int cli_mpi_exit_code(const struct cli_mpi *m, int code);
 

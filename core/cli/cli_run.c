@@ -22,10 +22,20 @@ int cli_open_env(fit_env *e, rvfit_err *err)
                              "or [templates] path (build one with `rvfit "
                              "templates`)");
     int rc = rvfit_mkdirs(c->output_dir, err);
-    if (rc) {
+    if (rc)
         rvfit_err_prefix(err, "output directory");
-        return rc;
+    /* One run per directory; the ranks of an MPI job are one run. */
+    int rank0 = cli_mpi_rank(e->mpi) == 0;
+    if (!rc && rank0) {
+        rc = cli_dirlock_take(&e->lock, c->output_dir, &e->host, err);
+        e->have_lock = !rc;
     }
+    int rc0 = cli_mpi_bcast_int(e->mpi, rc);
+    if (rc)
+        return rc;
+    if (rc0)
+        return rvfit_err_set(err, rc0, "output directory %s: rank 0 could "
+                             "not take it (see its message)", c->output_dir);
     rc = rvfit_library_load(&e->lib, c->templates, err);
     if (rc)
         return rc;
@@ -57,6 +67,9 @@ int cli_open_env(fit_env *e, rvfit_err *err)
 
 void cli_close_env(fit_env *e)
 {
+    if (e->have_lock)
+        cli_dirlock_release(&e->lock);
+    e->have_lock = 0;
     if (e->have_be)
         rvfit_backend_close(&e->be);
     if (e->have_inst)
@@ -218,7 +231,9 @@ int cli_fit_files(fit_env *e, char **files, int nfiles, const char *cmdline,
 {
     rvfit_err err;
     rvfit_err_clear(&err);
-    int rc = cli_open_env(e, &err);
+    int rc = cli_check_output_names(files, nfiles, e->cfg.output_dir, &err);
+    if (!rc)
+        rc = cli_open_env(e, &err);
     if (rc) {
         rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "%s", err.msg);
         cli_close_env(e);
