@@ -14,7 +14,8 @@
 static void help(void)
 {
     printf(
-        "usage: rvfit fit [options] FILE... (or @LIST: a file of file names)\n"
+        "usage: rvfit fit [options] FILE... (or @LIST: a file of file names,\n"
+        "       one a line; a line @LIST2 includes another list)\n"
         "  -c, --config FILE      INI configuration (every key has a default)\n"
         "  -t, --templates DIR    template library directory\n"
         "  -o, --output-dir DIR   where rvtab_*.fits / rvmod_*.fits go\n"
@@ -32,33 +33,79 @@ static void help(void)
         "      --files-from FILE  read input file names from FILE\n");
 }
 
-/* Append names from a list file (one per line, # comments). */
-static int read_list(const char *path, char ***files, int *n)
+/* The lists being read, innermost first: a list that includes itself,
+ * directly or through others, is an error, not an endless read. */
+typedef struct list_chain {
+    const struct list_chain *up;
+    dev_t dev;
+    ino_t ino;
+    const char *path;
+} list_chain;
+
+static void chain_text(const list_chain *c, char *buf, size_t n)
+{
+    if (!c) {
+        buf[0] = '\0';
+        return;
+    }
+    chain_text(c->up, buf, n);
+    size_t l = strlen(buf);
+    snprintf(buf + l, n - l, "%s%s", l ? " -> " : "", c->path);
+}
+
+static int read_list_in(const char *path, const list_chain *up, char ***files,
+                        int *n)
 {
     FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "rvfit: error: file list %s: %s\n", path,
-                strerror(errno));
+    struct stat sb;
+    if (!f || fstat(fileno(f), &sb) != 0) {
+        fprintf(stderr, "rvfit: error: file list %s%s%s: %s\n", path,
+                up ? ", named in " : "", up ? up->path : "", strerror(errno));
+        if (f)
+            fclose(f);
         return 1;
     }
+    for (const list_chain *c = up; c; c = c->up)
+        if (c->dev == sb.st_dev && c->ino == sb.st_ino) {
+            char chain[4096];
+            chain_text(up, chain, sizeof chain);
+            fprintf(stderr, "rvfit: error: file list %s includes itself "
+                            "(%s -> @%s): a list cannot be read inside "
+                            "itself\n", c->path, chain, path);
+            fclose(f);
+            return 1;
+        }
+    list_chain me = {up, sb.st_dev, sb.st_ino, path};
     char line[4096];
-    while (fgets(line, sizeof line, f)) {
+    int rc = 0;
+    while (!rc && fgets(line, sizeof line, f)) {
         line[strcspn(line, "\r\n")] = '\0';
         char *p = line;
         while (*p == ' ' || *p == '\t')
             p++;
         if (!*p || *p == '#')
             continue;
-        char **g = realloc(*files, (size_t)(*n + 1) * sizeof *g);
-        if (!g || !(g[*n] = strdup(p))) {
-            fclose(f);
-            return 1;
+        if (*p == '@') { /* a list of lists */
+            rc = read_list_in(p + 1, &me, files, n);
+            continue;
         }
-        *files = g;
-        (*n)++;
+        char **g = realloc(*files, (size_t)(*n + 1) * sizeof *g);
+        if (g)
+            *files = g;
+        if (!g || !(g[*n] = strdup(p)))
+            rc = 1;
+        else
+            (*n)++;
     }
     fclose(f);
-    return 0;
+    return rc;
+}
+
+/* Append names from a list file (one per line, # comments, @LIST lines
+ * include another list). */
+static int read_list(const char *path, char ***files, int *n)
+{
+    return read_list_in(path, NULL, files, n);
 }
 
 int cli_parse_targetids(const char *spec, int64_t **ids, size_t *n)
@@ -162,13 +209,15 @@ static int parse(int argc, char **argv, fit_args *a)
         case 5: bad |= cli_override(&a->ov, "output", "skip_existing", "1"); break;
         case 6: bad |= cli_override(&a->ov, "output", "overwrite", "1"); break;
         case 7: bad |= cli_override(&a->ov, "output", "models", "0"); break;
-        case 8:
-            if (cli_override_set(&a->ov, optarg)) {
+        case 8: {
+            int r = cli_override_set(&a->ov, optarg);
+            if (r == -1)
                 fprintf(stderr, "rvfit: error: --set %s: expected "
                                 "SECTION.KEY=VALUE\n", optarg);
+            if (r)
                 return 2;
-            }
             break;
+        }
         case 9: if (read_list(optarg, &a->files, &a->nfiles)) return 2; break;
         case 'h': help(); exit(0);
         default: help(); return 2;
@@ -186,10 +235,8 @@ static int parse(int argc, char **argv, fit_args *a)
         a->files = g;
         a->files[a->nfiles++] = strdup(argv[i]);
     }
-    if (bad) {
-        fprintf(stderr, "rvfit: error: too many options\n");
+    if (bad) /* cli_override said why */
         return 2;
-    }
     return 0;
 }
 
