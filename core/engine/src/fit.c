@@ -301,6 +301,18 @@ static void finish_result(const fit_ctx *f, rvfit_result *r, size_t s)
         r->warn |= RVFIT_WARN_VSINI;
 }
 
+/* The warnings rvfit_prep_batch left in a spectrum's flags. */
+static uint32_t prep_warn(uint32_t flags)
+{
+    uint32_t w = 0;
+    if (flags & RVFIT_SPEC_BAD_IVAR)
+        w |= RVFIT_WARN_BAD_IVAR;
+    for (int a = 0; a < RVFIT_MAX_ARMS; a++)
+        if (flags & RVFIT_SPEC_ARM_OUTSIDE(a))
+            w |= RVFIT_WARN_ARM_OUTSIDE;
+    return w;
+}
+
 typedef int (*stage_fn)(fit_ctx *);
 
 static int timed(fit_ctx *f, int stage, stage_fn fn)
@@ -359,6 +371,8 @@ int rvfit_fit_batch(rvfit_backend *be, const rvfit_library *lib,
                         models[a][s * b->arm[a].npix + i] = NAN;
     for (size_t s = 0; s < b->nspec && rc == RVFIT_OK && f.npts; s++)
         res[s].npoints = f.npts[s];
+    for (size_t s = 0; s < b->nspec && rc == RVFIT_OK; s++)
+        res[s].warn |= prep_warn(b->flags[s]);
     prof->spectra += b->nspec;
     teardown(&f);
     return rc;

@@ -26,6 +26,15 @@
 #define RUN_PATH (RVFIT_PATH_LEN + 1100)
 #define RUN_READ_CHUNK 64 /* spectra staged per read before joining a batch */
 
+/* TARGETIDs written to a unit's output (run_notes.c): open addressing,
+ * row[i] == 0 for an empty slot, else the 1-based row of key[i]. */
+typedef struct run_ids {
+    int ready;                 /* looked up                                */
+    int table, col;            /* the TARGETID column; table -1: none      */
+    int64_t *key;
+    size_t *row, cap;          /* cap 0: not tracked (no memory)           */
+} run_ids;
+
 typedef struct run_unit {
     rvfit_unit u;              /* as handed out; u.path is `path`          */
     char *path;
@@ -44,6 +53,8 @@ typedef struct run_unit {
     char wwhy[RVFIT_ERR_LEN];
     size_t written;
     uint64_t points;
+    run_ids ids;
+    size_t ndup, nivar, noutside; /* rows noted (run_notes.c)              */
 } run_unit;
 
 /* Rows off .. off+n-1 of a batch belong to rows row0.. of a unit. */
@@ -133,6 +144,15 @@ void run_unit_free(run_ctx *c, run_unit *u);
 /* run_writer.c */
 /* Write a fitted batch's rows and finish the units that end in it. */
 void writer_batch(run_ctx *c, run_batch *rb);
+
+/* run_notes.c (writer only) */
+/* Before seg's rows are written: flag TARGETIDs already written to the
+ * unit (res: the segment's results) and log the per-star problems. */
+void notes_segment(run_ctx *c, run_unit *U, const rvfit_batch *b,
+                   const run_seg *seg, rvfit_result *res);
+/* Counts of what was not listed; at the end of the unit. */
+void notes_finish(run_ctx *c, const run_unit *U);
+void notes_free(run_unit *U);
 
 /* output_merge.c */
 /* Join the nparts part outputs of input `path` (rvfit_output_part_names)

@@ -53,6 +53,7 @@ void run_unit_free(run_ctx *c, run_unit *u)
         return;
     if (u->h)
         c->r->inst->instrument.close(u->h);
+    notes_free(u);
     free(u->path);
     free(u);
 }

@@ -31,6 +31,7 @@ static void write_seg(run_ctx *c, const run_batch *rb, run_seg *seg)
     } else if (!atomic_load(&U->rfailed) && !U->wfailed) {
         rvfit_err e;
         rvfit_err_clear(&e);
+        notes_segment(c, U, &rb->b, seg, rb->res + seg->off);
         rvfit_output_rows v = {&rb->b, seg->off, seg->n, rb->res + seg->off,
                                seg->rows,
                                r->cfg->write_models ? rb->models : NULL};
@@ -88,6 +89,7 @@ static void finish_unit(run_ctx *c, run_unit *U)
                    cancelled ? RVFIT_UNIT_SKIPPED : RVFIT_UNIT_FAILED,
                    cancelled ? "interrupted" : why ? why : e.msg, 0, 0);
     } else {
+        notes_finish(c, U);
         rvfit_log(r->host, RVFIT_LOG_INFO, "rvfit",
                   "%s: wrote %s; backend %s on %s evaluated %" PRIu64
                   " points", U->path, U->tab, r->be->name,
