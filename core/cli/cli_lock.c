@@ -137,27 +137,30 @@ int cli_check_output_names(char **files, int nfiles, const char *dir,
         return RVFIT_OK;
     size_t len = strlen(dir) + 4200;
     named *v = calloc((size_t)nfiles, sizeof *v);
-    char *names = malloc((size_t)nfiles * len);
-    char *mod = malloc(len);
-    if (!v || !names || !mod) {
-        free(v), free(names), free(mod);
-        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "out of memory");
-    }
-    for (int i = 0; i < nfiles; i++) {
-        char *tab = names + (size_t)i * len;
+    char *tab = malloc(len), *mod = malloc(len);
+    int rc = v && tab && mod ? RVFIT_OK : RVFIT_ERR_NOMEM;
+    for (int i = 0; i < nfiles && !rc; i++) {
         rvfit_output_names(dir, files[i], tab, mod, len);
-        v[i] = (named){tab, i};
+        v[i] = (named){strdup(tab), i};
+        if (!v[i].tab)
+            rc = RVFIT_ERR_NOMEM;
     }
-    qsort(v, (size_t)nfiles, sizeof *v, by_tab);
-    int rc = RVFIT_OK;
-    for (int i = 1; i < nfiles && !rc; i++)
-        if (!strcmp(v[i - 1].tab, v[i].tab))
-            rc = rvfit_err_set(err, RVFIT_ERR_CONFIG, "inputs %d (%s) and "
-                               "%d (%s) would both be written to %s: give "
-                               "each input once, and inputs of the same "
-                               "file name different output directories",
-                               v[i - 1].input + 1, files[v[i - 1].input],
-                               v[i].input + 1, files[v[i].input], v[i].tab);
-    free(v), free(names), free(mod);
+    if (rc) {
+        rvfit_err_set(err, rc, "out of memory");
+    } else {
+        qsort(v, (size_t)nfiles, sizeof *v, by_tab);
+        for (int i = 1; i < nfiles && !rc; i++)
+            if (!strcmp(v[i - 1].tab, v[i].tab))
+                rc = rvfit_err_set(err, RVFIT_ERR_CONFIG, "inputs %d (%s) "
+                                   "and %d (%s) would both be written to "
+                                   "%s: give each input once, and inputs of "
+                                   "the same file name different output "
+                                   "directories", v[i - 1].input + 1,
+                                   files[v[i - 1].input], v[i].input + 1,
+                                   files[v[i].input], v[i].tab);
+    }
+    for (int i = 0; v && i < nfiles; i++)
+        free((char *)v[i].tab);
+    free(v), free(tab), free(mod);
     return rc;
 }
