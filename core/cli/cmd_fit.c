@@ -240,23 +240,29 @@ static int parse(int argc, char **argv, fit_args *a)
     return 0;
 }
 
+static void args_free(fit_args *a)
+{
+    for (int i = 0; i < a->nfiles; i++)
+        free(a->files[i]);
+    free(a->files);
+}
+
 static int fit_main(int argc, char **argv, struct cli_mpi *mpi,
                     const cli_signals *sig)
 {
     fit_args a;
     memset(&a, 0, sizeof a);
     int rc = parse(argc, argv, &a);
-    if (rc)
-        return rc;
-    if (a.nfiles == 0) {
+    if (!rc && a.nfiles == 0) {
         fprintf(stderr, "rvfit: error: no input files (see rvfit fit "
                         "--help)\n");
-        return 2;
+        rc = 2;
     }
-    fit_env *e = calloc(1, sizeof *e); /* large */
+    fit_env *e = rc ? NULL : calloc(1, sizeof *e); /* large */
     if (!e || cli_config(&e->cfg, a.config, &a.ov)) {
         free(e);
-        return 2;
+        args_free(&a);
+        return rc ? rc : 2;
     }
     e->mpi = mpi;
     e->cancel = &sig->caught;
@@ -270,13 +276,12 @@ static int fit_main(int argc, char **argv, struct cli_mpi *mpi,
     if (a.targetid && cli_parse_targetids(a.targetid, &ids, &nids)) {
         rvfit_config_free(&e->cfg);
         free(e);
+        args_free(&a);
         return 2;
     }
     int failed = cli_fit_files(e, a.files, a.nfiles, cmdline, ids, nids,
                                NULL);
-    for (int i = 0; i < a.nfiles; i++)
-        free(a.files[i]);
-    free(a.files);
+    args_free(&a);
     free(ids);
     free(e);
     if (sig->caught) /* the shell's convention for a death by signal */
