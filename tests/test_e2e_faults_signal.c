@@ -5,7 +5,9 @@
  * message naming the signal and the files completed, no temporary left in
  * the output directory, the completed output identical to the reference
  * fit, the interrupted inputs without any output, and the status file
- * saying which were done and which were skipped. */
+ * saying which were done and which were skipped.  Then once more with
+ * every file in one batch, interrupted while that batch is fitted: the fit
+ * stops without committing any output. */
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -94,6 +96,52 @@ static void interrupt(int sig, const char *name)
     free(log);
 }
 
+/* All five files in one batch of 128: the signal comes while that batch
+ * is fitted (~30 s on one thread), once the last input's temporaries
+ * exist and two seconds more.  The fit must stop at its next backend call
+ * rather than finish the batch and commit every output. */
+static void within_batch(void)
+{
+    char out[4096], last[4200], logp[4200];
+    snprintf(out, sizeof out, "%s", tu_tmpdir("faults_inbatch"));
+    snprintf(last, sizeof last, ".rvmod_c5.fits.tmp.");
+    snprintf(logp, sizeof logp, "%s.log", out);
+    char in[5][4200];
+    for (int i = 0; i < 5; i++)
+        snprintf(in[i], sizeof in[i], "%s/c%d.fits", data, i + 1);
+    char *argv[] = {bin, "fit", "--templates", lib, "-o", out, "-j", "1",
+                    "--batch-size", "128", in[0], in[1], in[2], in[3],
+                    in[4], NULL};
+    pid_t pid = fu_spawn(argv, logp);
+    CHECK(pid > 0);
+    if (pid <= 0)
+        return;
+    int status = 0;
+    pid_t w = 0;
+    while (fu_count_files(out, last) == 0 &&
+           (w = waitpid(pid, &status, WNOHANG)) == 0)
+        fu_nap(20);
+    if (w == 0) {
+        fu_nap(2000); /* into the fit: reading and preparing are quick */
+        w = waitpid(pid, &status, WNOHANG);
+    }
+    CHECK_MSG(w == 0, "the run ended before the signal");
+    if (w != 0)
+        return;
+    CHECK(kill(pid, SIGINT) == 0);
+    CHECK(waitpid(pid, &status, 0) == pid);
+    char *log = fu_slurp(logp);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGINT,
+              "exit status %d\n%s", WIFEXITED(status) ? WEXITSTATUS(status)
+                                                      : -1, log ? log : "");
+    CHECK_MSG(log && tu_contains(log, "interrupted by SIGINT; 0 files "
+                                      "complete"), "%s", log ? log : "");
+    CHECK_MSG(fu_count_files(out, "rvtab_") == 0 &&
+                  fu_count_files(out, ".tmp.") == 0,
+              "the interrupted batch left outputs or temporaries");
+    free(log);
+}
+
 int main(void)
 {
     snprintf(bin, sizeof bin, "%s", tu_env("RVFIT_BIN"));
@@ -101,5 +149,6 @@ int main(void)
     snprintf(data, sizeof data, "%s/stream", tu_env("RVFIT_TEST_DATA"));
     interrupt(SIGINT, "faults_sigint");
     interrupt(SIGTERM, "faults_sigterm");
+    within_batch();
     return tu_finish("test_e2e_faults_signal");
 }

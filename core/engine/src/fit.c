@@ -75,11 +75,22 @@ static void count(fit_ctx *f, uint64_t p0, uint64_t c0)
     f->prof->calls[f->cur_stage] += c.calls - c0;
 }
 
+/* A cancel (signal) ends the batch at its next backend call, not after
+ * the batch: a batch can take minutes. */
+static int cancelled(fit_ctx *f)
+{
+    if (!f->o->cancel || !*f->o->cancel)
+        return RVFIT_OK;
+    return rvfit_err_set(f->err, RVFIT_ERR_CANCELLED, "interrupted");
+}
+
 int fit_chisq(fit_ctx *f, size_t n, const rvfit_point *pts, double *m2lnl,
               double *chisq_arm)
 {
     if (n == 0)
         return RVFIT_OK;
+    if (cancelled(f))
+        return RVFIT_ERR_CANCELLED;
     rvfit_counters c0;
     f->be->ops->counters(f->be->state, &c0);
     rvfit_chisq_out out = {m2lnl, chisq_arm};
@@ -104,6 +115,8 @@ int fit_vscan(fit_ctx *f, size_t nq, const rvfit_point *base, size_t nvel,
 {
     if (nq == 0)
         return RVFIT_OK;
+    if (cancelled(f))
+        return RVFIT_ERR_CANCELLED;
     rvfit_counters c0;
     f->be->ops->counters(f->be->state, &c0);
     int rc = f->be->ops->vscan(f->be->state, nq, base, nvel, vel, m2lnl,

@@ -195,7 +195,9 @@ static int ctx_init(run_ctx *c, rvfit_run *r, const rvfit_source *src,
     pthread_mutex_init(&c->mu, NULL);
     atomic_init(&c->stop, 0);
     c->t0 = run_now();
-    return rvfit_fit_opts_from_config(r->cfg, &r->fo, err);
+    int rc = rvfit_fit_opts_from_config(r->cfg, &r->fo, err);
+    r->fo.cancel = r->cancel;
+    return rc;
 }
 
 static void ctx_free(run_ctx *c)

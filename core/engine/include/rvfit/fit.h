@@ -91,6 +91,9 @@ typedef struct rvfit_fit_opts {
     int fit_vsini;
     int max_iter;
     rvfit_model_opts model;
+    /* Non-zero (read before every backend call) stops rvfit_fit_batch
+     * with RVFIT_ERR_CANCELLED; may be NULL.  rvfit_run sets its own. */
+    const volatile int *cancel;
 } rvfit_fit_opts;
 
 RVFIT_EXPORT int rvfit_fit_opts_from_config(const rvfit_config *c,

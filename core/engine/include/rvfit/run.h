@@ -103,10 +103,11 @@ typedef struct rvfit_run {
     rvfit_progress_fn progress; /* may be NULL                           */
     void *progress_ctx;
     /* Non-zero stops the run (may be NULL): polled before each batch is
-     * read or fitted; units not complete then are reported SKIPPED
-     * ("interrupted") and their temporaries removed, and the run returns
-     * RVFIT_ERR_CANCELLED.  Set from another thread (the CLI's signal
-     * thread), never from an asynchronous signal handler's context alone. */
+     * read or fitted and before every backend call of a fit
+     * (rvfit_fit_opts.cancel); units not complete then are reported
+     * SKIPPED ("interrupted") with their temporaries removed, and the run
+     * returns RVFIT_ERR_CANCELLED.  The CLI sets it from the thread that
+     * takes SIGINT/SIGTERM (core/cli/cli_signal.c). */
     const volatile int *cancel;
     /* accumulated over the run */
     rvfit_fit_opts fo;
