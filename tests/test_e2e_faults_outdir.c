@@ -3,8 +3,9 @@
  *     made-up PID and host) makes `rvfit fit` fail before writing anything,
  *     naming that PID and host; released, the same command succeeds and
  *     leaves no lock file.
- *  2. Two real runs: while a longer one (three inputs) writes into the directory, a second
- *     fails naming the first's PID; the first is then unaffected.
+ *  2. Two real runs: while a longer one (three inputs) writes into the
+ *     directory, a second fails naming the first's PID; the first is then
+ *     unaffected (its outputs identical to the reference fits).
  *  3. A stale lock file (no process holds the lock, as after kill -9)
  *     blocks nothing.
  *  4. An existing output is an error without --overwrite/--skip-existing
