@@ -107,7 +107,13 @@ void cli_print_profile(const rvfit_host *h, const rvfit_run *r, double wall)
 void cli_run_stopped(const fit_env *e, const rvfit_run *run, int rc,
                      const char *why)
 {
-    if (rc == RVFIT_ERR_CANCELLED && e->cancel && *e->cancel)
+    if (rc == RVFIT_ERR_CANCELLED && e->cancel && *e->cancel && e->mpi)
+        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "interrupted by %s; "
+                  "this rank completed %zu units (files or parts of "
+                  "files), partial outputs removed (the status file has "
+                  "the job's files)", cli_signal_name(*e->cancel),
+                  run->nfiles);
+    else if (rc == RVFIT_ERR_CANCELLED && e->cancel && *e->cancel)
         rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "interrupted by %s; "
                   "%zu file%s complete, partial outputs removed",
                   cli_signal_name(*e->cancel), run->nfiles,
