@@ -40,9 +40,9 @@ static void *wait_main(void *arg)
         }
         /* The only writer; the run polls it between batches. */
         s->caught = sig;
-        fprintf(stderr, "\nrvfit: %s: stopping after the current batch, "
-                        "removing unfinished outputs (again to quit at "
-                        "once)\n", cli_signal_name(sig));
+        fprintf(stderr, "\nrvfit: %s: stopping, removing unfinished "
+                        "outputs (again to quit at once)\n",
+                cli_signal_name(sig));
     }
     return NULL;
 }
