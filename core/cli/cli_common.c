@@ -1,6 +1,7 @@
 /* cli_common.c — logging, configuration overrides and small helpers of the
  * command-line tool. */
 #include <getopt.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,8 +77,19 @@ int cli_log_level(const char *s)
 int cli_override(cli_overrides *o, const char *section, const char *key,
                  const char *value)
 {
-    if (o->n >= 64)
-        return -1;
+    if (o->n >= 64) {
+        fprintf(stderr, "rvfit: error: too many options (at most 64 "
+                        "settings)\n");
+        return 1;
+    }
+    size_t len = strlen(value), max = sizeof o->kv[0].value - 1;
+    if (len > max) {
+        /* Say so rather than cut a path short. */
+        fprintf(stderr, "rvfit: error: [%s] %s: a value of %zu characters "
+                        "is longer than the %zu allowed: %s\n", section, key,
+                len, max, strerror(ENAMETOOLONG));
+        return 1;
+    }
     snprintf(o->kv[o->n].section, sizeof o->kv[o->n].section, "%s", section);
     snprintf(o->kv[o->n].key, sizeof o->kv[o->n].key, "%s", key);
     snprintf(o->kv[o->n].value, sizeof o->kv[o->n].value, "%s", value);
@@ -107,7 +119,7 @@ int cli_override_set(cli_overrides *o, const char *spec)
     if (!dot || dot == lhs)
         return -1;
     *dot = '\0';
-    return cli_override(o, lhs, dot + 1, eq + 1);
+    return cli_override(o, lhs, dot + 1, eq + 1) ? -2 : 0;
 }
 
 int cli_config(rvfit_config *c, const char *file, const cli_overrides *o)

@@ -23,10 +23,20 @@ int cli_open_env(fit_env *e, rvfit_err *err)
                              "or [templates] path (build one with `rvfit "
                              "templates`)");
     int rc = rvfit_mkdirs(c->output_dir, err);
-    if (rc) {
+    if (rc)
         rvfit_err_prefix(err, "output directory");
-        return rc;
+    /* One run per directory; the ranks of an MPI job are one run. */
+    int rank0 = cli_mpi_rank(e->mpi) == 0;
+    if (!rc && rank0) {
+        rc = cli_dirlock_take(&e->lock, c->output_dir, &e->host, err);
+        e->have_lock = !rc;
     }
+    int rc0 = cli_mpi_bcast_int(e->mpi, rc);
+    if (rc)
+        return rc;
+    if (rc0)
+        return rvfit_err_set(err, rc0, "output directory %s: rank 0 could "
+                             "not take it (see its message)", c->output_dir);
     if (c->plot_dir[0] && !rvfit_plot_available())
         return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "rvfit was built "
                              "without Cairo: --plot-dir unavailable "
@@ -78,6 +88,9 @@ int cli_open_env(fit_env *e, rvfit_err *err)
 
 void cli_close_env(fit_env *e)
 {
+    if (e->have_lock)
+        cli_dirlock_release(&e->lock);
+    e->have_lock = 0;
     if (e->have_be)
         rvfit_backend_close(&e->be);
     if (e->have_inst)
@@ -112,6 +125,25 @@ void cli_print_profile(const rvfit_host *h, const rvfit_run *r, double wall)
     if (getrusage(RUSAGE_SELF, &ru) == 0)
         rvfit_log(h, RVFIT_LOG_INFO, "rvfit", "peak RSS %.1f MiB",
                   (double)ru.ru_maxrss / 1024.0);
+}
+
+void cli_run_stopped(const fit_env *e, const rvfit_run *run, int rc,
+                     const char *why)
+{
+    if (rc == RVFIT_ERR_CANCELLED && e->cancel && *e->cancel && e->mpi)
+        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "interrupted by %s; "
+                  "this rank completed %zu units (files or parts of "
+                  "files), partial outputs removed (the status file has "
+                  "the job's files)", cli_signal_name(*e->cancel),
+                  run->nfiles);
+    else if (rc == RVFIT_ERR_CANCELLED && e->cancel && *e->cancel)
+        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "interrupted by %s; "
+                  "%zu file%s complete, partial outputs removed",
+                  cli_signal_name(*e->cancel), run->nfiles,
+                  run->nfiles == 1 ? "" : "s");
+    else
+        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "run stopped: %s",
+                  why);
 }
 
 /* ---- a list of files as the source of a run --------------------------- */
@@ -206,8 +238,7 @@ static int fit_local(fit_env *e, rvfit_run *run, char **files, int nfiles,
     int rc = rvfit_run_stream(run, &src, &err);
     double wall = wall_now() - t0;
     if (rc) {
-        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "run stopped: %s",
-                  err.msg);
+        cli_run_stopped(e, run, rc, err.msg);
         for (size_t i = 0; i < ls.n; i++)
             if (!ls.settled[i])
                 cli_status_set(ls.sf, &e->host, i, "skipped", err.msg);
@@ -229,7 +260,9 @@ int cli_fit_files(fit_env *e, char **files, int nfiles, const char *cmdline,
 {
     rvfit_err err;
     rvfit_err_clear(&err);
-    int rc = cli_open_env(e, &err);
+    int rc = cli_check_output_names(files, nfiles, e->cfg.output_dir, &err);
+    if (!rc)
+        rc = cli_open_env(e, &err);
     if (rc) {
         rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "%s", err.msg);
         cli_close_env(e);

@@ -152,7 +152,7 @@ static int parse(int argc, char **argv, cmp_args *a)
     return 0;
 }
 
-int cmd_compare(int argc, char **argv)
+static int compare_main(int argc, char **argv, const cli_signals *sig)
 {
     cmp_args a;
     memset(&a, 0, sizeof a);
@@ -186,6 +186,7 @@ int cmd_compare(int argc, char **argv)
                  a.outdir ? a.outdir : ".", names[b]);
         mkdir(dirs[b], 0777);
         memset(e, 0, sizeof *e);
+        e->cancel = &sig->caught;
         cli_overrides ov = a.ov;
         snprintf(ov.cur, sizeof ov.cur, "--backends");
         cli_override(&ov, "backend", "name", names[b]);
@@ -229,4 +230,17 @@ int cmd_compare(int argc, char **argv)
     free(e);
     printf("\n%s\n", bad ? "DIFFERENCES BEYOND TOLERANCE" : "all within tolerance");
     return bad ? 1 : 0;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    cli_signals sig;
+    if (cli_signals_start(&sig))
+        fprintf(stderr, "rvfit: warning: cannot take SIGINT/SIGTERM: an "
+                        "interrupted run leaves temporaries behind\n");
+    int rc = compare_main(argc, argv, &sig);
+    if (sig.caught)
+        rc = 128 + sig.caught;
+    cli_signals_stop(&sig);
+    return rc;
 }

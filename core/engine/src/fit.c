@@ -76,11 +76,22 @@ static void count(fit_ctx *f, uint64_t p0, uint64_t c0)
     f->prof->calls[f->cur_stage] += c.calls - c0;
 }
 
+/* A cancel (signal) ends the batch at its next backend call, not after
+ * the batch: a batch can take minutes. */
+static int cancelled(fit_ctx *f)
+{
+    if (!f->o->cancel || !*f->o->cancel)
+        return RVFIT_OK;
+    return rvfit_err_set(f->err, RVFIT_ERR_CANCELLED, "interrupted");
+}
+
 int fit_chisq(fit_ctx *f, size_t n, const rvfit_point *pts, double *m2lnl,
               double *chisq_arm)
 {
     if (n == 0)
         return RVFIT_OK;
+    if (cancelled(f))
+        return RVFIT_ERR_CANCELLED;
     rvfit_counters c0;
     f->be->ops->counters(f->be->state, &c0);
     rvfit_chisq_out out = {m2lnl, chisq_arm};
@@ -110,6 +121,8 @@ int fit_vscan(fit_ctx *f, size_t nq, const rvfit_point *base, size_t nvel,
 {
     if (nq == 0)
         return RVFIT_OK;
+    if (cancelled(f))
+        return RVFIT_ERR_CANCELLED;
     rvfit_counters c0;
     f->be->ops->counters(f->be->state, &c0);
     int rc = f->hs ? rvfit_stencil_fill(f->hs, nq, base, &f->sbuf, f->err)
@@ -350,6 +363,18 @@ static void finish_result(const fit_ctx *f, rvfit_result *r, size_t s)
         r->warn |= RVFIT_WARN_VSINI;
 }
 
+/* The warnings rvfit_prep_batch left in a spectrum's flags. */
+static uint32_t prep_warn(uint32_t flags)
+{
+    uint32_t w = 0;
+    if (flags & RVFIT_SPEC_BAD_IVAR)
+        w |= RVFIT_WARN_BAD_IVAR;
+    for (int a = 0; a < RVFIT_MAX_ARMS; a++)
+        if (flags & RVFIT_SPEC_ARM_OUTSIDE(a))
+            w |= RVFIT_WARN_ARM_OUTSIDE;
+    return w;
+}
+
 typedef int (*stage_fn)(fit_ctx *);
 
 static int timed(fit_ctx *f, int stage, stage_fn fn)
@@ -410,6 +435,8 @@ int rvfit_fit_batch(rvfit_backend *be, const rvfit_library *lib,
                         models[a][s * b->arm[a].npix + i] = NAN;
     for (size_t s = 0; s < b->nspec && rc == RVFIT_OK && f.npts; s++)
         res[s].npoints = f.npts[s];
+    for (size_t s = 0; s < b->nspec && rc == RVFIT_OK; s++)
+        res[s].warn |= prep_warn(b->flags[s]);
     prof->spectra += b->nspec;
     teardown(&f);
     return rc;

@@ -68,6 +68,7 @@ static void fit_one(run_ctx *c, run_batch *rb)
         rb->fitted = 1; /* nothing to fit: its ends may be committed */
         return;
     }
+    run_poll_cancel(c); /* the reader may be blocked on a full queue */
     if (atomic_load(&c->stop))
         return;
     rvfit_err e;
@@ -200,6 +201,7 @@ static int ctx_init(run_ctx *c, rvfit_run *r, const rvfit_source *src,
     c->t0 = run_now();
     int rc = rvfit_fit_opts_from_config(r->cfg, &r->fo, err);
     r->fo.interp = r->interp;
+    r->fo.cancel = r->cancel;
     return rc;
 }
 

@@ -32,6 +32,14 @@ typedef struct run_sum {
     double *sn, *vrad, *verr, *param; /* param: [cap * nparam]         */
     uint32_t *warn;
 } run_sum;
+/* TARGETIDs written to a unit's output (run_notes.c): open addressing,
+ * row[i] == 0 for an empty slot, else the 1-based row of key[i]. */
+typedef struct run_ids {
+    int ready;                 /* looked up                                */
+    int table, col;            /* the TARGETID column; table -1: none      */
+    int64_t *key;
+    size_t *row, cap;          /* cap 0: not tracked (no memory)           */
+} run_ids;
 
 typedef struct run_unit {
     rvfit_unit u;              /* as handed out; u.path is `path`          */
@@ -45,12 +53,15 @@ typedef struct run_unit {
     /* set by the reader (rwhy before rfailed), read by the writer */
     atomic_int rfailed;
     char rwhy[RVFIT_ERR_LEN];
+    atomic_int stopped;        /* failed only because the run stopped      */
     /* writer only */
     int wfailed;
     char wwhy[RVFIT_ERR_LEN];
     size_t written;
     uint64_t points;
     run_sum *sum;              /* [output] plot_dir, whole files only      */
+    run_ids ids;
+    size_t ndup, nivar, noutside; /* rows noted (run_notes.c)              */
 } run_unit;
 
 /* Rows off .. off+n-1 of a batch belong to rows row0.. of a unit. */
@@ -143,6 +154,8 @@ void rb_clear(run_batch *rb);
 run_batch *reader_batch(run_ctx *c);
 /* Record a fatal error (the first one wins) and stop the run. */
 void run_fatal(run_ctx *c, int rc, const rvfit_err *err);
+/* Stop the run (RVFIT_ERR_CANCELLED) when rvfit_run.cancel is set. */
+void run_poll_cancel(run_ctx *c);
 /* Report a unit's outcome to the source (serialised) and count it. */
 void run_report(run_ctx *c, const rvfit_unit *u, int state,
                 const char *detail, size_t nspec, uint64_t points);
@@ -173,6 +186,15 @@ void run_stem(const char *input, char *stem, size_t n);
 /* run_writer.c */
 /* Write a fitted batch's rows and finish the units that end in it. */
 void writer_batch(run_ctx *c, run_batch *rb);
+
+/* run_notes.c (writer only) */
+/* Before seg's rows are written: flag TARGETIDs already written to the
+ * unit (res: the segment's results) and log the per-star problems. */
+void notes_segment(run_ctx *c, run_unit *U, const rvfit_batch *b,
+                   const run_seg *seg, rvfit_result *res);
+/* Counts of what was not listed; at the end of the unit. */
+void notes_finish(run_ctx *c, const run_unit *U);
+void notes_free(run_unit *U);
 
 /* output_merge.c */
 /* Join the nparts part outputs of input `path` (rvfit_output_part_names)

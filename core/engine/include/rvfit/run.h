@@ -103,7 +103,13 @@ typedef struct rvfit_run {
     size_t ntargetid;
     rvfit_progress_fn progress; /* may be NULL                           */
     void *progress_ctx;
-    const volatile int *cancel; /* non-zero stops the run (may be NULL) */
+    /* Non-zero stops the run (may be NULL): polled before each batch is
+     * read or fitted and before every backend call of a fit
+     * (rvfit_fit_opts.cancel); units not complete then are reported
+     * SKIPPED ("interrupted") with their temporaries removed, and the run
+     * returns RVFIT_ERR_CANCELLED.  The CLI sets it from the thread that
+     * takes SIGINT/SIGTERM (core/cli/cli_signal.c). */
+    const volatile int *cancel;
     /* accumulated over the run */
     rvfit_fit_opts fo;
     rvfit_profile prof;
