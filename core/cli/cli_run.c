@@ -45,18 +45,10 @@ int cli_open_env(fit_env *e, rvfit_err *err)
         rvfit_err_prefix(err, "plot directory");
         return rc;
     }
-    rc = rvfit_library_load(&e->lib, c->templates, err);
+    rc = rvfit_library_open_fit(&e->lib, &e->interp, c->templates, c, err);
     if (rc)
         return rc;
     e->have_lib = 1;
-    int kind = -1;
-    if ((rc = rvfit_library_configure(&e->lib, NULL, c->cubic, c->log_flux,
-                                      err)) ||
-        (rc = rvfit_library_kind(c->templates, &kind, err)) ||
-        (rc = rvfit_interp_open(&e->interp, &e->lib,
-                                kind == RVFIT_IKIND_SIMPLEX ? kind : -1,
-                                c->templates, (int)c->host_stencils, err)))
-        return rc;
     char cub[RVFIT_MAX_PARAMS * 18] = "";
     for (int p = 0; p < e->lib.nparam; p++)
         if (e->lib.axis[p].interp == RVFIT_INTERP_CUBIC) {

@@ -59,8 +59,11 @@ void rvfit_session_free(rvfit_session *s)
         return;
     sess_batch_clear(s);
     close_backend(s);
-    if (s->have_lib)
+    if (s->have_lib) {
+        rvfit_interp_close(&s->interp);
         rvfit_library_free(&s->lib);
+    }
+    rvfit_stencil_buf_free(&s->sbuf);
     rvfit_config_free(&s->cfg);
     free(s);
 }
@@ -88,13 +91,12 @@ int rvfit_session_open_library(rvfit_session *s, const char *path,
     if (s->have_lib || s->have_be)
         return rvfit_err_set(err, RVFIT_ERR_INVALID, "session: library "
                              "already open");
-    int rc = rvfit_library_load(&s->lib, p, err);
+    /* The CLI's way: run-time options, and the interpolator the file
+     * records (a simplex library needs stencils from the core). */
+    int rc = rvfit_library_open_fit(&s->lib, &s->interp, p, &s->cfg, err);
     if (rc)
         return rc;
     s->have_lib = 1;
-    if ((rc = rvfit_library_set_cubic(&s->lib, s->cfg.cubic, err)) ||
-        (s->cfg.log_flux && (rc = rvfit_library_set_log_flux(&s->lib, err))))
-        return rc;
     snprintf(s->cfg.templates, sizeof s->cfg.templates, "%s", p);
     return RVFIT_OK;
 }

@@ -66,7 +66,14 @@ int rvfit_session_chisq(rvfit_session *s, size_t n, const uint32_t *spec,
         rc = make_points(s, k, m, spec, param, v, vsini, p, err);
         rvfit_chisq_out out = {m2lnl + k,
                                chisq ? chisq + k * (size_t)s->narm : NULL};
-        if (!rc && (rc = s->be.ops->chisq(s->be.state, m, p, &out, err)))
+        const rvfit_interpolator *hs =
+            s->interp.host_stencils ? &s->interp : NULL;
+        if (!rc && hs)
+            rc = rvfit_stencil_fill(hs, m, p, &s->sbuf, err);
+        if (!rc &&
+            (rc = hs ? s->be.ops->chisq_st(s->be.state, m, p, &s->sbuf.view,
+                                           &out, err)
+                     : s->be.ops->chisq(s->be.state, m, p, &out, err)))
             rvfit_err_prefix(err, "backend '%s': chisq(%zu points)",
                              s->be.name, m);
     }

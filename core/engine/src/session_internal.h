@@ -5,6 +5,7 @@
 #include "output_internal.h"
 #include "rvfit/config.h"
 #include "rvfit/fit.h"
+#include "rvfit/interp.h"
 #include "rvfit/loader.h"
 #include "rvfit/session.h"
 
@@ -19,6 +20,8 @@ struct rvfit_session {
     rvfit_config cfg;
     rvfit_host host;
     rvfit_library lib;
+    rvfit_interpolator interp;  /* open while have_lib                  */
+    rvfit_stencil_buf sbuf;     /* stencils from the core (simplex)     */
     int have_lib;
     rvfit_backend be;
     int have_be;

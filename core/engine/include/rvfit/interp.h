@@ -72,6 +72,18 @@ RVFIT_EXPORT int rvfit_interp_open(rvfit_interpolator *ip,
                                    const char *path, int host_stencils,
                                    rvfit_err *err);
 RVFIT_EXPORT void rvfit_interp_close(rvfit_interpolator *ip);
+
+/* Load the library at path for fitting: the config's run-time options
+ * ([templates] cubic, log_flux, host_stencils) applied and the
+ * interpolator the file records opened in ip.  On success the caller
+ * owns both (rvfit_interp_close, then rvfit_library_free); on failure
+ * nothing is left to free. */
+struct rvfit_config;
+RVFIT_EXPORT int rvfit_library_open_fit(rvfit_library *lib,
+                                        rvfit_interpolator *ip,
+                                        const char *path,
+                                        const struct rvfit_config *c,
+                                        rvfit_err *err);
 /* The simplices of a simplex interpolator: [ns][nvert] model indices
  * (valid while ip is open); -1 for another kind. */
 RVFIT_EXPORT int rvfit_interp_simplices(const rvfit_interpolator *ip,
