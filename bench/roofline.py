@@ -145,7 +145,10 @@ def arm_flops(arm, npoly, ncorner, h, log_flux, span_pix=0.0):
     # cpu_normal.c:cpu_solve residual: f - cont*m (2), acc += iv*r*r (3),
     # lane sum 7, tot += chi + ld 2 (cpu_eval.c)
     f["chisq"] = n_solve * 5 + 7 + 2
-    bytes_ = {  # main-memory streams (scratch buffers stay in L1/L2)
+    # Bytes read per point from arrays too big for L2 (scratch buffers
+    # stay in L1/L2): an upper bound of DRAM traffic, since nearby points
+    # share library corners in L3.
+    bytes_ = {
         "templates (float32)": 4 * ncorner * n_interp,
         "resolution (float32)": 4 * arm["ndiag"] * n_band,
         "u, flux, ivar (double)": 8 * (n_shift + 2 * n_solve),
@@ -299,7 +302,7 @@ def main():
     tot = {k: sum(table[k][0].values()) for k in names}
     byt = {k: sum(table[k][1].values()) for k in names}
     print("%-11s" % "TOTAL" + "".join("%16.0f" % tot[k] for k in names))
-    print("%-11s" % "bytes" + "".join("%16.0f" % byt[k] for k in names))
+    print("%-11s" % "bytes read" + "".join("%16.0f" % byt[k] for k in names))
     print("%-11s" % "flop/byte" + "".join("%16.2f" % (tot[k] / byt[k])
                                         for k in names))
     for i, k in enumerate(names):
@@ -341,21 +344,24 @@ def main():
           % (cp, tr))
 
     if pps:
-        tmax = max(dense)
-        print("\nat %.0f points/s (backend, %d threads):" % (pps, tmax))
-        rows = [(k, tot[k], byt[k]) for k in names]
-        if mix:
-            rows.append(("stage mix", mix, None))
+        t = max(dense)
+        ideal = t * dense[min(dense)] / min(dense)  # linear scaling
+        print("\nat %.0f points/s (backend, %d threads); dense reference: "
+              "dgemm %d threads %.1f GFLOP/s, and %d x the %d-thread rate "
+              "%.1f GFLOP/s" % (pps, t, t, dense[t], t, min(dense), ideal))
+        rows = [("stage mix of the log", mix, None)] if mix else []
+        rows += [("if all were " + k, tot[k], byt[k]) for k in names]
         for k, f, b in rows:
             g = f * pps / 1e9
-            line = "  %-30s %6.2f GFLOP/s = %4.1f %% of dgemm" % (
-                k, g, 100 * g / dense[tmax])
-            if b:
-                line += ", %5.2f GB/s" % (b * pps / 1e9)
+            line = "  %-42s %5.2f GFLOP/s = %4.1f %% / %4.1f %%" % (
+                k, g, 100 * g / dense[t], 100 * g / ideal)
+            if b:  # memory roof: intensity x one-thread copy bandwidth
+                line += "; %5.2f GB/s, roof %4.1f GFLOP/s" % (
+                    b * pps / 1e9, f / b * cp * t)
             print(line)
-        print("  (the rate is for the run's own point mix: the row that "
-              "matches it is the stage mix, or chisq for a chisq-only run)")
-
+        print("  (points/s belongs to the run's own mix: only the stage-mix "
+              "row is a measurement; the others bound what each kind costs. "
+              "Memory roof = flop/byte x %d x the one-thread copy rate.)" % t)
 
 if __name__ == "__main__":
     main()
