@@ -255,7 +255,9 @@ def main():
     ap.add_argument("--points-per-s", type=float, default=0.0)
     ap.add_argument("--log", help="rvfit fit log: per-stage point mix "
                     "(and points/s if --points-per-s is not given)")
-    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--backend-threads", type=int, default=2,
+                    help="threads the backend ran on for --points-per-s")
+    ap.add_argument("--threads", default="1,2", help="dgemm thread counts")
     ap.add_argument("--dgemm-n", type=int, default=3000)
     args = ap.parse_args()
 
@@ -344,17 +346,19 @@ def main():
           % (cp, tr))
 
     if pps:
-        t = max(dense)
-        ideal = t * dense[min(dense)] / min(dense)  # linear scaling
+        t = args.backend_threads
+        t1 = min(dense)
+        ideal = t * dense[t1] / t1  # dgemm scaled linearly to t threads
+        ref = dense.get(t, ideal)   # dgemm measured on t threads
         print("\nat %.0f points/s (backend, %d threads); dense reference: "
-              "dgemm %d threads %.1f GFLOP/s, and %d x the %d-thread rate "
-              "%.1f GFLOP/s" % (pps, t, t, dense[t], t, min(dense), ideal))
+              "dgemm on %d threads %.1f GFLOP/s, and %d x the %d-thread rate "
+              "%.1f GFLOP/s" % (pps, t, t, ref, t, t1, ideal))
         rows = [("stage mix of the log", mix, None)] if mix else []
         rows += [("if all were " + k, tot[k], byt[k]) for k in names]
         for k, f, b in rows:
             g = f * pps / 1e9
             line = "  %-42s %5.2f GFLOP/s = %4.1f %% / %4.1f %%" % (
-                k, g, 100 * g / dense[t], 100 * g / ideal)
+                k, g, 100 * g / ref, 100 * g / ideal)
             if b:  # memory roof: intensity x one-thread copy bandwidth
                 line += "; %5.2f GB/s, roof %4.1f GFLOP/s" % (
                     b * pps / 1e9, f / b * cp * t)
