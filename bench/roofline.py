@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+"""roofline.py -- flops per likelihood point of the cpu backend, counted
+analytically from plugins/cpu/*.c, against this machine's dense (BLAS
+dgemm) rate and a memory bandwidth figure (issue 12).
+
+Counting rule: one multiply or add = 1 flop (an FMA would be 2; the cpu
+backend has none: plugins/cpu/CMakeLists.txt builds with
+-ffp-contract=off).  sqrt, div and log count 1 each (only in the tiny
+Cholesky).  Integer index work, float->double conversions, sign flips,
+compares and clamps count 0.
+
+  bench/.venv/bin/python bench/roofline.py \
+      --library /work/benchdata/lib-desi-std \
+      --coadd /work/benchdata/coadd-desi-1000.fits \
+      --points-per-s 9700 [--log rvfit-fit.log]
+"""
+import argparse
+import math
+import os
+import re
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+C_KMS = 299792.458
+LANES = 8  # CPU_LANES in plugins/cpu/cpu_internal.h
+
+
+# ---- parameters of the workload ------------------------------------------
+
+def read_library(path):
+    """Per-arm template grid and interpolation of an rvfit library."""
+    from astropy.io import fits
+    if os.path.isdir(path):
+        path = os.path.join(path, "rvfit_library.fits")
+    with fits.open(path) as h:
+        p = h[0].header
+        lib = {"interp": p.get("INTERP", "MULTILIN").strip(),
+               "log_flux": bool(p.get("LOGFLUX", False)),
+               "nnode": [], "arms": {}}
+        for hdu in h[1:]:
+            x = hdu.header
+            if x.get("EXTNAME", "").startswith("AXIS_"):
+                lib["nnode"].append(int(x["NAXIS1"]))
+            elif "DLNL" in x:
+                lib["arms"][x["ARMNAME"].strip()] = {
+                    "lnl0": x["LNL0"], "dlnl": x["DLNL"], "npix": x["NPIX"]}
+    return lib
+
+
+def read_coadd(path, lib):
+    """Per arm of a DESI coadd: npix, ndiag, template coordinate u of each
+    pixel, and the mean usable range [first, last] over the spectra
+    (cpu_batch.c:cpu_copy_arm; masked pixels reach it with ivar 0)."""
+    from astropy.io import fits
+    arms = {}
+    with fits.open(path, memmap=True) as h:
+        for name in ("B", "R", "Z"):
+            if name + "_WAVELENGTH" not in h:
+                continue
+            la = lib["arms"][name]
+            wave = h[name + "_WAVELENGTH"].data.astype(float)
+            iv = h[name + "_IVAR"].data
+            ok = (iv > 0) & np.isfinite(iv) & np.isfinite(h[name + "_FLUX"].data)
+            if name + "_MASK" in h:
+                ok &= h[name + "_MASK"].data == 0
+            n = wave.size
+            idx = np.arange(n)
+            first = np.where(ok, idx, n).min(axis=1)
+            last = np.where(ok, idx, -1).max(axis=1)
+            good = last >= first
+            arms[name] = {
+                "npix": n,
+                "ndiag": h[name + "_RESOLUTION"].data.shape[1],
+                "u": (np.log(wave) - la["lnl0"]) / la["dlnl"],
+                "first": first[good], "last": last[good],
+                "dlnl": la["dlnl"], "npix_t": la["npix"]}
+    return arms
+
+
+# ---- flop counts, following the code --------------------------------------
+
+def vsini_half_width(vsini, dlnl):
+    # physics.c:rvfit_vsini_kernel: h = ceil(half), 0 below 1e-6 pixels
+    half = min(abs(vsini) / C_KMS / dlnl, 512.0)
+    return 0 if half < 1e-6 else math.ceil(half)
+
+
+def cholesky_flops(n):
+    """linalg.c:rvfit_chol_eq_solve (equilibrate, rvfit_chol, log det,
+    forward and backward substitution) for an n x n system."""
+    f = 4 * n                          # 1/sqrt(d), log(d), ld +=
+    f += 2 * n * (n + 1) // 2          # a[k,l] *= sc[k]*sc[l]
+    for j in range(n):                 # rvfit_chol
+        f += 2 * j + 1                 # d -= a*a (j terms), sqrt
+        f += (n - 1 - j) * (2 * j + 1)  # s -= a*a (j terms), s/d
+    f += 3 * n                         # ld += 2*log(L_kk)
+    f += 2 * n                         # y = b*sc, x = y*sc
+    f += sum(2 * k + 1 for k in range(n))  # forward
+    f += sum(2 * (n - 1 - k) + 1 for k in range(n))  # backward
+    return f
+
+
+def arm_flops(arm, npoly, ncorner, h, log_flux, span_pix=0.0):
+    """Flops of one arm at one point, per component, averaged over the
+    spectra.  span_pix: template pixels between the lowest and highest
+    shift the prepared template must cover (vscan chunk; 0 for chisq)."""
+    n, hb, nt, u = arm["npix"], arm["ndiag"] // 2, arm["npix_t"], arm["u"]
+    i0, i1 = arm["first"], arm["last"]           # cpu_model.c:cpu_range_of
+    j0 = np.clip(i0 - hb, 0, n - 1)
+    j1 = np.clip(i1 + hb, 0, n - 1)
+    # cpu_model.c:cpu_template: template pixels the cubic taps reach
+    J0 = np.clip(np.floor(u[j0]).astype(int) - 1, 0, nt - 1)
+    J1 = np.clip(np.floor(u[j1] + span_pix).astype(int) + 2, 0, nt - 1)
+    l0, l1 = np.clip(J0 - h, 0, nt - 1), np.clip(J1 + h, 0, nt - 1)
+    n_interp = (l1 - l0 + 1).mean()            # interpolated pixels
+    n_rot = (J1 - J0 + 1).mean()               # rotated pixels
+    n_shift = (j1 - j0 + 1).mean()             # shifted data pixels
+    n_band = (i1 - i0 + 1).mean()              # band-matrix outputs
+    a0, a1 = i0 // LANES * LANES, (i1 // LANES + 1) * LANES
+    n_solve = (a1 - a0).mean()                 # lane-aligned solve range
+    npair = npoly * (npoly + 1) // 2
+    f = {}
+    # cpu_model.c:cpu_interp: w0*f0, then (mul+add) per further corner;
+    # exp() per pixel for a log-flux library (counted as 1).
+    f["interp"] = n_interp * (2 * ncorner - 1 + (1 if log_flux else 0))
+    # cpu_model.c:cpu_rotate: w[0]*x, then 2h (mul+add); memcpy when h=0
+    f["rotate"] = n_rot * (1 + 4 * h) if h > 0 else 0.0
+    # cpu_model.c:cpu_shift, per pixel: p=u+dp 1, x=p-k0 1, x2,x3 2,
+    # Keys weights 4+5+5+2, times f 4, sum of the four 3 => 27
+    f["shift"] = n_shift * 27
+    # cpu_model.c:cpu_band: acc += res*t over ndiag taps (edges ignored)
+    f["band"] = n_band * 2 * arm["ndiag"]
+    # cpu_normal.c:cpu_solve: wm=iv*m, g=wm*m, c=wm*f
+    f["weights"] = n_solve * 3
+    # cpu_normal.c:cpu_normal: gk=g*B_k (npoly), npair lower-triangle dot
+    # products and npoly right-hand-side ones (mul+add each), then the
+    # fixed-order 8-lane reductions (7 adds per sum)
+    f["normal"] = n_solve * (npoly + 2 * npair + 2 * npoly) + 7 * (npair + npoly)
+    f["cholesky"] = cholesky_flops(npoly)
+    # cpu_normal.c:cpu_cont: c0*B0, then (mul+add) per further term
+    f["continuum"] = n_solve * (2 * npoly - 1)
+    # cpu_normal.c:cpu_solve residual: f - cont*m (2), acc += iv*r*r (3),
+    # lane sum 7, tot += chi + ld 2 (cpu_eval.c)
+    f["chisq"] = n_solve * 5 + 7 + 2
+    # Bytes read per point from arrays too big for L2 (scratch buffers
+    # stay in L1/L2): an upper bound of DRAM traffic, since nearby points
+    # share library corners in L3.
+    bytes_ = {
+        "templates (float32)": 4 * ncorner * n_interp,
+        "resolution (float32)": 4 * arm["ndiag"] * n_band,
+        "u, flux, ivar (double)": 8 * (n_shift + 2 * n_solve),
+        "basis (double, may stay cached)": 8 * npoly * n_solve}
+    return f, bytes_, {"interp": n_interp, "data": n_band}
+
+
+def point_flops(arms, npoly, ncorner, vsini, log_flux, nk=1, vstep=0.0):
+    """Flops per point: a chisq point (nk = 1), or a vscan point whose
+    template is prepared once per chunk of nk velocities vstep apart
+    (cpu_eval.c:cpu_vscan_task) and shifted, banded, solved per velocity."""
+    tot, byt = {}, {}
+    for a in arms.values():
+        h = vsini_half_width(vsini, a["dlnl"])
+        span = (nk - 1) * vstep / C_KMS / a["dlnl"]
+        f, b, _ = arm_flops(a, npoly, ncorner, h, log_flux, span)
+        for k in ("interp", "rotate"):    # shared by the chunk
+            f[k] /= nk
+        b["templates (float32)"] /= nk
+        for k, v in f.items():
+            tot[k] = tot.get(k, 0.0) + v
+        for k, v in b.items():
+            byt[k] = byt.get(k, 0.0) + v
+    return tot, byt
+
+
+def vscan_chunks(nvel, chunk=32):
+    """Mean velocities per vscan work item (CPU_VCHUNK = 32)."""
+    sizes = [min(chunk, nvel - k) for k in range(0, nvel, chunk)]
+    return sum(sizes) / len(sizes)
+
+
+# ---- machine rates --------------------------------------------------------
+
+DGEMM = """
+import time, numpy as np
+n = {n}; a = np.random.rand(n, n); b = np.random.rand(n, n); a @ b
+best = min((lambda t: (a @ b, time.perf_counter() - t)[1])(time.perf_counter())
+           for _ in range(3))
+print(2.0 * n ** 3 / best / 1e9)
+"""
+
+
+def dgemm_gflops(n, threads):
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads),
+               OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
+    out = subprocess.run([sys.executable, "-c", DGEMM.format(n=n)], env=env,
+                         check=True, capture_output=True, text=True).stdout
+    return float(out.split()[-1])
+
+
+def bandwidth_gbs(nbytes=256 << 20):
+    """One-thread STREAM-like figures: copy (16 B/elem) and
+    triad a = b + s*c done by numpy in two passes (40 B/elem)."""
+    n = nbytes // 8 // 3
+    a, b, c = np.ones(n), np.ones(n), np.ones(n)
+    best_copy = best_triad = float("inf")
+    for _ in range(3):
+        t = time.perf_counter()
+        np.copyto(a, b)
+        best_copy = min(best_copy, time.perf_counter() - t)
+        t = time.perf_counter()
+        np.multiply(c, 3.0, out=a)
+        np.add(a, b, out=a)
+        best_triad = min(best_triad, time.perf_counter() - t)
+    return 16 * n / best_copy / 1e9, 40 * n / best_triad / 1e9
+
+
+# ---- rvfit fit log --------------------------------------------------------
+
+def read_log(path):
+    """Spectra, points per stage and the backend rate from an `rvfit fit`
+    log."""
+    stages, rate, nspec = {}, None, 0
+    for line in open(path, errors="replace"):
+        m = re.search(r"profile: (\d+) spectra", line)
+        if m:
+            nspec = int(m.group(1))
+        m = re.search(r"profile: (\w+)\s+[\d.]+ s\s+(\d+) points", line)
+        if m and int(m.group(2)) > 0:
+            stages[m.group(1)] = int(m.group(2))
+        m = re.search(r"evaluated (\d+) points in \d+ calls \(([\d.]+) s "
+                      r"inside the backend", line)
+        if m:
+            rate = int(m.group(1)) / float(m.group(2))
+    return stages, rate, nspec
+
+
+# ---- report ---------------------------------------------------------------
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--library", required=True)
+    ap.add_argument("--coadd", required=True)
+    ap.add_argument("--npoly", type=int, default=10,
+                    help="[fit] npoly (config.c default 10)")
+    ap.add_argument("--vsini", type=float, default=5.0,
+                    help="vsini of the chisq points, km/s (optimizer start)")
+    ap.add_argument("--corners", type=int, default=0,
+                    help="stencil corners (0: 2^(axes with > 1 node))")
+    ap.add_argument("--vmin", type=float, default=-1000.0)
+    ap.add_argument("--vmax", type=float, default=1000.0)
+    ap.add_argument("--ccf-vstep", type=float, default=60.0)
+    ap.add_argument("--points-per-s", type=float, default=0.0)
+    ap.add_argument("--log", help="rvfit fit log: per-stage point mix "
+                    "(and points/s if --points-per-s is not given)")
+    ap.add_argument("--backend-threads", type=int, default=2,
+                    help="threads the backend ran on for --points-per-s")
+    ap.add_argument("--threads", default="1,2", help="dgemm thread counts")
+    ap.add_argument("--dgemm-n", type=int, default=3000)
+    args = ap.parse_args()
+
+    lib = read_library(args.library)
+    arms = read_coadd(args.coadd, lib)
+    free = [n for n in lib["nnode"] if n > 1]
+    if lib["interp"] != "MULTILIN" and not args.corners:
+        sys.exit("INTERP=%s: give --corners" % lib["interp"])
+    nc = args.corners or 2 ** len(free)
+    np_ = args.npoly
+
+    print("# cpu backend roofline (bench/roofline.py)")
+    print("date %s UTC; load average %s" % (
+        time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+        " ".join(open("/proc/loadavg").read().split()[:3])))
+    print("library %s: %s, nodes %s, log_flux %d; npoly %d"
+          % (args.library, lib["interp"], "x".join(map(str, lib["nnode"])),
+             lib["log_flux"], np_))
+    for k, a in arms.items():
+        print("arm %s: %d data px (usable %.0f), ndiag %d, template dlnl "
+              "%.3g, %.2f template px per data px"
+              % (k, a["npix"], (a["last"] - a["first"] + 1).mean(),
+                 a["ndiag"], a["dlnl"],
+                 (a["u"][-1] - a["u"][0]) / (a["npix"] - 1)))
+
+    nvel = int((args.vmax - args.vmin) // args.ccf_vstep) + 1
+    kinds = {  # name: (corners, vsini, velocities per chunk, step)
+        "chisq (optimize/hessian)": (nc, args.vsini, 1, 0.0),
+        "chisq node, vsini 0 (lattice)": (1, 0.0, 1, 0.0),
+        "vscan init (%d vel, node)" % nvel:
+            (1, 0.0, vscan_chunks(nvel), args.ccf_vstep),
+        "vscan vrefine (25 vel)": (nc, args.vsini, 25, 0.5),
+    }
+    table = {k: point_flops(arms, np_, *v[:2], lib["log_flux"], *v[2:])
+             for k, v in kinds.items()}
+    comps = list(next(iter(table.values()))[0])
+    print("\nflops per point (all arms), %d corners, vsini %g km/s:"
+          % (nc, args.vsini))
+    names = list(kinds)
+    print("%-11s" % "component" + "".join("%16s" % ("[%d]" % i)
+                                        for i in range(len(names))))
+    for c in comps:
+        print("%-11s" % c + "".join("%16.0f" % table[k][0][c] for k in names))
+    tot = {k: sum(table[k][0].values()) for k in names}
+    byt = {k: sum(table[k][1].values()) for k in names}
+    print("%-11s" % "TOTAL" + "".join("%16.0f" % tot[k] for k in names))
+    print("%-11s" % "bytes read" + "".join("%16.0f" % byt[k] for k in names))
+    print("%-11s" % "flop/byte" + "".join("%16.2f" % (tot[k] / byt[k])
+                                        for k in names))
+    for i, k in enumerate(names):
+        print("  [%d] %s" % (i, k))
+
+    # Stage mix of a real run.  init = 3 templates x nvel velocities per
+    # star by vscan (fit_stages.c:init_vscan, 3 Teff nodes) + a node lattice
+    # by chisq (init_lattice); optimize, hessian, diagnostics: chisq at
+    # general theta; vrefine: vscan of 15-25 velocities (fit_stage_vrefine).
+    mix = None
+    pps = args.points_per_s
+    if args.log:
+        stages, rate, nspec = read_log(args.log)
+        if not pps and rate:
+            pps = rate
+        cls = {"optimize": names[0], "hessian": names[0],
+               "diagnostics": names[0], "vrefine": names[3]}
+        fl = n = 0.0
+        for s, npt in stages.items():
+            if s == "init":
+                vs = min(npt, 3 * nvel * nspec)
+                fl += vs * tot[names[2]] + (npt - vs) * tot[names[1]]
+            else:
+                fl += npt * tot[cls.get(s, names[0])]
+            n += npt
+        mix = fl / n
+        print("\nstage mix of %s: %s points -> %.0f flops/point"
+              % (args.log, ", ".join("%s %d" % kv for kv in stages.items()),
+                 mix))
+
+    print("\nmachine (%d cpus):" % os.cpu_count())
+    dense = {}
+    for t in [int(x) for x in args.threads.split(",")]:
+        dense[t] = dgemm_gflops(args.dgemm_n, t)
+        print("  numpy dgemm %d^3, %d thread(s): %.1f GFLOP/s (FMA)"
+              % (args.dgemm_n, t, dense[t]))
+    cp, tr = bandwidth_gbs()
+    print("  numpy copy %.1f GB/s, triad %.1f GB/s (1 thread, 256 MiB)"
+          % (cp, tr))
+
+    if pps:
+        t = args.backend_threads
+        t1 = min(dense)
+        ideal = t * dense[t1] / t1  # dgemm scaled linearly to t threads
+        ref = dense.get(t, ideal)   # dgemm measured on t threads
+        print("\nat %.0f points/s (backend, %d threads); dense reference: "
+              "dgemm on %d threads %.1f GFLOP/s, and %d x the %d-thread rate "
+              "%.1f GFLOP/s" % (pps, t, t, ref, t, t1, ideal))
+        rows = [("stage mix of the log", mix, None)] if mix else []
+        rows += [("if all were " + k, tot[k], byt[k]) for k in names]
+        for k, f, b in rows:
+            g = f * pps / 1e9
+            line = "  %-42s %5.2f GFLOP/s = %4.1f %% / %4.1f %%" % (
+                k, g, 100 * g / ref, 100 * g / ideal)
+            if b:  # memory roof: intensity x one-thread copy bandwidth
+                line += "; %5.2f GB/s, roof %4.1f GFLOP/s" % (
+                    b * pps / 1e9, f / b * cp * t)
+            print(line)
+        print("  (points/s belongs to the run's own mix: only the stage-mix "
+              "row is a measurement; the others bound what each kind costs. "
+              "Memory roof = flop/byte x %d x the one-thread copy rate.)" % t)
+
+if __name__ == "__main__":
+    main()
