@@ -45,8 +45,8 @@ static void full_disk(const char *mnt)
     CHECK_MSG(tu_contains(log, "rvmod_c3.fits") &&
                   tu_contains(log, strerror(ENOSPC)),
               "want c3's output named with the OS's reason:\n%s", log);
-    CHECK_MSG(fu_count_files(out, ".tmp.") == 0, "temporaries left");
-    CHECK_MSG(fu_count_files(out, "_c3") == 0, "c3's output left");
+    CHECK_MSG(tu_count_files(out, ".tmp.") == 0, "temporaries left");
+    CHECK_MSG(tu_count_files(out, "_c3") == 0, "c3's output left");
     char ref[4200], why[1024];
     snprintf(ref, sizeof ref, "%s/ref", data);
     CHECK_MSG(tu_outputs_diff(ref, out, "c1", why, sizeof why) == 0,

@@ -47,7 +47,7 @@ static void long_name(void)
                   tu_contains(log, "cannot create") &&
                   !tu_contains(log, "already exists"),
               "want the OS's reason:\n%s", log);
-    CHECK_MSG(fu_count_files(out, "rv") == 0, "something was left");
+    CHECK_MSG(tu_count_files(out, "rv") == 0, "something was left");
     free(log);
 }
 
@@ -143,8 +143,8 @@ static void self_list(void)
     }
     rc = fit(dir, arg, &log);
     CHECK_MSG(rc == 0, "a list of lists: exit %d\n%s", rc, log);
-    CHECK(fu_count_files(dir, "rvtab_c1.fits") == 1 &&
-          fu_count_files(dir, "rvtab_c4.fits") == 1);
+    CHECK(tu_count_files(dir, "rvtab_c1.fits") == 1 &&
+          tu_count_files(dir, "rvtab_c4.fits") == 1);
     free(log);
 }
 

@@ -1,5 +1,6 @@
 #include "testutil.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 
 #include "rvfit/loader.h"
@@ -480,4 +481,41 @@ long tu_outputs_diff(const char *da, const char *db, const char *stem,
     snprintf(a, sizeof a, "%s/rvmod_%s.fits", da, stem);
     snprintf(b, sizeof b, "%s/rvmod_%s.fits", db, stem);
     return tu_file_diff(a, b, why, nwhy);
+}
+
+int tu_count_files(const char *dir, const char *s)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d)))
+        n += strstr(e->d_name, s) != NULL;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+int tu_rvfit(char **log, const char *fmt, ...)
+{
+    char cmd[16384], args[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "'%s' %s", tu_env("RVFIT_BIN"), args);
+    if (log) {
+        free(*log);
+        *log = NULL;
+    }
+    int rc = tu_run(cmd, log);
+    CHECK_MSG(rc == 0, "failed: %s\n%s", cmd, log && *log ? *log : "");
+    return rc;
+}
+
+long tu_backend_calls(const char *log)
+{
+    const char *p = log ? strstr(log, " points in ") : NULL, *q = NULL;
+    while (p && (q = strstr(p + 1, " points in ")))
+        p = q;
+    return p ? atol(p + 11) : -1;
 }
