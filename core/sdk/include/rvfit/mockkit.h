@@ -131,6 +131,75 @@ RVFIT_EXPORT double rvfit_mock_noise(const double *F, const double *shape,
                                      size_t n, double snr, rvfit_rng *rng,
                                      double *work, float *flux, float *ivar);
 
+/* ---- instruments on a log10(lambda) pixel grid (BOSS, LAMOST) ----------- */
+
+/* The grid of such a writer.  A star's first pixel is at log10(lambda) =
+ * ll0 + dloglam k, k drawn from [0, shift); it has npix - t pixels, t
+ * drawn from [0, trim].  Its truth is sampled every dlnl in ln(lambda),
+ * from pad A below the first pixel edge to pad A above the last, and its
+ * pixel fluxes are scaled to a median of level.  Plain values: a writer
+ * keeps one static const grid, read by every thread. */
+typedef struct rvfit_mock_loglam {
+    double ll0;     /* log10(lambda / A) of the first pixel, shift 0 */
+    double dloglam; /* pixel step in log10(lambda)                  */
+    size_t shift;   /* number of possible first pixels, >= 1        */
+    size_t npix;    /* most pixels of a star                        */
+    size_t trim;    /* most pixels cut from the red end             */
+    double dlnl;    /* truth sampling in ln(lambda)                 */
+    double pad;     /* truth padding beyond the edges, A            */
+    double level;   /* median pixel flux after scaling              */
+} rvfit_mock_loglam;
+
+/* Per-thread scratch for a grid g, sized for its widest star. */
+typedef struct rvfit_mock_scratch {
+    double *fine;   /* nfine truth samples                         */
+    double *pix;    /* g->npix pixel fluxes                        */
+    double *edge;   /* g->npix + 1 pixel edges, A                  */
+    double *tmp;    /* 2 g->npix doubles of work                   */
+    size_t nfine;
+} rvfit_mock_scratch;
+
+/* Scratch for grid g (caller-owned; free with rvfit_mock_scratch_free,
+ * which takes a void * to serve as rvfit_mock_job.scratch_free).  NULL:
+ * no memory. */
+RVFIT_EXPORT rvfit_mock_scratch *
+rvfit_mock_scratch_new(const rvfit_mock_loglam *g);
+RVFIT_EXPORT void rvfit_mock_scratch_free(void *scratch); /* NULL: no-op */
+
+/* A star's grid from its own stream r: *coeff0 (log10 lambda of its
+ * first pixel), then *npix.  Two rvfit_rng_uniform draws, in that order. */
+RVFIT_EXPORT void rvfit_mock_loglam_draw(const rvfit_mock_loglam *g,
+                                         rvfit_rng *r, double *coeff0,
+                                         size_t *npix);
+
+/* The pixel edges and the truth of star s, whose n pixels start at
+ * log10(lambda) coeff0: w->edge[0..n] (A, edge i at coeff0 + (i - 1/2)
+ * dloglam), w->fine[0..*nf) at exp(*lnl0 + k g->dlnl).  Errors:
+ * RVFIT_ERR_INTERNAL when w holds fewer than *nf samples (a grid wider
+ * than g), those of rvfit_mock_truth. */
+RVFIT_EXPORT int rvfit_mock_loglam_truth(const rvfit_mock_job *job,
+                                         size_t s,
+                                         const rvfit_mock_loglam *g,
+                                         double coeff0, size_t n,
+                                         rvfit_mock_scratch *w, double *lnl0,
+                                         size_t *nf, rvfit_err *err);
+
+/* Scale w->pix[0..n) to a median of g->level (rvfit_mock_scale; w->tmp
+ * is work). */
+RVFIT_EXPORT void rvfit_mock_loglam_level(const rvfit_mock_loglam *g,
+                                          size_t n, rvfit_mock_scratch *w);
+
+/* Defects, after rvfit_mock_noise returned c for noise shape
+ * shape[0..n): 0-3 corrupted pixels (flux += 30 c shape, mask |= badbit;
+ * ivar kept, so that only the mask removes them), then 0-2 dead ones
+ * (ivar = 0, and dead[p] = 0 when dead is not NULL, e.g. an LSF width
+ * the pipeline zeroes).  Draws from r: the two counts, then one position
+ * per defect. */
+RVFIT_EXPORT void rvfit_mock_defects(rvfit_rng *r, size_t n, double c,
+                                     const double *shape, int32_t badbit,
+                                     float *flux, float *ivar,
+                                     int32_t *mask, float *dead);
+
 #ifdef __cplusplus
 }
 #endif
