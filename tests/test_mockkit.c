@@ -5,7 +5,8 @@
  * the block driver (every star once, blocks in order, failures passed
  * up with nothing flushed after them), and the log-lambda grid helpers
  * against closed forms (pixel edges 10^(coeff0 + (i - 1/2) dloglam), the
- * truth's span, the grid draws' ranges, the defect counts and values). */
+ * truth's span, the grid draws' ranges, the defect counts and values);
+ * rvfit_mock_each's slots and stop, rvfit_mock_run_phi's table. */
 #include <string.h>
 
 #include "rvfit/mockkit.h"
@@ -212,6 +213,65 @@ static void test_run(void)
     CHECK(d.next_s0 == 7 && d.flushed[6] == 1 && d.flushed[7] == 0);
 }
 
+/* rvfit_mock_each hands each star its slot of array 0, in order. */
+static int each_one(const rvfit_mock_job *job, size_t s, const void *spec,
+                    rvfit_err *err)
+{
+    int *seen = job->ctx;
+    if (s == 6)
+        return rvfit_err_set(err, RVFIT_ERR_IO, "star 6 unwritable");
+    seen[s] = *(const int32_t *)spec == (int32_t)(10 * s) ? 1 : -1;
+    return RVFIT_OK;
+}
+
+static void test_each(void)
+{
+    int seen[8] = {0};
+    int32_t a[4] = {20, 30, 40, 50};
+    void *buf[1] = {a};
+    rvfit_mock_job job = {.ctx = seen, .bytes = {sizeof(int32_t)}};
+    rvfit_err err;
+    CHECK(rvfit_mock_each(&job, 2, 4, buf, each_one, &err) == RVFIT_OK);
+    CHECK(!seen[1] && seen[2] == 1 && seen[5] == 1 && !seen[6]);
+    a[0] = 50, a[1] = 60, a[2] = 70;
+    memset(seen, 0, sizeof seen);
+    CHECK(rvfit_mock_each(&job, 5, 3, buf, each_one, &err) == RVFIT_ERR_IO);
+    CHECK(seen[5] == 1 && !seen[6] && !seen[7]); /* stopped at 6 */
+}
+
+/* rvfit_mock_run_phi: the table is there during the run only. */
+typedef struct {
+    const rvfit_phi_table *phi;
+    int ok;
+} phi_ctx;
+
+static int phi_star(const rvfit_mock_job *job, void *scratch, size_t s,
+                    void *const *out, rvfit_err *err)
+{
+    phi_ctx *c = job->ctx;
+    (void)scratch, (void)s, (void)out, (void)err;
+    if (!c->phi || rvfit_phi(c->phi, 0.0) != 0.5)
+        c->ok = 0;
+    return RVFIT_OK;
+}
+
+static int phi_flush(const rvfit_mock_job *job, size_t s0, size_t ns,
+                     void *const *buf, rvfit_err *err)
+{
+    (void)job, (void)s0, (void)ns, (void)buf, (void)err;
+    return RVFIT_OK;
+}
+
+static void test_run_phi(void)
+{
+    phi_ctx c = {NULL, 1};
+    rvfit_mock_job job = {.nstar = 3, .nthreads = 1, .ctx = &c, .block = 2,
+                          .star = phi_star, .flush = phi_flush};
+    rvfit_err err;
+    CHECK(rvfit_mock_run_phi(&job, &c.phi, "p", &err) == RVFIT_OK);
+    CHECK(c.ok && c.phi == NULL);
+}
+
 static const rvfit_mock_loglam tgrid = {
     .ll0 = 3.5, .dloglam = 1e-4, .shift = 4, .npix = 50, .trim = 5,
     .dlnl = 5e-6, .pad = 2.0, .level = 10.0};
@@ -312,6 +372,8 @@ int main(void)
     test_scale_noise();
     test_begin();
     test_run();
+    test_each();
+    test_run_phi();
     test_loglam_draw();
     test_loglam_truth();
     test_defects();

@@ -139,23 +139,23 @@ static void lamost_spec_name(const lamost_mock_ctx *c,
                  (long long)m->targetid);
 }
 
+/* rvfit_mock_each: the spec file of star s. */
+static int lamost_flush_one(const rvfit_mock_job *job, size_t s,
+                            const void *spec, rvfit_err *err)
+{
+    const lamost_mock_ctx *c = job->ctx;
+    const rvfit_mock_star *m = &job->stars[s];
+    char name[2 * LAMOST_PATH_MAX];
+    lamost_spec_name(c, m, name, sizeof name);
+    return lamost_write_spec(name, m, spec, s,
+                             lamost_mock_layout(c->opts.mock_layout, s), err);
+}
+
 /* rvfit_mock_job.flush: one spec file per star of the block. */
 static int lamost_flush(const rvfit_mock_job *job, size_t s0, size_t ns,
                         void *const *buf, rvfit_err *err)
 {
-    const lamost_mock_ctx *c = job->ctx;
-    const lamost_mock_spec *spec = buf[LAMOST_BUF_SPEC];
-    char name[2 * LAMOST_PATH_MAX];
-    int rc = RVFIT_OK;
-    for (size_t i = 0; i < ns && !rc; i++) {
-        size_t s = s0 + i;
-        const rvfit_mock_star *m = &job->stars[s];
-        lamost_spec_name(c, m, name, sizeof name);
-        rc = lamost_write_spec(name, m, &spec[i], s,
-                               lamost_mock_layout(c->opts.mock_layout, s),
-                               err);
-    }
-    return rc;
+    return rvfit_mock_each(job, s0, ns, buf, lamost_flush_one, err);
 }
 
 static int lamost_has_suffix(const char *s, const char *sfx)
@@ -206,19 +206,13 @@ int lamost_write_mock(const rvfit_host *host, const rvfit_kv *opts, int nopt,
         rc = lamost_dest(path, nstar, stars, &c, err);
     if (rc)
         return rc;
-    rvfit_phi_table *phi = rvfit_phi_new();
-    if (!phi)
-        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "%s: mock of %zu stars",
-                             path, nstar);
-    c.phi = phi;
     job.ctx = &c;
     job.flush = lamost_flush;
     lamost_mock_job_init(&job);
-    rc = rvfit_mock_run(&job, err);
+    rc = rvfit_mock_run_phi(&job, &c.phi, path, err);
     if (!rc && host)
         rvfit_log(host, RVFIT_LOG_INFO, LAMOST_WHO, "%s: wrote %zu mock LRS "
                   "spectra (seed %llu)", path, nstar,
                   (unsigned long long)seed);
-    rvfit_phi_free(phi);
     return rc;
 }

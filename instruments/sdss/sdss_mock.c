@@ -215,20 +215,22 @@ static int sdss_write_list(const char *path, const sdss_dest *d,
                          path, strerror(e));
 }
 
+/* rvfit_mock_each: the spec file of star s. */
+static int sdss_flush_one(const rvfit_mock_job *job, size_t s,
+                          const void *spec, rvfit_err *err)
+{
+    const sdss_mock_ctx *c = job->ctx;
+    const rvfit_mock_star *m = &job->stars[s];
+    char name[2 * SDSS_PATH_MAX];
+    sdss_spec_name(c->dest, c->path, m, 0, name, sizeof name);
+    return sdss_write_spec(name, m, spec, s, job->seed, err);
+}
+
 /* rvfit_mock_job.flush: one spec file per star of the block. */
 static int sdss_flush(const rvfit_mock_job *job, size_t s0, size_t ns,
                       void *const *buf, rvfit_err *err)
 {
-    const sdss_mock_ctx *c = job->ctx;
-    const sdss_mock_spec *spec = buf[SDSS_BUF_SPEC];
-    char name[2 * SDSS_PATH_MAX];
-    int rc = RVFIT_OK;
-    for (size_t i = 0; i < ns && !rc; i++) {
-        const rvfit_mock_star *m = &job->stars[s0 + i];
-        sdss_spec_name(c->dest, c->path, m, 0, name, sizeof name);
-        rc = sdss_write_spec(name, m, &spec[i], s0 + i, job->seed, err);
-    }
-    return rc;
+    return rvfit_mock_each(job, s0, ns, buf, sdss_flush_one, err);
 }
 
 int sdss_write_mock(const rvfit_host *host, const rvfit_kv *opts, int nopt,
@@ -246,21 +248,16 @@ int sdss_write_mock(const rvfit_host *host, const rvfit_kv *opts, int nopt,
         rc = sdss_dest_init(path, nstar, &d, err);
     if (rc)
         return rc;
-    rvfit_phi_table *phi = rvfit_phi_new();
-    if (!phi)
-        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "%s: mock of %zu stars",
-                             path, nstar);
-    sdss_mock_ctx c = {.phi = phi, .dest = &d, .path = path};
+    sdss_mock_ctx c = {.dest = &d, .path = path};
     job.ctx = &c;
     job.flush = sdss_flush;
     sdss_mock_job_init(&job);
-    rc = rvfit_mock_run(&job, err);
+    rc = rvfit_mock_run_phi(&job, &c.phi, path, err);
     if (!rc && d.is_list)
         rc = sdss_write_list(path, &d, nstar, stars, err);
     if (!rc && host)
         rvfit_log(host, RVFIT_LOG_INFO, SDSS_WHO, "%s: wrote %zu mock BOSS "
                   "spectra (seed %llu)", path, nstar,
                   (unsigned long long)seed);
-    rvfit_phi_free(phi);
     return rc;
 }

@@ -38,6 +38,8 @@ extern "C" {
 
 #define RVFIT_MOCK_MAXBUF 16
 
+typedef struct rvfit_phi_table rvfit_phi_table; /* the normal CDF, below */
+
 typedef struct rvfit_mock_job rvfit_mock_job;
 struct rvfit_mock_job {
     /* What write_mock was given. */
@@ -81,6 +83,26 @@ RVFIT_EXPORT int rvfit_mock_begin(rvfit_mock_job *job,
  * the run and is returned. */
 RVFIT_EXPORT int rvfit_mock_run(const rvfit_mock_job *job, rvfit_err *err);
 
+/* rvfit_mock_run with a normal-CDF table (below) for its duration: the
+ * table is made, stored in *phi (typically a field of the job's ctx,
+ * read by star()), freed after the run and *phi reset to NULL.  No
+ * memory for it: RVFIT_ERR_NOMEM naming path (write_mock's). */
+RVFIT_EXPORT int rvfit_mock_run_phi(const rvfit_mock_job *job,
+                                    const rvfit_phi_table **phi,
+                                    const char *path, rvfit_err *err);
+
+/* A flush() that writes one file per star calls this with its block:
+ * one(job, s, spec, err) for each star s of [s0, s0+ns) in order, spec
+ * its slot of output array 0 (buf[0] + (s - s0) bytes[0]); the first
+ * failure stops the loop and is returned.  Calling thread only, like
+ * flush(). */
+RVFIT_EXPORT int rvfit_mock_each(const rvfit_mock_job *job, size_t s0,
+                                 size_t ns, void *const *buf,
+                                 int (*one)(const rvfit_mock_job *job,
+                                            size_t s, const void *spec,
+                                            rvfit_err *err),
+                                 rvfit_err *err);
+
 /* Truth of star s at exp(lnl0 + k dlnl), k < n, into fine[n]; a
  * non-finite value is RVFIT_ERR_NUMERIC naming the star, `part` (e.g.
  * "camera B"; may be NULL) and the wavelength. */
@@ -94,7 +116,6 @@ RVFIT_EXPORT int rvfit_mock_truth(const rvfit_mock_job *job, size_t s,
  * by cubic Hermite with exact derivatives: |error| < 6e-12, about ten
  * times cheaper than erfc, which otherwise dominates a mock's cost.
  * Read-only after rvfit_phi_new, so one table serves every thread. */
-typedef struct rvfit_phi_table rvfit_phi_table;
 RVFIT_EXPORT rvfit_phi_table *rvfit_phi_new(void); /* NULL: no memory */
 RVFIT_EXPORT void rvfit_phi_free(rvfit_phi_table *t);
 RVFIT_EXPORT double rvfit_phi(const rvfit_phi_table *t, double z);
