@@ -326,6 +326,8 @@ static void test_arms(const rvfit_instrument_ops *ops, const char *real)
     rvfit_kv bad[2] = {{"lam_min", "9000", "t.ini", 7},
                        {"lam_max", "8000", "t.ini", 8}};
     CHECK(ops->template_arms(bad, 2, &narm, arms, &err) == RVFIT_ERR_CONFIG);
+    CHECK_MSG(tu_contains(err.msg, "instrument.sdss: lam_max (8000) must "
+                                   "exceed lam_min (9000)"), "%s", err.msg);
     rvfit_kv nan[1] = {{"step", "fast", "t.ini", 9}};
     CHECK(ops->template_arms(nan, 1, &narm, arms, &err) == RVFIT_ERR_CONFIG);
     CHECK_MSG(tu_contains(err.msg, "t.ini:9"), "%s", err.msg);
