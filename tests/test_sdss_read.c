@@ -100,6 +100,9 @@ static void check_tables(const rvfit_instrument_ops *ops, void *h,
     }
     rvfit_rows_free(&r, sp);
     CHECK(ops->read_rows(h, 2, 0, 1, &r, &err) == RVFIT_ERR_INVALID);
+    CHECK_MSG(tu_contains(err.msg, "rows [0, 1) of table 2 (1 selected, 2 "
+                                   "tables)"), "%s", err.msg);
+    CHECK(ops->read_rows(h, 0, 1, 1, &r, &err) == RVFIT_ERR_INVALID);
 }
 
 static void test_real(const rvfit_instrument_ops *ops, const char *path)

@@ -74,12 +74,10 @@ int lamost_read_rows(void *handle, int t, size_t first, size_t count,
                      rvfit_table_rows *rows, rvfit_err *err)
 {
     lamost_handle *h = handle;
-    if (t < 0 || t >= LAMOST_NTABLE || first > h->nsel ||
-        count > h->nsel - first)
-        return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                             "%s: rows [%zu, %zu) of table %d (%zu selected,"
-                             " %d tables)", h->path, first, first + count, t,
-                             h->nsel, LAMOST_NTABLE);
+    int rc = rvfit_rows_check(h->path, t, LAMOST_NTABLE, first, count,
+                              h->nsel, err);
+    if (rc)
+        return rc;
     if (count)
         lamost_rows(&h->meta, t, rows->data);
     rows->nrow = count;

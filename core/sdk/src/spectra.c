@@ -124,6 +124,17 @@ void rvfit_rows_free(rvfit_table_rows *r, const rvfit_table_schema *s)
     r->nrow = 0;
 }
 
+int rvfit_rows_check(const char *path, int t, int ntable, size_t first,
+                     size_t count, size_t nsel, rvfit_err *err)
+{
+    if (t < 0 || t >= ntable || first > nsel || count > nsel - first)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "%s: rows [%zu, %zu) of table %d (%zu selected,"
+                             " %d tables)", path, first, first + count, t,
+                             nsel, ntable);
+    return RVFIT_OK;
+}
+
 double rvfit_pixel_snr(const float *flux, const float *ivar, size_t n,
                        double *work)
 {

@@ -138,6 +138,13 @@ RVFIT_EXPORT int rvfit_rows_alloc(rvfit_table_rows *r,
 RVFIT_EXPORT void rvfit_rows_free(rvfit_table_rows *r,
                                   const rvfit_table_schema *s);
 
+/* The argument check of an instrument's read_rows: table t of ntable,
+ * rows [first, first+count) of the nsel selected.  RVFIT_ERR_INVALID
+ * naming path, the rows and the table otherwise. */
+RVFIT_EXPORT int rvfit_rows_check(const char *path, int t, int ntable,
+                                  size_t first, size_t count, size_t nsel,
+                                  rvfit_err *err);
+
 /* Median S/N per pixel of one spectrum: the median of flux*sqrt(ivar) over
  * the pixels with ivar > 0 (the batch's snr).  work: n doubles of
  * scratch, or NULL to allocate them.  NaN when no pixel is usable or the
