@@ -204,6 +204,9 @@ static void check_tables(void *h, const rvfit_file_info *I)
     CHECK(((int64_t *)r.data[find_col(rv, "TARGETID")])[0] == OBSID);
     CHECK(((double *)r.data[find_col(rv, "TARGET_RA")])[0] == 12.5);
     CHECK(((double *)r.data[find_col(rv, "TARGET_DEC")])[0] == -3.25);
+    const rvfit_column *ra = &rv->cols[find_col(rv, "TARGET_RA")];
+    CHECK(ra->type == RVFIT_COL_F64 && ra->repeat == 1 &&
+          !strcmp(ra->unit, "deg") && !strcmp(ra->comment, "RA"));
     rvfit_rows_free(&r, rv);
     CHECK(rvfit_rows_alloc(&r, lm, 1, &err) == 0);
     CHECK(ops->read_rows(h, 1, 0, 1, &r, &err) == 0);

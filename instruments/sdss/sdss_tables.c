@@ -143,34 +143,26 @@ int sdss_read_meta(sdss_handle *h, size_t k, fitsfile *fp, rvfit_err *err)
     return RVFIT_OK;
 }
 
-static void sdss_col(rvfit_column *c, const char *name, int type, long rep,
-                     const char *unit, const char *comment)
-{
-    memset(c, 0, sizeof *c);
-    snprintf(c->name, sizeof c->name, "%s", name);
-    c->type = type;
-    c->repeat = rep;
-    snprintf(c->unit, sizeof c->unit, "%s", unit);
-    snprintf(c->comment, sizeof c->comment, "%s", comment);
-}
-
 void sdss_tables_init(sdss_handle *h)
 {
     rvfit_column *r = h->rvtab_cols;
-    sdss_col(&r[0], "TARGETID", RVFIT_COL_I64, 1, "",
-             "PLATE*10^9 + MJD*10^4 + FIBERID");
-    sdss_col(&r[1], "PLATE", RVFIT_COL_I32, 1, "", "");
-    sdss_col(&r[2], "MJD", RVFIT_COL_I32, 1, "d", "");
-    sdss_col(&r[3], "FIBERID", RVFIT_COL_I32, 1, "", "");
-    sdss_col(&r[4], "TARGET_RA", RVFIT_COL_F64, 1, "deg", "PLUG_RA");
-    sdss_col(&r[5], "TARGET_DEC", RVFIT_COL_F64, 1, "deg", "PLUG_DEC");
+    rvfit_column_set(&r[0], "TARGETID", RVFIT_COL_I64, 1, "",
+                     "PLATE*10^9 + MJD*10^4 + FIBERID");
+    rvfit_column_set(&r[1], "PLATE", RVFIT_COL_I32, 1, "", "");
+    rvfit_column_set(&r[2], "MJD", RVFIT_COL_I32, 1, "d", "");
+    rvfit_column_set(&r[3], "FIBERID", RVFIT_COL_I32, 1, "", "");
+    rvfit_column_set(&r[4], "TARGET_RA", RVFIT_COL_F64, 1, "deg",
+                     "PLUG_RA");
+    rvfit_column_set(&r[5], "TARGET_DEC", RVFIT_COL_F64, 1, "deg",
+                     "PLUG_DEC");
     int n = 0;
     for (int j = 0; j < SDSS_NCAND; j++) {
         if (h->width[j] <= 0)
             continue;
         const sdss_cand *c = &sdss_cand_tab[j];
-        sdss_col(&h->spall_cols[n], c->name, c->type,
-                 c->type == RVFIT_COL_STR ? h->width[j] : 1, "", "");
+        rvfit_column_set(&h->spall_cols[n], c->name, c->type,
+                         c->type == RVFIT_COL_STR ? h->width[j] : 1, "",
+                         "");
         h->spall_src[n++] = j;
     }
     snprintf(h->schema[0].extname, RVFIT_NAME_LEN, "RVTAB");

@@ -1,6 +1,7 @@
 /* spectra.c — allocation of spectra batches and pass-through table rows,
  * and the per-pixel S/N summary of a spectrum. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,6 +123,17 @@ void rvfit_rows_free(rvfit_table_rows *r, const rvfit_table_schema *s)
     free(r->data);
     r->data = NULL;
     r->nrow = 0;
+}
+
+void rvfit_column_set(rvfit_column *c, const char *name, int type,
+                      long repeat, const char *unit, const char *comment)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->type = type;
+    c->repeat = repeat;
+    snprintf(c->unit, sizeof c->unit, "%s", unit);
+    snprintf(c->comment, sizeof c->comment, "%s", comment);
 }
 
 int rvfit_rows_check(const char *path, int t, int ntable, size_t first,

@@ -138,6 +138,13 @@ RVFIT_EXPORT int rvfit_rows_alloc(rvfit_table_rows *r,
 RVFIT_EXPORT void rvfit_rows_free(rvfit_table_rows *r,
                                   const rvfit_table_schema *s);
 
+/* Set every field of column c: name, type (enum rvfit_col_type), repeat,
+ * unit and comment (may be "", not NULL), strings cut to
+ * RVFIT_NAME_LEN - 1 characters and the rest of c zeroed. */
+RVFIT_EXPORT void rvfit_column_set(rvfit_column *c, const char *name,
+                                   int type, long repeat, const char *unit,
+                                   const char *comment);
+
 /* The argument check of an instrument's read_rows: table t of ntable,
  * rows [first, first+count) of the nsel selected.  RVFIT_ERR_INVALID
  * naming path, the rows and the table otherwise. */
