@@ -184,14 +184,6 @@ static void check_pixels(const rvfit_batch *b, double res, double vshift)
     CHECK(A->npix_own == NULL || A->npix_own[0] == NPIX);
 }
 
-static int find_col(const rvfit_table_schema *s, const char *name)
-{
-    for (int c = 0; c < s->ncol; c++)
-        if (!strcmp(s->cols[c].name, name))
-            return c;
-    return -1;
-}
-
 static void check_tables(void *h, const rvfit_file_info *I)
 {
     rvfit_err err;
@@ -201,19 +193,19 @@ static void check_tables(void *h, const rvfit_file_info *I)
     rvfit_table_rows r;
     CHECK(rvfit_rows_alloc(&r, rv, 1, &err) == 0);
     CHECK(ops->read_rows(h, 0, 0, 1, &r, &err) == 0);
-    CHECK(((int64_t *)r.data[find_col(rv, "TARGETID")])[0] == OBSID);
-    CHECK(((double *)r.data[find_col(rv, "TARGET_RA")])[0] == 12.5);
-    CHECK(((double *)r.data[find_col(rv, "TARGET_DEC")])[0] == -3.25);
-    const rvfit_column *ra = &rv->cols[find_col(rv, "TARGET_RA")];
+    CHECK(((int64_t *)r.data[tu_find_col(rv, "TARGETID")])[0] == OBSID);
+    CHECK(((double *)r.data[tu_find_col(rv, "TARGET_RA")])[0] == 12.5);
+    CHECK(((double *)r.data[tu_find_col(rv, "TARGET_DEC")])[0] == -3.25);
+    const rvfit_column *ra = &rv->cols[tu_find_col(rv, "TARGET_RA")];
     CHECK(ra->type == RVFIT_COL_F64 && ra->repeat == 1 &&
           !strcmp(ra->unit, "deg") && !strcmp(ra->comment, "RA"));
     rvfit_rows_free(&r, rv);
     CHECK(rvfit_rows_alloc(&r, lm, 1, &err) == 0);
     CHECK(ops->read_rows(h, 1, 0, 1, &r, &err) == 0);
-    int cc = find_col(lm, "CLASS"), cs = find_col(lm, "SUBCLASS");
-    int cz = find_col(lm, "Z"), ce = find_col(lm, "Z_ERR");
-    int cg = find_col(lm, "SNRG"), cz2 = find_col(lm, "SNRZ");
-    int ch = find_col(lm, "HELIO_RV");
+    int cc = tu_find_col(lm, "CLASS"), cs = tu_find_col(lm, "SUBCLASS");
+    int cz = tu_find_col(lm, "Z"), ce = tu_find_col(lm, "Z_ERR");
+    int cg = tu_find_col(lm, "SNRG"), cz2 = tu_find_col(lm, "SNRZ");
+    int ch = tu_find_col(lm, "HELIO_RV");
     CHECK(cc >= 0 && cs >= 0 && cz >= 0 && ce >= 0 && cg >= 0 && cz2 >= 0 &&
           ch >= 0);
     if (cc >= 0 && cs >= 0 && cz >= 0 && ce >= 0 && cg >= 0 && cz2 >= 0 &&

@@ -21,14 +21,6 @@ static const rvfit_instrument_ops *load(void)
     return tu_plugin_ops("rvfit_instrument_sdss.so");
 }
 
-static int find_col(const rvfit_table_schema *s, const char *name)
-{
-    for (int c = 0; c < s->ncol; c++)
-        if (!strcmp(s->cols[c].name, name))
-            return c;
-    return -1;
-}
-
 static int read_all(const rvfit_instrument_ops *ops, void *h,
                     const rvfit_file_info *I, rvfit_batch *b)
 {
@@ -76,19 +68,19 @@ static void check_tables(const rvfit_instrument_ops *ops, void *h,
     rvfit_table_rows r;
     CHECK(rvfit_rows_alloc(&r, rv, 1, &err) == 0);
     CHECK(ops->read_rows(h, 0, 0, 1, &r, &err) == 0);
-    CHECK(((int64_t *)r.data[find_col(rv, "TARGETID")])[0] == REAL_TID);
-    CHECK(((int32_t *)r.data[find_col(rv, "FIBERID")])[0] == 500);
-    CHECK(((int32_t *)r.data[find_col(rv, "MJD")])[0] == 55181);
-    CHECK_NEAR(((double *)r.data[find_col(rv, "TARGET_RA")])[0], 6.7137386,
+    CHECK(((int64_t *)r.data[tu_find_col(rv, "TARGETID")])[0] == REAL_TID);
+    CHECK(((int32_t *)r.data[tu_find_col(rv, "FIBERID")])[0] == 500);
+    CHECK(((int32_t *)r.data[tu_find_col(rv, "MJD")])[0] == 55181);
+    CHECK_NEAR(((double *)r.data[tu_find_col(rv, "TARGET_RA")])[0], 6.7137386,
                1e-7);
-    CHECK_NEAR(((double *)r.data[find_col(rv, "TARGET_DEC")])[0],
+    CHECK_NEAR(((double *)r.data[tu_find_col(rv, "TARGET_DEC")])[0],
                0.012459214, 1e-9);
     rvfit_rows_free(&r, rv);
     CHECK(sp->ncol == 18); /* every candidate is in a BOSS DR file */
     CHECK(rvfit_rows_alloc(&r, sp, 1, &err) == 0);
     CHECK(ops->read_rows(h, 1, 0, 1, &r, &err) == 0);
-    int cz = find_col(sp, "Z"), cs = find_col(sp, "SUBCLASS");
-    int ct = find_col(sp, "ELODIE_TEFF"), cc = find_col(sp, "CLASS");
+    int cz = tu_find_col(sp, "Z"), cs = tu_find_col(sp, "SUBCLASS");
+    int ct = tu_find_col(sp, "ELODIE_TEFF"), cc = tu_find_col(sp, "CLASS");
     CHECK(cz >= 0 && cs >= 0 && ct >= 0 && cc >= 0);
     if (cz >= 0 && cs >= 0 && ct >= 0 && cc >= 0) {
         CHECK_NEAR(((float *)r.data[cz])[0], -1.0124001e-4, 1e-10);

@@ -519,3 +519,11 @@ long tu_backend_calls(const char *log)
         p = q;
     return p ? atol(p + 11) : -1;
 }
+
+int tu_find_col(const rvfit_table_schema *s, const char *name)
+{
+    for (int c = 0; c < s->ncol; c++)
+        if (!strcmp(s->cols[c].name, name))
+            return c;
+    return -1;
+}

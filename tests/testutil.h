@@ -74,6 +74,9 @@ int tu_contains(const char *hay, const char *needle);
 /* Number of entries of dir (hidden ones included) whose names contain s;
  * 0 when dir cannot be read. */
 int tu_count_files(const char *dir, const char *s);
+/* Index of the column called name in schema s (exact match); -1 if
+ * absent. */
+int tu_find_col(const rvfit_table_schema *s, const char *name);
 /* Run "$RVFIT_BIN ARGS" (ARGS printf-style, quoted by the caller) with
  * tu_run, a failure counted as a CHECK failure naming the command and its
  * output.  log (may be NULL: output discarded) is reused across commands:
