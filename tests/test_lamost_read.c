@@ -225,6 +225,23 @@ static void check_tables(void *h, const rvfit_file_info *I)
 }
 
 /* Both layouts of the same arrays read the same. */
+/* A batch of another shape is refused, naming both. */
+static void check_bad_batch(void *h, const rvfit_file_info *I)
+{
+    rvfit_arm_info arm = I->arm[0];
+    arm.npix = NPIX + 1;
+    rvfit_batch b;
+    rvfit_err err;
+    if (rvfit_batch_alloc(&b, 1, &arm, 1, &err))
+        return;
+    CHECK(ops->read(h, 0, 1, &b, &err) == RVFIT_ERR_INVALID);
+    char want[128];
+    snprintf(want, sizeof want, "%d pixels, res kind 2) does not fit 1 "
+             "spectra of one LSF arm of %d pixels", NPIX + 1, NPIX);
+    CHECK_MSG(tu_contains(err.msg, want), "%s", err.msg);
+    rvfit_batch_free(&b);
+}
+
 static void test_layouts(const char *dir)
 {
     char p[4200];
@@ -245,6 +262,7 @@ static void test_layouts(const char *dir)
             rvfit_batch_free(&b);
         }
         check_tables(h, &I);
+        check_bad_batch(h, &I);
         ops->close(h);
     }
 }

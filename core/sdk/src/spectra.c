@@ -125,6 +125,21 @@ void rvfit_rows_free(rvfit_table_rows *r, const rvfit_table_schema *s)
     r->nrow = 0;
 }
 
+int rvfit_batch_check_lsf(const char *path, const rvfit_batch *b,
+                          size_t count, size_t npix, rvfit_err *err)
+{
+    const rvfit_arm_batch *A = &b->arm[0];
+    if (count > b->cap || b->narm != 1 || A->npix != npix ||
+        !A->wave_per_spec || A->res_kind != RVFIT_RES_LSF || !A->lsf)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "%s: batch (%zu spectra, %d arms, %zu pixels, "
+                             "res kind %d) does not fit %zu spectra of one "
+                             "LSF arm of %zu pixels with own wavelengths",
+                             path, b->cap, b->narm, A->npix, A->res_kind,
+                             count, npix);
+    return RVFIT_OK;
+}
+
 void rvfit_column_set(rvfit_column *c, const char *name, int type,
                       long repeat, const char *unit, const char *comment)
 {
