@@ -37,7 +37,7 @@ static void lamost_primary(fitsfile *fp, const rvfit_mock_star *m,
     double ra = 80.0 + 5.0 * fmod((double)s * 0.6180339887, 1.0);
     double dec = 25.0 + 5.0 * fmod((double)s * 0.7548776662, 1.0);
     double z = m->vrad / LAMOST_C_KMS, zerr = 1e-5;
-    double helio = 10.0 * sin((double)s), c1 = LAMOST_DLOGLAM;
+    double helio = 10.0 * sin((double)s);
     int t = 1;
     lamost_key_str(fp, "TELESCOP", "LAMOST", NULL, st);
     lamost_key_str(fp, "ORIGIN", "rvfit lamost mock", "synthetic", st);
@@ -47,10 +47,7 @@ static void lamost_primary(fitsfile *fp, const rvfit_mock_star *m,
     fits_write_key(fp, TLONGLONG, "OBSID", &obsid, "observation id", st);
     fits_write_key(fp, TDOUBLE, "RA", &ra, "[deg]", st);
     fits_write_key(fp, TDOUBLE, "DEC", &dec, "[deg]", st);
-    fits_write_key_fixdbl(fp, "COEFF0", o->coeff0, 4,
-                          "log10(lambda) of the first pixel", st);
-    fits_write_key_fixdbl(fp, "COEFF1", c1, 4, "log10(lambda) step", st);
-    fits_write_key(fp, TLOGICAL, "VACUUM", &t, "vacuum wavelengths", st);
+    rvfit_mock_key_loglam(fp, o->coeff0, LAMOST_DLOGLAM, st);
     fits_write_key(fp, TLOGICAL, "HELIO", &t, "heliocentric correction "
                    "applied", st);
     fits_write_key(fp, TDOUBLE, "HELIO_RV", &helio, "[km/s] heliocentric "

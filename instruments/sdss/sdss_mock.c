@@ -38,9 +38,8 @@ static void sdss_primary(fitsfile *fp, const sdss_ids *id, double ra,
                          double dec, const sdss_mock_spec *o, uint64_t seed,
                          int *st)
 {
-    double c1 = SDSS_DLOGLAM, zero = 0.0;
+    double zero = 0.0;
     long long s = (long long)(seed & 0x7fffffffffffffffull);
-    int vac = 1;
     fits_create_img(fp, BYTE_IMG, 0, NULL, st);
     fits_write_key(fp, TSTRING, "TELESCOP", "SDSS 2.5-M", NULL, st);
     fits_write_key(fp, TSTRING, "ORIGIN", "rvfit sdss mock", "synthetic",
@@ -50,10 +49,7 @@ static void sdss_primary(fitsfile *fp, const sdss_ids *id, double ra,
     fits_write_key(fp, TINT, "FIBERID", (void *)&id->fiber, NULL, st);
     fits_write_key(fp, TDOUBLE, "PLUG_RA", &ra, "[deg]", st);
     fits_write_key(fp, TDOUBLE, "PLUG_DEC", &dec, "[deg]", st);
-    fits_write_key_fixdbl(fp, "COEFF0", o->coeff0, 4,
-                          "log10(lambda) of the first pixel", st);
-    fits_write_key_fixdbl(fp, "COEFF1", c1, 4, "log10(lambda) step", st);
-    fits_write_key(fp, TLOGICAL, "VACUUM", &vac, "vacuum wavelengths", st);
+    rvfit_mock_key_loglam(fp, o->coeff0, SDSS_DLOGLAM, st);
     fits_write_key(fp, TDOUBLE, "HELIO_RV", &zero, "[km/s] already applied",
                    st);
     fits_write_key(fp, TLONGLONG, "MOCKSEED", &s, "PRNG seed", st);

@@ -1,8 +1,10 @@
 /* mockkit_loglam.c — the parts of a mock writer for instruments that
  * sample a log10(lambda) grid (BOSS, LAMOST): per-thread scratch, the
- * star's grid, pixel edges and truth, flux level and pixel defects.  The
+ * star's grid, pixel edges and truth, flux level, pixel defects and the
+ * grid's header keywords.  The
  * operation order is kept as the sdss plugin had it, so that its mock
  * files did not change when this code moved here. */
+#include <fitsio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,4 +89,17 @@ void rvfit_mock_defects(rvfit_rng *r, size_t n, double c,
                 dead[p] = 0.0f;
         }
     }
+}
+
+void rvfit_mock_key_loglam(void *fptr, double coeff0, double dloglam,
+                           int *status)
+{
+    fitsfile *fp = fptr;
+    int t = 1;
+    fits_write_key_fixdbl(fp, "COEFF0", coeff0, 4,
+                          "log10(lambda) of the first pixel", status);
+    fits_write_key_fixdbl(fp, "COEFF1", dloglam, 4, "log10(lambda) step",
+                          status);
+    fits_write_key(fp, TLOGICAL, "VACUUM", &t, "vacuum wavelengths",
+                   status);
 }

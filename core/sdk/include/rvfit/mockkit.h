@@ -210,6 +210,14 @@ RVFIT_EXPORT int rvfit_mock_loglam_truth(const rvfit_mock_job *job,
 RVFIT_EXPORT void rvfit_mock_loglam_level(const rvfit_mock_loglam *g,
                                           size_t n, rvfit_mock_scratch *w);
 
+/* The grid keywords of an SDSS-style spec file (BOSS, LAMOST) into the
+ * current HDU of fptr (a fitsfile *): COEFF0 = coeff0 and COEFF1 =
+ * dloglam (log10 lambda, 4 decimals), VACUUM = T, in that order.
+ * CFITSIO status chain: nothing happens when *status is set.  Calling
+ * thread only (CFITSIO). */
+RVFIT_EXPORT void rvfit_mock_key_loglam(void *fptr, double coeff0,
+                                        double dloglam, int *status);
+
 /* Defects, after rvfit_mock_noise returned c for noise shape
  * shape[0..n): 0-3 corrupted pixels (flux += 30 c shape, mask |= badbit;
  * ivar kept, so that only the mask removes them), then 0-2 dead ones
