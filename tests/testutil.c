@@ -527,3 +527,30 @@ int tu_find_col(const rvfit_table_schema *s, const char *name)
             return c;
     return -1;
 }
+
+int tu_read_row0(const rvfit_instrument_ops *ops, void *h, int t,
+                 const rvfit_table_schema *s, rvfit_table_rows *r)
+{
+    rvfit_err err;
+    int rc = rvfit_rows_alloc(r, s, 1, &err);
+    if (!rc)
+        rc = ops->read_rows(h, t, 0, 1, r, &err);
+    CHECK_MSG(rc == 0, "table %d (%s): %s", t, s->extname, err.msg);
+    return rc;
+}
+
+double tu_cell(const rvfit_table_schema *s, const rvfit_table_rows *r,
+               const char *name)
+{
+    int c = tu_find_col(s, name);
+    if (c < 0 || !r->data || r->nrow < 1)
+        return NAN;
+    const void *v = r->data[c];
+    switch (s->cols[c].type) {
+    case RVFIT_COL_I32: return *(const int32_t *)v;
+    case RVFIT_COL_I64: return (double)*(const int64_t *)v;
+    case RVFIT_COL_F32: return *(const float *)v;
+    case RVFIT_COL_F64: return *(const double *)v;
+    default: return NAN;
+    }
+}
