@@ -1,6 +1,6 @@
 /* tests/faultutil.h — helpers of the fault tests (test_e2e_faults_*):
  * starting rvfit in the background with the default signal actions,
- * reading a log.  Header-only (static inline) so that the
+ * reading a log, a plain fit.  Header-only (static inline) so that the
  * shared test library stays as it is. */
 #ifndef RVFIT_FAULTUTIL_H
 #define RVFIT_FAULTUTIL_H
@@ -14,7 +14,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "testutil.h"
+
 extern char **environ;
+
+/* rvfit (binary bin) fit of `files` with library lib into out, warnings
+ * and errors only; its output in *log (tu_run). */
+static inline int fu_fit(const char *bin, const char *lib, const char *out,
+                         const char *files, char **log)
+{
+    char cmd[32768];
+    snprintf(cmd, sizeof cmd, "'%s' fit --templates '%s' -o '%s' "
+             "--log-level warn %s", bin, lib, out, files);
+    return tu_run(cmd, log);
+}
 
 static inline void fu_nap(long ms)
 {
