@@ -1,11 +1,10 @@
 /* tests/faultutil.h — helpers of the fault tests (test_e2e_faults_*):
  * starting rvfit in the background with the default signal actions,
- * reading a log, counting files.  Header-only (static inline) so that the
+ * reading a log, a plain fit.  Header-only (static inline) so that the
  * shared test library stays as it is. */
 #ifndef RVFIT_FAULTUTIL_H
 #define RVFIT_FAULTUTIL_H
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -15,25 +14,25 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "testutil.h"
+
 extern char **environ;
+
+/* rvfit (binary bin) fit of `files` with library lib into out, warnings
+ * and errors only; its output in *log (tu_run). */
+static inline int fu_fit(const char *bin, const char *lib, const char *out,
+                         const char *files, char **log)
+{
+    char cmd[32768];
+    snprintf(cmd, sizeof cmd, "'%s' fit --templates '%s' -o '%s' "
+             "--log-level warn %s", bin, lib, out, files);
+    return tu_run(cmd, log);
+}
 
 static inline void fu_nap(long ms)
 {
     struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
     nanosleep(&t, NULL);
-}
-
-/* Entries of dir whose names contain s. */
-static inline int fu_count_files(const char *dir, const char *s)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int n = 0;
-    while (d && (e = readdir(d)))
-        n += strstr(e->d_name, s) != NULL;
-    if (d)
-        closedir(d);
-    return n;
 }
 
 /* The first MiB of a file as a string (malloc'ed), NULL if unreadable. */

@@ -33,14 +33,6 @@ static const truth files[2] = {
       -.0021f, .0034f, -.0016f}},
 };
 
-static int find_col(const rvfit_table_schema *s, const char *name)
-{
-    for (int c = 0; c < s->ncol; c++)
-        if (!strcmp(s->cols[c].name, name))
-            return c;
-    return -1;
-}
-
 static void check_info(const rvfit_file_info *I, const truth *t)
 {
     static const char *names[3] = {"B", "R", "Z"};
@@ -62,12 +54,12 @@ static void check_info(const rvfit_file_info *I, const truth *t)
               I->table[1].ncol);
     CHECK(!strcmp(I->table[2].extname, "SCORES"));
     CHECK(I->table[2].ncol == 42);
-    CHECK(find_col(&I->table[2], "MEDIAN_COADD_SNR_R") >= 0);
-    CHECK(find_col(&I->table[0], "FIBER") == (t->rvtab_cols == 6 ? 3 : -1));
-    int ra = find_col(&I->table[0], "TARGET_RA");
+    CHECK(tu_find_col(&I->table[2], "MEDIAN_COADD_SNR_R") >= 0);
+    CHECK(tu_find_col(&I->table[0], "FIBER") == (t->rvtab_cols == 6 ? 3 : -1));
+    int ra = tu_find_col(&I->table[0], "TARGET_RA");
     CHECK(ra == 1 && I->table[0].cols[ra].type == RVFIT_COL_F64 &&
           !strcmp(I->table[0].cols[ra].unit, "deg"));
-    int ob = find_col(&I->table[1], "OBJTYPE");
+    int ob = tu_find_col(&I->table[1], "OBJTYPE");
     CHECK(ob >= 0 && I->table[1].cols[ob].type == RVFIT_COL_STR &&
           I->table[1].cols[ob].repeat == 3);
 }
@@ -119,14 +111,14 @@ static void check_rows(const rvfit_instrument_ops *ops, void *h,
     rvfit_rows_free(&r, &I->table[0]);
     CHECK(rvfit_rows_alloc(&r, &I->table[1], 1, &err) == RVFIT_OK);
     CHECK(ops->read_rows(h, 1, 0, 1, &r, &err) == RVFIT_OK);
-    int ob = find_col(&I->table[1], "OBJTYPE");
+    int ob = tu_find_col(&I->table[1], "OBJTYPE");
     CHECK(ob >= 0 && !memcmp(r.data[ob], "TGT", 3));
-    int tid = find_col(&I->table[1], "TARGETID");
+    int tid = tu_find_col(&I->table[1], "TARGETID");
     CHECK(tid == 0 && ((int64_t *)r.data[0])[0] == t->targetid);
     rvfit_rows_free(&r, &I->table[1]);
     CHECK(rvfit_rows_alloc(&r, &I->table[2], 1, &err) == RVFIT_OK);
     CHECK(ops->read_rows(h, 2, 0, 1, &r, &err) == RVFIT_OK);
-    int sn = find_col(&I->table[2], "MEDIAN_COADD_SNR_B");
+    int sn = tu_find_col(&I->table[2], "MEDIAN_COADD_SNR_B");
     CHECK(sn >= 0 && fabs(((float *)r.data[sn])[0] - t->snr[0]) < 1e-5);
     rvfit_rows_free(&r, &I->table[2]);
     CHECK(ops->read_rows(h, 3, 0, 1, &r, &err) != RVFIT_OK);

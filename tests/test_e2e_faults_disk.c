@@ -20,33 +20,25 @@
 
 static char bin[4096], lib[4096], data[4096];
 
-static int fit(const char *out, const char *files, char **log)
-{
-    char cmd[32768];
-    snprintf(cmd, sizeof cmd, "'%s' fit --templates '%s' -o '%s' "
-             "--log-level warn %s", bin, lib, out, files);
-    return tu_run(cmd, log);
-}
-
 static void full_disk(const char *mnt)
 {
     char out[4200], files[9000], *log = NULL;
     snprintf(out, sizeof out, "%s/out", mnt);
     snprintf(files, sizeof files, "'%s/c1.fits'", data);
-    int rc = fit(out, files, &log);
+    int rc = fu_fit(bin, lib, out, files, &log);
     CHECK_MSG(rc == 0, "c1 alone fits on the disk:\n%s", log);
     free(log);
     log = NULL;
     /* c3's outputs are sized for all their rows when they are opened */
     snprintf(files, sizeof files, "--skip-existing '%s/c1.fits' "
              "'%s/c3.fits'", data, data);
-    rc = fit(out, files, &log);
+    rc = fu_fit(bin, lib, out, files, &log);
     CHECK_MSG(rc != 0, "a full disk must fail the input it stops");
     CHECK_MSG(tu_contains(log, "rvmod_c3.fits") &&
                   tu_contains(log, strerror(ENOSPC)),
               "want c3's output named with the OS's reason:\n%s", log);
-    CHECK_MSG(fu_count_files(out, ".tmp.") == 0, "temporaries left");
-    CHECK_MSG(fu_count_files(out, "_c3") == 0, "c3's output left");
+    CHECK_MSG(tu_count_files(out, ".tmp.") == 0, "temporaries left");
+    CHECK_MSG(tu_count_files(out, "_c3") == 0, "c3's output left");
     char ref[4200], why[1024];
     snprintf(ref, sizeof ref, "%s/ref", data);
     CHECK_MSG(tu_outputs_diff(ref, out, "c1", why, sizeof why) == 0,
@@ -58,13 +50,13 @@ static void read_only(const char *mnt)
 {
     char out[4200], files[4400], *log = NULL;
     snprintf(files, sizeof files, "'%s/c1.fits'", data);
-    int rc = fit(mnt, files, &log);
+    int rc = fu_fit(bin, lib, mnt, files, &log);
     CHECK_MSG(rc != 0 && tu_contains(log, strerror(EROFS)),
               "read-only output directory:\n%s", log);
     free(log);
     log = NULL;
     snprintf(out, sizeof out, "%s/sub", mnt);
-    rc = fit(out, files, &log);
+    rc = fu_fit(bin, lib, out, files, &log);
     CHECK_MSG(rc != 0 && tu_contains(log, strerror(EROFS)),
               "output directory on a read-only file system:\n%s", log);
     free(log);

@@ -20,14 +20,6 @@
 
 static char bin[4096], lib[4096], data[4096];
 
-static int fit(const char *out, const char *files, char **log)
-{
-    char cmd[32768];
-    snprintf(cmd, sizeof cmd, "'%s' fit --templates '%s' -o '%s' "
-             "--log-level warn %s", bin, lib, out, files);
-    return tu_run(cmd, log);
-}
-
 static void long_name(void)
 {
     char in[4096], out[4096], cmd[16384], name[300], *log = NULL;
@@ -41,13 +33,13 @@ static void long_name(void)
     CHECK(tu_run(cmd, NULL) == 0);
     char files[4800];
     snprintf(files, sizeof files, "'%s/%s.fits'", in, name);
-    int rc = fit(out, files, &log);
+    int rc = fu_fit(bin, lib, out, files, &log);
     CHECK_MSG(rc != 0, "an output that cannot be created must fail");
     CHECK_MSG(tu_contains(log, strerror(ENAMETOOLONG)) &&
                   tu_contains(log, "cannot create") &&
                   !tu_contains(log, "already exists"),
               "want the OS's reason:\n%s", log);
-    CHECK_MSG(fu_count_files(out, "rv") == 0, "something was left");
+    CHECK_MSG(tu_count_files(out, "rv") == 0, "something was left");
     free(log);
 }
 
@@ -74,7 +66,7 @@ static void long_paths(void)
     int n = snprintf(p, 6000, "%s", base);
     while (n < 5000)
         n += snprintf(p + n, 6000 - (size_t)n, "/%0199d", 0);
-    int rc = fit(p, files, &log);
+    int rc = fu_fit(bin, lib, p, files, &log);
     CHECK_MSG(rc != 0, "a 5000-character path must fail");
     CHECK_MSG(log && ends_with_reason(log, strerror(ENAMETOOLONG)),
               "the message must end with the reason:\n%.300s ... %s",
@@ -86,7 +78,7 @@ static void long_paths(void)
     n = snprintf(p, 6000, "%s", base);
     while (n < 1900)
         n += snprintf(p + n, 6000 - (size_t)n, "/%0199d", 0);
-    rc = fit(p, files, &log);
+    rc = fu_fit(bin, lib, p, files, &log);
     CHECK_MSG(rc != 0, "a path CFITSIO cannot take must fail");
     CHECK_MSG(log && tu_contains(log, "CFITSIO takes at most") &&
                   tu_contains(log, strerror(ENAMETOOLONG)),
@@ -109,7 +101,7 @@ static void self_list(void)
     fprintf(f, "%s/c1.fits\n@%s\n", data, a);
     fclose(f);
     snprintf(arg, sizeof arg, "@%s", a);
-    int rc = fit(dir, arg, &log);
+    int rc = fu_fit(bin, lib, dir, arg, &log);
     CHECK_MSG(rc != 0 && tu_contains(log, "includes itself") &&
                   !tu_contains(log, "No such file"),
               "a list naming itself:\n%s", log);
@@ -128,7 +120,7 @@ static void self_list(void)
         fprintf(f, "@%s\n", a);
         fclose(f);
     }
-    rc = fit(dir, arg, &log);
+    rc = fu_fit(bin, lib, dir, arg, &log);
     CHECK_MSG(rc != 0 && tu_contains(log, "includes itself") &&
                   tu_contains(log, "b.lst"),
               "lists including each other:\n%s", log);
@@ -141,10 +133,10 @@ static void self_list(void)
         fprintf(f, "%s/c4.fits\n", data);
         fclose(f);
     }
-    rc = fit(dir, arg, &log);
+    rc = fu_fit(bin, lib, dir, arg, &log);
     CHECK_MSG(rc == 0, "a list of lists: exit %d\n%s", rc, log);
-    CHECK(fu_count_files(dir, "rvtab_c1.fits") == 1 &&
-          fu_count_files(dir, "rvtab_c4.fits") == 1);
+    CHECK(tu_count_files(dir, "rvtab_c1.fits") == 1 &&
+          tu_count_files(dir, "rvtab_c4.fits") == 1);
     free(log);
 }
 

@@ -60,17 +60,17 @@ static void foreign_lock(void)
     CHECK_MSG(tu_contains(log, "is in use by another rvfit run") &&
                   tu_contains(log, "PID 4242 on host testhost"),
               "the message names the other run:\n%s", log);
-    CHECK_MSG(fu_count_files(out, "rvtab") == 0, "outputs written while "
+    CHECK_MSG(tu_count_files(out, "rvtab") == 0, "outputs written while "
               "locked");
-    CHECK_MSG(fu_count_files(out, ".rvfit.lock") == 1, "the holder's lock "
+    CHECK_MSG(tu_count_files(out, ".rvfit.lock") == 1, "the holder's lock "
               "file was removed by the refused run");
     free(log);
     close(fd);
     log = NULL;
     rc = fit(out, "", in, &log);
     CHECK_MSG(rc == 0, "after the release: exit %d\n%s", rc, log);
-    CHECK_MSG(fu_count_files(out, "rvtab_c1.fits") == 1, "no output");
-    CHECK_MSG(fu_count_files(out, ".rvfit.lock") == 0, "lock file left");
+    CHECK_MSG(tu_count_files(out, "rvtab_c1.fits") == 1, "no output");
+    CHECK_MSG(tu_count_files(out, ".rvfit.lock") == 0, "lock file left");
     free(log);
 }
 
@@ -120,7 +120,7 @@ static void two_runs(void)
         long d = tu_outputs_diff(ref, out, stem, why, sizeof why);
         CHECK_MSG(d == 0, "c%d: %s", i, why);
     }
-    CHECK_MSG(fu_count_files(out, ".rvfit.lock") == 0, "lock file left");
+    CHECK_MSG(tu_count_files(out, ".rvfit.lock") == 0, "lock file left");
 }
 
 static void stale_lock(void)
@@ -185,7 +185,7 @@ static void same_name_twice(void)
     CHECK_MSG(tu_contains(log, "inputs 1 (") && tu_contains(log, "and 3 (") &&
                   tu_contains(log, "would both be written to"),
               "%s", log);
-    CHECK_MSG(fu_count_files(out, "rvtab") == 0, "outputs written");
+    CHECK_MSG(tu_count_files(out, "rvtab") == 0, "outputs written");
     free(log);
 }
 

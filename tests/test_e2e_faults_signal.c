@@ -57,9 +57,9 @@ static void interrupt(int sig, const char *name)
     CHECK_MSG(log && tu_contains(log, want) &&
                   tu_contains(log, "complete, partial outputs removed"),
               "%s: message missing:\n%s", name, log ? log : "");
-    CHECK_MSG(fu_count_files(out, ".tmp.") == 0, "%s: temporaries left",
+    CHECK_MSG(tu_count_files(out, ".tmp.") == 0, "%s: temporaries left",
               name);
-    CHECK_MSG(fu_count_files(out, ".rvfit.lock") == 0, "%s: lock file "
+    CHECK_MSG(tu_count_files(out, ".rvfit.lock") == 0, "%s: lock file "
               "left", name);
     int kept = 0;
     for (int i = 1; i <= 5; i++) {
@@ -118,7 +118,7 @@ static void within_batch(void)
         return;
     int status = 0;
     pid_t w = 0;
-    while (fu_count_files(out, last) == 0 &&
+    while (tu_count_files(out, last) == 0 &&
            (w = waitpid(pid, &status, WNOHANG)) == 0)
         fu_nap(20);
     if (w == 0) {
@@ -136,8 +136,8 @@ static void within_batch(void)
                                                       : -1, log ? log : "");
     CHECK_MSG(log && tu_contains(log, "interrupted by SIGINT; 0 files "
                                       "complete"), "%s", log ? log : "");
-    CHECK_MSG(fu_count_files(out, "rvtab_") == 0 &&
-                  fu_count_files(out, ".tmp.") == 0,
+    CHECK_MSG(tu_count_files(out, "rvtab_") == 0 &&
+                  tu_count_files(out, ".tmp.") == 0,
               "the interrupted batch left outputs or temporaries");
     free(log);
 }

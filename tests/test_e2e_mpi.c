@@ -6,25 +6,12 @@
  * file (written by rank 0) must list every input as done, the log must
  * name ranks and end with the job profile, and no part or temporary file
  * may be left.  Also: one file for three ranks (ranks without work). */
-#include <dirent.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "testutil.h"
 
 static char bin[4096], lib[4096], data[4096], mpiexec[4096];
-
-static int count_files(const char *dir, const char *s)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int n = 0;
-    while (d && (e = readdir(d)))
-        n += strstr(e->d_name, s) != NULL;
-    if (d)
-        closedir(d);
-    return n;
-}
 
 static int mpi_fit(int np, const char *out, const char *files, char **log)
 {
@@ -64,7 +51,8 @@ static void job(int np)
     CHECK_MSG(done && atoi(done) == 5, "-n %d: status lists %s done", np,
               done ? done : "?");
     free(done);
-    CHECK_MSG(count_files(out, ".part") == 0 && count_files(out, ".tmp.") == 0,
+    CHECK_MSG(tu_count_files(out, ".part") == 0 &&
+                  tu_count_files(out, ".tmp.") == 0,
               "-n %d: part or temporary files left", np);
     free(log);
 }

@@ -8,7 +8,6 @@
  *     panel, the residual colour in each residual panel;
  *  2. --plot-targetid draws only the spectra listed (and the summary);
  *  3. --plot-targetid without a plot directory is an error naming it. */
-#include <dirent.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -32,19 +31,6 @@ static int fit(const char *out, const char *opts, char **log)
              "--targetid 1000000,1000001,1000002,1000003 %s '%s'", bin, lib,
              out, opts, data);
     return tu_run(cmd, log);
-}
-
-/* Entries of dir (hidden ones included) whose names contain s. */
-static int count_files(const char *dir, const char *s)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int n = 0;
-    while (d && (e = readdir(d)))
-        n += strstr(e->d_name, s) != NULL;
-    if (d)
-        closedir(d);
-    return n;
 }
 
 /* The model's red and the residuals' blue, also where antialiasing
@@ -133,10 +119,10 @@ int main(void)
     free(log);
     snprintf(path, sizeof path, "%s/rvtab_coadd-mock.fits", out);
     CHECK_MSG(access(path, R_OK) == 0, "%s not written", path);
-    CHECK_MSG(count_files(plots, ".png") == 5, "%d figures",
-              count_files(plots, ".png"));
-    CHECK(count_files(plots, "coadd-mock_summary.png") == 1);
-    CHECK(count_files(plots, ".tmp") == 0);
+    CHECK_MSG(tu_count_files(plots, ".png") == 5, "%d figures",
+              tu_count_files(plots, ".png"));
+    CHECK(tu_count_files(plots, "coadd-mock_summary.png") == 1);
+    CHECK(tu_count_files(plots, ".tmp") == 0);
     for (int i = 0; i < 4; i++) {
         snprintf(path, sizeof path, "%s/coadd-mock_%d.png", plots,
                  1000000 + i);
@@ -149,11 +135,11 @@ int main(void)
     rc = fit(out, opt, &log);
     CHECK_MSG(rc == 0, "fit with --plot-targetid: %d\n%s", rc, log);
     free(log);
-    CHECK_MSG(count_files(plots, ".png") == 3, "%d figures",
-              count_files(plots, ".png"));
-    CHECK(count_files(plots, "coadd-mock_summary.png") == 1);
-    CHECK(count_files(plots, "coadd-mock_1000001.png") == 1);
-    CHECK(count_files(plots, "coadd-mock_1000003.png") == 1);
+    CHECK_MSG(tu_count_files(plots, ".png") == 3, "%d figures",
+              tu_count_files(plots, ".png"));
+    CHECK(tu_count_files(plots, "coadd-mock_summary.png") == 1);
+    CHECK(tu_count_files(plots, "coadd-mock_1000001.png") == 1);
+    CHECK(tu_count_files(plots, "coadd-mock_1000003.png") == 1);
 
     rc = fit(out, "--plot-targetid 1000001", &log);
     CHECK(rc == 2);

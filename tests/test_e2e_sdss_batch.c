@@ -5,7 +5,6 @@
  * batch of one and the calls scaled with the files), and give identical
  * results; a file fitted alone gives the same result too, so that padding
  * a shorter spectrum to a batch's longest never changes it. */
-#include <stdarg.h>
 #include <string.h>
 
 #include "testutil.h"
@@ -13,33 +12,6 @@
 #define NSTAR 40
 
 static char dir[2048];
-
-static int run(char **log, const char *fmt, ...) RVFIT_PRINTF(2, 3);
-static int run(char **log, const char *fmt, ...)
-{
-    char cmd[16384], args[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "'%s' %s", tu_env("RVFIT_BIN"), args);
-    if (log) { /* a log is reused across commands: keep only the last */
-        free(*log);
-        *log = NULL;
-    }
-    int rc = tu_run(cmd, log);
-    CHECK_MSG(rc == 0, "failed: %s\n%s", cmd, log && *log ? *log : "");
-    return rc;
-}
-
-/* "... evaluated N points in C calls" of the final backend line. */
-static long calls_of(const char *log)
-{
-    const char *p = log ? strstr(log, " points in ") : NULL, *q = NULL;
-    while (p && (q = strstr(p + 1, " points in ")))
-        p = q;
-    return p ? atol(p + 11) : -1;
-}
 
 static const char *const cols[] = {"VRAD", "VRAD_ERR", "VRAD_SKEW",
                                    "VRAD_KURT", "VSINI", "TEFF", "TEFF_ERR",
@@ -79,21 +51,21 @@ int main(void)
     FILE *f = fopen(ini, "w");
     fprintf(f, "[instrument.sdss]\nlam_max = 9900\n");
     fclose(f);
-    if (run(&log, "templates --grid %s/grid -i sdss -c %s -j 2 --out %s/lib",
-            data, ini, dir) ||
-        run(&log, "mock spectra -i sdss -n %d --seed 3 -c %s --out "
+    if (tu_rvfit(&log, "templates --grid %s/grid -i sdss -c %s -j 2 --out "
+                 "%s/lib", data, ini, dir) ||
+        tu_rvfit(&log, "mock spectra -i sdss -n %d --seed 3 -c %s --out "
             "%s/boss.list --truth %s/truth.fits", NSTAR, ini, dir, dir))
         return tu_finish("test_e2e_sdss_batch");
-    if (run(&loglist, "fit -t %s/lib -i sdss -c %s -j 2 -o %s/list "
+    if (tu_rvfit(&loglist, "fit -t %s/lib -i sdss -c %s -j 2 -o %s/list "
             "%s/boss.list", dir, ini, dir, dir))
         return tu_finish("test_e2e_sdss_batch");
     for (int k = 0; k < NSTAR; k++)
         snprintf(files + strlen(files), sizeof files - strlen(files),
                  " '%s/boss/spec-0000-00100-%04d.fits'", dir, k);
-    if (run(&logfiles, "fit -t %s/lib -i sdss -c %s -j 2 -o %s/files%s", dir,
-            ini, dir, files))
+    if (tu_rvfit(&logfiles, "fit -t %s/lib -i sdss -c %s -j 2 -o "
+                 "%s/files%s", dir, ini, dir, files))
         return tu_finish("test_e2e_sdss_batch");
-    long cl = calls_of(loglist), cf = calls_of(logfiles);
+    long cl = tu_backend_calls(loglist), cf = tu_backend_calls(logfiles);
     printf("backend calls: list %ld, %d files in one command %ld\n", cl,
            NSTAR, cf);
     CHECK_MSG(cl > 0 && cf > 0 && (double)cf <= 1.10 * (double)cl,
@@ -106,7 +78,7 @@ int main(void)
         bad += compare(ltab, fdir, k);
     CHECK_MSG(bad == 0, "%ld values differ between list and files", bad);
     /* Spectrum 17 alone, in a batch of its own length. */
-    if (!run(&log, "fit -t %s/lib -i sdss -c %s -j 2 -o %s/alone "
+    if (!tu_rvfit(&log, "fit -t %s/lib -i sdss -c %s -j 2 -o %s/alone "
              "%s/boss/spec-0000-00100-0017.fits", dir, ini, dir, dir)) {
         char alone[4200];
         snprintf(alone, sizeof alone, "%s/alone", dir);

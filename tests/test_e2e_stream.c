@@ -10,7 +10,6 @@
  *     --skip-existing: every output present and identical to the
  *     reference, no temporaries, and the status file lists each input once
  *     as done. */
-#include <dirent.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -66,19 +65,6 @@ static int status_count(const char *path, const char *state,
     return n;
 }
 
-/* Entries of dir whose names contain s. */
-static int count_files(const char *dir, const char *s)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int n = 0;
-    while (d && (e = readdir(d)))
-        n += strstr(e->d_name, s) != NULL;
-    if (d)
-        closedir(d);
-    return n;
-}
-
 static void files_list(char *buf, size_t n, const char *extra)
 {
     buf[0] = '\0';
@@ -128,8 +114,9 @@ static void corrupt_input(void)
               "the log names the bad file and why:\n%s", log);
     CHECK(status_count(st, "failed", "cbad.fits") == 1);
     CHECK(status_count(st, "done", ".fits") == 5);
-    CHECK_MSG(count_files(out, "cbad") == 0, "outputs of the bad input left");
-    CHECK_MSG(count_files(out, ".tmp.") == 0, "temporaries left");
+    CHECK_MSG(tu_count_files(out, "cbad") == 0,
+              "outputs of the bad input left");
+    CHECK_MSG(tu_count_files(out, ".tmp.") == 0, "temporaries left");
     for (int i = 1; i <= 5; i++)
         same_as_ref(out, i, "corrupt input among good ones");
     free(log);
@@ -179,7 +166,7 @@ static void kill_and_resume(void)
         CHECK_MSG(status_count(st, "done", name) == 1, "%s not done once",
                   name);
     }
-    CHECK_MSG(count_files(out, ".tmp.") == 0, "temporaries left");
+    CHECK_MSG(tu_count_files(out, ".tmp.") == 0, "temporaries left");
     CHECK(status_count(st, "pending", ".fits") == 0);
     free(log);
 }

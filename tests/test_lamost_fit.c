@@ -19,7 +19,6 @@
  * lam_max, which also bound the pixels fitted) to keep the test short;
  * templates are interpolated in ln flux, cubically in Teff and [Fe/H], as
  * test_sdss_fit.c does at the same resolution (it says why). */
-#include <stdarg.h>
 #include <string.h>
 
 #include "testutil.h"
@@ -29,31 +28,6 @@
 #define C_KMS 299792.458
 
 static char dir[2048];
-
-static int run(char **log, const char *fmt, ...) RVFIT_PRINTF(2, 3);
-static int run(char **log, const char *fmt, ...)
-{
-    char cmd[16384], args[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "'%s' %s", tu_env("RVFIT_BIN"), args);
-    free(*log); /* a log is reused across commands: keep only the last */
-    *log = NULL;
-    int rc = tu_run(cmd, log);
-    CHECK_MSG(rc == 0, "failed: %s\n%s", cmd, *log ? *log : "");
-    return rc;
-}
-
-/* "... evaluated N points in C calls" of the final backend line. */
-static long calls_of(const char *log)
-{
-    const char *p = log ? strstr(log, " points in ") : NULL, *q = NULL;
-    while (p && (q = strstr(p + 1, " points in ")))
-        p = q;
-    return p ? atol(p + 11) : -1;
-}
 
 static void spec_path(char *out, size_t n, long k)
 {
@@ -142,9 +116,9 @@ int main(void)
                "mock_layout = both\n[templates]\ncubic = TEFF, FEH\n"
                "log_flux = 1\n");
     fclose(f);
-    if (run(&log, "templates --grid %s/grid -i lamost -c %s -j 2 --out "
+    if (tu_rvfit(&log, "templates --grid %s/grid -i lamost -c %s -j 2 --out "
             "%s/lib", data, ini, dir) ||
-        run(&log, "mock spectra -i lamost -n %d --seed 5 --snr-min 10 "
+        tu_rvfit(&log, "mock spectra -i lamost -n %d --seed 5 --snr-min 10 "
             "--snr-max 60 -c %s -j 2 --out %s/stars --truth %s/truth.fits",
             NSTAR, ini, dir, dir))
         return tu_finish("test_lamost_fit");
@@ -158,13 +132,13 @@ int main(void)
                      p);
     }
     fclose(f);
-    if (run(&log, "fit -t %s/lib -i lamost -c %s -b cpu -j 2 -o %s/all @%s",
-            dir, ini, dir, list))
+    if (tu_rvfit(&log, "fit -t %s/lib -i lamost -c %s -b cpu -j 2 -o "
+                 "%s/all @%s", dir, ini, dir, list))
         return tu_finish("test_lamost_fit");
-    long call_all = calls_of(log);
-    if (!run(&log, "fit -t %s/lib -i lamost -c %s -b cpu -j 2 --batch-size "
-             "1 -o %s/one%s", dir, ini, dir, sub)) {
-        long call_one = calls_of(log);
+    long call_all = tu_backend_calls(log);
+    if (!tu_rvfit(&log, "fit -t %s/lib -i lamost -c %s -b cpu -j 2 "
+                  "--batch-size 1 -o %s/one%s", dir, ini, dir, sub)) {
+        long call_one = tu_backend_calls(log);
         printf("backend calls: %d files in one command %ld, %d of them one "
                "per batch %ld\n", NSTAR, call_all, NSUB, call_one);
         CHECK_MSG(call_all > 0 && call_one > 0 && call_all < 2 * call_one,

@@ -184,14 +184,6 @@ static void check_pixels(const rvfit_batch *b, double res, double vshift)
     CHECK(A->npix_own == NULL || A->npix_own[0] == NPIX);
 }
 
-static int find_col(const rvfit_table_schema *s, const char *name)
-{
-    for (int c = 0; c < s->ncol; c++)
-        if (!strcmp(s->cols[c].name, name))
-            return c;
-    return -1;
-}
-
 static void check_tables(void *h, const rvfit_file_info *I)
 {
     rvfit_err err;
@@ -199,18 +191,20 @@ static void check_tables(void *h, const rvfit_file_info *I)
     const rvfit_table_schema *rv = &I->table[0], *lm = &I->table[1];
     CHECK(!strcmp(rv->extname, "RVTAB") && !strcmp(lm->extname, "LAMOST"));
     rvfit_table_rows r;
-    CHECK(rvfit_rows_alloc(&r, rv, 1, &err) == 0);
-    CHECK(ops->read_rows(h, 0, 0, 1, &r, &err) == 0);
-    CHECK(((int64_t *)r.data[find_col(rv, "TARGETID")])[0] == OBSID);
-    CHECK(((double *)r.data[find_col(rv, "TARGET_RA")])[0] == 12.5);
-    CHECK(((double *)r.data[find_col(rv, "TARGET_DEC")])[0] == -3.25);
+    if (!tu_read_row0(ops, h, 0, rv, &r)) {
+        CHECK(tu_cell(rv, &r, "TARGETID") == (double)OBSID);
+        CHECK(tu_cell(rv, &r, "TARGET_RA") == 12.5);
+        CHECK(tu_cell(rv, &r, "TARGET_DEC") == -3.25);
+        const rvfit_column *ra = &rv->cols[tu_find_col(rv, "TARGET_RA")];
+        CHECK(ra->type == RVFIT_COL_F64 && ra->repeat == 1 &&
+              !strcmp(ra->unit, "deg") && !strcmp(ra->comment, "RA"));
+    }
     rvfit_rows_free(&r, rv);
-    CHECK(rvfit_rows_alloc(&r, lm, 1, &err) == 0);
-    CHECK(ops->read_rows(h, 1, 0, 1, &r, &err) == 0);
-    int cc = find_col(lm, "CLASS"), cs = find_col(lm, "SUBCLASS");
-    int cz = find_col(lm, "Z"), ce = find_col(lm, "Z_ERR");
-    int cg = find_col(lm, "SNRG"), cz2 = find_col(lm, "SNRZ");
-    int ch = find_col(lm, "HELIO_RV");
+    tu_read_row0(ops, h, 1, lm, &r);
+    int cc = tu_find_col(lm, "CLASS"), cs = tu_find_col(lm, "SUBCLASS");
+    int cz = tu_find_col(lm, "Z"), ce = tu_find_col(lm, "Z_ERR");
+    int cg = tu_find_col(lm, "SNRG"), cz2 = tu_find_col(lm, "SNRZ");
+    int ch = tu_find_col(lm, "HELIO_RV");
     CHECK(cc >= 0 && cs >= 0 && cz >= 0 && ce >= 0 && cg >= 0 && cz2 >= 0 &&
           ch >= 0);
     if (cc >= 0 && cs >= 0 && cz >= 0 && ce >= 0 && cg >= 0 && cz2 >= 0 &&
@@ -227,6 +221,23 @@ static void check_tables(void *h, const rvfit_file_info *I)
     }
     rvfit_rows_free(&r, lm);
     CHECK(ops->read_rows(h, 2, 0, 1, &r, &err) == RVFIT_ERR_INVALID);
+}
+
+/* A batch of another shape is refused, naming both. */
+static void check_bad_batch(void *h, const rvfit_file_info *I)
+{
+    rvfit_arm_info arm = I->arm[0];
+    arm.npix = NPIX + 1;
+    rvfit_batch b;
+    rvfit_err err;
+    if (rvfit_batch_alloc(&b, 1, &arm, 1, &err))
+        return;
+    CHECK(ops->read(h, 0, 1, &b, &err) == RVFIT_ERR_INVALID);
+    char want[128];
+    snprintf(want, sizeof want, "%d pixels, res kind 2) does not fit 1 "
+             "spectra of one LSF arm of %d pixels", NPIX + 1, NPIX);
+    CHECK_MSG(tu_contains(err.msg, want), "%s", err.msg);
+    rvfit_batch_free(&b);
 }
 
 /* Both layouts of the same arrays read the same. */
@@ -250,6 +261,7 @@ static void test_layouts(const char *dir)
             rvfit_batch_free(&b);
         }
         check_tables(h, &I);
+        check_bad_batch(h, &I);
         ops->close(h);
     }
 }

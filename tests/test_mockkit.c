@@ -3,7 +3,10 @@
  * against exact CDF differences (and its conservation of light), the
  * scale and noise against their definitions, the argument checks, and
  * the block driver (every star once, blocks in order, failures passed
- * up with nothing flushed after them). */
+ * up with nothing flushed after them), and the log-lambda grid helpers
+ * against closed forms (pixel edges 10^(coeff0 + (i - 1/2) dloglam), the
+ * truth's span, the grid draws' ranges, the defect counts and values);
+ * rvfit_mock_each's slots and stop, rvfit_mock_run_phi's table. */
 #include <string.h>
 
 #include "rvfit/mockkit.h"
@@ -210,11 +213,169 @@ static void test_run(void)
     CHECK(d.next_s0 == 7 && d.flushed[6] == 1 && d.flushed[7] == 0);
 }
 
+/* rvfit_mock_each hands each star its slot of array 0, in order. */
+static int each_one(const rvfit_mock_job *job, size_t s, const void *spec,
+                    rvfit_err *err)
+{
+    int *seen = job->ctx;
+    if (s == 6)
+        return rvfit_err_set(err, RVFIT_ERR_IO, "star 6 unwritable");
+    seen[s] = *(const int32_t *)spec == (int32_t)(10 * s) ? 1 : -1;
+    return RVFIT_OK;
+}
+
+static void test_each(void)
+{
+    int seen[8] = {0};
+    int32_t a[4] = {20, 30, 40, 50};
+    void *buf[1] = {a};
+    rvfit_mock_job job = {.ctx = seen, .bytes = {sizeof(int32_t)}};
+    rvfit_err err;
+    CHECK(rvfit_mock_each(&job, 2, 4, buf, each_one, &err) == RVFIT_OK);
+    CHECK(!seen[1] && seen[2] == 1 && seen[5] == 1 && !seen[6]);
+    a[0] = 50, a[1] = 60, a[2] = 70;
+    memset(seen, 0, sizeof seen);
+    CHECK(rvfit_mock_each(&job, 5, 3, buf, each_one, &err) == RVFIT_ERR_IO);
+    CHECK(seen[5] == 1 && !seen[6] && !seen[7]); /* stopped at 6 */
+}
+
+/* rvfit_mock_run_phi: the table is there during the run only. */
+typedef struct {
+    const rvfit_phi_table *phi;
+    int ok;
+} phi_ctx;
+
+static int phi_star(const rvfit_mock_job *job, void *scratch, size_t s,
+                    void *const *out, rvfit_err *err)
+{
+    phi_ctx *c = job->ctx;
+    (void)scratch, (void)s, (void)out, (void)err;
+    if (!c->phi || rvfit_phi(c->phi, 0.0) != 0.5)
+        c->ok = 0;
+    return RVFIT_OK;
+}
+
+static int phi_flush(const rvfit_mock_job *job, size_t s0, size_t ns,
+                     void *const *buf, rvfit_err *err)
+{
+    (void)job, (void)s0, (void)ns, (void)buf, (void)err;
+    return RVFIT_OK;
+}
+
+static void test_run_phi(void)
+{
+    phi_ctx c = {NULL, 1};
+    rvfit_mock_job job = {.nstar = 3, .nthreads = 1, .ctx = &c, .block = 2,
+                          .star = phi_star, .flush = phi_flush};
+    rvfit_err err;
+    CHECK(rvfit_mock_run_phi(&job, &c.phi, "p", &err) == RVFIT_OK);
+    CHECK(c.ok && c.phi == NULL);
+}
+
+static const rvfit_mock_loglam tgrid = {
+    .ll0 = 3.5, .dloglam = 1e-4, .shift = 4, .npix = 50, .trim = 5,
+    .dlnl = 5e-6, .pad = 2.0, .level = 10.0};
+
+static void test_loglam_draw(void)
+{
+    int seen_k[4] = {0}, seen_t[6] = {0}, ok = 1;
+    for (uint64_t s = 0; s < 400; s++) {
+        rvfit_rng r;
+        rvfit_rng_seed(&r, 7, s + 1);
+        double c0;
+        size_t n;
+        rvfit_mock_loglam_draw(&tgrid, &r, &c0, &n);
+        double k = (c0 - 3.5) / 1e-4;
+        long ki = lround(k);
+        ok &= fabs(k - (double)ki) < 1e-6 && ki >= 0 && ki < 4 && n <= 50 &&
+              n >= 45;
+        if (ok)
+            seen_k[ki] = seen_t[50 - n] = 1;
+    }
+    CHECK(ok);
+    for (int i = 0; i < 6; i++)
+        CHECK_MSG(seen_t[i] && (i >= 4 || seen_k[i]), "value %d never drawn",
+                  i);
+}
+
+static void test_loglam_truth(void)
+{
+    drv d;
+    memset(&d, 0, sizeof d);
+    d.nan_star = -1;
+    rvfit_mock_star st = {1, 5000, 4, 0, 0, 0, 0, 10};
+    rvfit_mock_job job;
+    rvfit_err err;
+    CHECK(rvfit_mock_begin(&job, NULL, "p", 1, &st, ramp_truth, &d, 1,
+                           &err) == RVFIT_OK);
+    rvfit_mock_scratch *w = rvfit_mock_scratch_new(&tgrid);
+    CHECK(w != NULL);
+    if (!w)
+        return;
+    double c0 = 3.5 + 3e-4, lnl0 = 0.0; /* the reddest start, 50 pixels */
+    size_t nf = 0;
+    CHECK(rvfit_mock_loglam_truth(&job, 0, &tgrid, c0, 50, w, &lnl0, &nf,
+                                  &err) == RVFIT_OK);
+    int ok = 1;
+    for (int i = 0; i <= 50; i++)
+        ok &= fabs(w->edge[i] / pow(10.0, c0 + (i - 0.5) * 1e-4) - 1) < 1e-13;
+    CHECK(ok);
+    CHECK_NEAR(exp(lnl0), w->edge[0] - 2.0, 1e-9);
+    double top = exp(lnl0 + 5e-6 * (double)(nf - 1));
+    CHECK(top >= w->edge[50] + 2.0 && top < (w->edge[50] + 2.0) * 1.00001);
+    CHECK_NEAR(w->fine[nf - 1], lnl0 + 5e-6 * (double)(nf - 1), 1e-12);
+    /* level: 1..50 has median 25.5, scaled to 10 */
+    for (int i = 0; i < 50; i++)
+        w->pix[i] = i + 1;
+    rvfit_mock_loglam_level(&tgrid, 50, w);
+    CHECK_NEAR(w->pix[0], 10.0 / 25.5, 1e-15);
+    CHECK_NEAR(w->pix[49], 500.0 / 25.5, 1e-13);
+    w->nfine = nf - 1; /* a grid wider than the scratch */
+    CHECK(rvfit_mock_loglam_truth(&job, 0, &tgrid, c0, 50, w, &lnl0, &nf,
+                                  &err) == RVFIT_ERR_INTERNAL);
+    rvfit_mock_scratch_free(w);
+}
+
+static void test_defects(void)
+{
+    enum { N = 1000 };
+    static float flux[N], ivar[N], dead[N];
+    static int32_t mask[N];
+    static double shape[N];
+    int max_bad = 0, max_dead = 0, ok = 1;
+    for (uint64_t s = 0; s < 60; s++) {
+        for (int i = 0; i < N; i++)
+            flux[i] = ivar[i] = dead[i] = 1.0f, mask[i] = 0, shape[i] = 2.0;
+        rvfit_rng r;
+        rvfit_rng_seed(&r, 3, s + 1);
+        rvfit_mock_defects(&r, N, 0.5, shape, 0x40, flux, ivar, mask,
+                           s % 2 ? dead : NULL);
+        int nbad = 0, ndead = 0;
+        for (int i = 0; i < N; i++) {
+            nbad += mask[i] != 0;
+            ndead += ivar[i] == 0.0f;
+            ok &= (mask[i] == 0 && flux[i] == 1.0f) ||
+                  (mask[i] == 0x40 && flux[i] == 31.0f); /* 1 + 30 c 2 */
+            ok &= (dead[i] == 0.0f) == (s % 2 && ivar[i] == 0.0f);
+        }
+        ok &= nbad <= 3 && ndead <= 2;
+        max_bad = nbad > max_bad ? nbad : max_bad;
+        max_dead = ndead > max_dead ? ndead : max_dead;
+    }
+    CHECK(ok);
+    CHECK(max_bad == 3 && max_dead == 2);
+}
+
 int main(void)
 {
     test_phi();
     test_scale_noise();
     test_begin();
     test_run();
+    test_each();
+    test_run_phi();
+    test_loglam_draw();
+    test_loglam_truth();
+    test_defects();
     return tu_finish("test_mockkit");
 }

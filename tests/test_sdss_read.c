@@ -21,14 +21,6 @@ static const rvfit_instrument_ops *load(void)
     return tu_plugin_ops("rvfit_instrument_sdss.so");
 }
 
-static int find_col(const rvfit_table_schema *s, const char *name)
-{
-    for (int c = 0; c < s->ncol; c++)
-        if (!strcmp(s->cols[c].name, name))
-            return c;
-    return -1;
-}
-
 static int read_all(const rvfit_instrument_ops *ops, void *h,
                     const rvfit_file_info *I, rvfit_batch *b)
 {
@@ -74,21 +66,18 @@ static void check_tables(const rvfit_instrument_ops *ops, void *h,
     const rvfit_table_schema *rv = &I->table[0], *sp = &I->table[1];
     CHECK(!strcmp(rv->extname, "RVTAB") && !strcmp(sp->extname, "SPALL"));
     rvfit_table_rows r;
-    CHECK(rvfit_rows_alloc(&r, rv, 1, &err) == 0);
-    CHECK(ops->read_rows(h, 0, 0, 1, &r, &err) == 0);
-    CHECK(((int64_t *)r.data[find_col(rv, "TARGETID")])[0] == REAL_TID);
-    CHECK(((int32_t *)r.data[find_col(rv, "FIBERID")])[0] == 500);
-    CHECK(((int32_t *)r.data[find_col(rv, "MJD")])[0] == 55181);
-    CHECK_NEAR(((double *)r.data[find_col(rv, "TARGET_RA")])[0], 6.7137386,
-               1e-7);
-    CHECK_NEAR(((double *)r.data[find_col(rv, "TARGET_DEC")])[0],
-               0.012459214, 1e-9);
+    if (!tu_read_row0(ops, h, 0, rv, &r)) {
+        CHECK(tu_cell(rv, &r, "TARGETID") == (double)REAL_TID);
+        CHECK(tu_cell(rv, &r, "FIBERID") == 500);
+        CHECK(tu_cell(rv, &r, "MJD") == 55181);
+        CHECK_NEAR(tu_cell(rv, &r, "TARGET_RA"), 6.7137386, 1e-7);
+        CHECK_NEAR(tu_cell(rv, &r, "TARGET_DEC"), 0.012459214, 1e-9);
+    }
     rvfit_rows_free(&r, rv);
     CHECK(sp->ncol == 18); /* every candidate is in a BOSS DR file */
-    CHECK(rvfit_rows_alloc(&r, sp, 1, &err) == 0);
-    CHECK(ops->read_rows(h, 1, 0, 1, &r, &err) == 0);
-    int cz = find_col(sp, "Z"), cs = find_col(sp, "SUBCLASS");
-    int ct = find_col(sp, "ELODIE_TEFF"), cc = find_col(sp, "CLASS");
+    tu_read_row0(ops, h, 1, sp, &r);
+    int cz = tu_find_col(sp, "Z"), cs = tu_find_col(sp, "SUBCLASS");
+    int ct = tu_find_col(sp, "ELODIE_TEFF"), cc = tu_find_col(sp, "CLASS");
     CHECK(cz >= 0 && cs >= 0 && ct >= 0 && cc >= 0);
     if (cz >= 0 && cs >= 0 && ct >= 0 && cc >= 0) {
         CHECK_NEAR(((float *)r.data[cz])[0], -1.0124001e-4, 1e-10);
@@ -100,6 +89,9 @@ static void check_tables(const rvfit_instrument_ops *ops, void *h,
     }
     rvfit_rows_free(&r, sp);
     CHECK(ops->read_rows(h, 2, 0, 1, &r, &err) == RVFIT_ERR_INVALID);
+    CHECK_MSG(tu_contains(err.msg, "rows [0, 1) of table 2 (1 selected, 2 "
+                                   "tables)"), "%s", err.msg);
+    CHECK(ops->read_rows(h, 0, 1, 1, &r, &err) == RVFIT_ERR_INVALID);
 }
 
 static void test_real(const rvfit_instrument_ops *ops, const char *path)
@@ -326,6 +318,8 @@ static void test_arms(const rvfit_instrument_ops *ops, const char *real)
     rvfit_kv bad[2] = {{"lam_min", "9000", "t.ini", 7},
                        {"lam_max", "8000", "t.ini", 8}};
     CHECK(ops->template_arms(bad, 2, &narm, arms, &err) == RVFIT_ERR_CONFIG);
+    CHECK_MSG(tu_contains(err.msg, "instrument.sdss: lam_max (8000) must "
+                                   "exceed lam_min (9000)"), "%s", err.msg);
     rvfit_kv nan[1] = {{"step", "fast", "t.ini", 9}};
     CHECK(ops->template_arms(nan, 1, &narm, arms, &err) == RVFIT_ERR_CONFIG);
     CHECK_MSG(tu_contains(err.msg, "t.ini:9"), "%s", err.msg);

@@ -1,5 +1,6 @@
 #include "testutil.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 
 #include "rvfit/loader.h"
@@ -480,4 +481,76 @@ long tu_outputs_diff(const char *da, const char *db, const char *stem,
     snprintf(a, sizeof a, "%s/rvmod_%s.fits", da, stem);
     snprintf(b, sizeof b, "%s/rvmod_%s.fits", db, stem);
     return tu_file_diff(a, b, why, nwhy);
+}
+
+int tu_count_files(const char *dir, const char *s)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d)))
+        n += strstr(e->d_name, s) != NULL;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+int tu_rvfit(char **log, const char *fmt, ...)
+{
+    char cmd[16384], args[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "'%s' %s", tu_env("RVFIT_BIN"), args);
+    if (log) {
+        free(*log);
+        *log = NULL;
+    }
+    int rc = tu_run(cmd, log);
+    CHECK_MSG(rc == 0, "failed: %s\n%s", cmd, log && *log ? *log : "");
+    return rc;
+}
+
+long tu_backend_calls(const char *log)
+{
+    const char *p = log ? strstr(log, " points in ") : NULL, *q = NULL;
+    while (p && (q = strstr(p + 1, " points in ")))
+        p = q;
+    return p ? atol(p + 11) : -1;
+}
+
+int tu_find_col(const rvfit_table_schema *s, const char *name)
+{
+    for (int c = 0; c < s->ncol; c++)
+        if (!strcmp(s->cols[c].name, name))
+            return c;
+    return -1;
+}
+
+int tu_read_row0(const rvfit_instrument_ops *ops, void *h, int t,
+                 const rvfit_table_schema *s, rvfit_table_rows *r)
+{
+    rvfit_err err;
+    int rc = rvfit_rows_alloc(r, s, 1, &err);
+    if (!rc)
+        rc = ops->read_rows(h, t, 0, 1, r, &err);
+    CHECK_MSG(rc == 0, "table %d (%s): %s", t, s->extname, err.msg);
+    return rc;
+}
+
+double tu_cell(const rvfit_table_schema *s, const rvfit_table_rows *r,
+               const char *name)
+{
+    int c = tu_find_col(s, name);
+    if (c < 0 || !r->data || r->nrow < 1)
+        return NAN;
+    const void *v = r->data[c];
+    switch (s->cols[c].type) {
+    case RVFIT_COL_I32: return *(const int32_t *)v;
+    case RVFIT_COL_I64: return (double)*(const int64_t *)v;
+    case RVFIT_COL_F32: return *(const float *)v;
+    case RVFIT_COL_F64: return *(const double *)v;
+    default: return NAN;
+    }
 }

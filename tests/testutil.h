@@ -71,6 +71,29 @@ const void *tu_plugin_ops(const char *file);
 const rvfit_instrument_mock_ops *tu_mock_ops(const char *name);
 /* Does substring `needle` occur in `hay`? */
 int tu_contains(const char *hay, const char *needle);
+/* Number of entries of dir (hidden ones included) whose names contain s;
+ * 0 when dir cannot be read. */
+int tu_count_files(const char *dir, const char *s);
+/* Index of the column called name in schema s (exact match); -1 if
+ * absent. */
+int tu_find_col(const rvfit_table_schema *s, const char *name);
+/* Row 0 of table t of instrument handle h (schema s) into r, allocated
+ * here: 0 when both the allocation and ops->read_rows succeed (CHECKed);
+ * free r with rvfit_rows_free(r, s) in either case. */
+int tu_read_row0(const rvfit_instrument_ops *ops, void *h, int t,
+                 const rvfit_table_schema *s, rvfit_table_rows *r);
+/* Value of numeric column `name` of row 0 of r (schema s) as a double;
+ * NaN when the column is absent, not numeric or r is empty. */
+double tu_cell(const rvfit_table_schema *s, const rvfit_table_rows *r,
+               const char *name);
+/* Run "$RVFIT_BIN ARGS" (ARGS printf-style, quoted by the caller) with
+ * tu_run, a failure counted as a CHECK failure naming the command and its
+ * output.  log (may be NULL: output discarded) is reused across commands:
+ * its previous text is freed and it holds the last command's output. */
+int tu_rvfit(char **log, const char *fmt, ...) RVFIT_PRINTF(2, 3);
+/* N of the last "... evaluated P points in N calls" backend line of a
+ * log; -1 when there is none. */
+long tu_backend_calls(const char *log);
 
 #endif
 

@@ -15,17 +15,6 @@
 
 #include "lamost_internal.h"
 
-static double lamost_key(fitsfile *fp, const char *key)
-{
-    double v = NAN;
-    int st = 0;
-    if (fits_read_key(fp, TDOUBLE, key, &v, NULL, &st)) {
-        fits_clear_errmsg();
-        v = NAN;
-    }
-    return v;
-}
-
 /* Logical keyword: 1, 0, or -1 when absent or not logical. */
 static int lamost_key_bool(fitsfile *fp, const char *key)
 {
@@ -79,7 +68,7 @@ static int lamost_frame(fitsfile *fp, const char *path, lamost_meta *m,
                              " = F (air wavelengths); rvfit fits vacuum "
                              "wavelengths and LAMOST LRS releases are in "
                              "vacuum: convert the file first", path);
-    m->helio_rv = lamost_key(fp, "HELIO_RV");
+    m->helio_rv = rvfit_fits_key_double(fp, "HELIO_RV");
     m->helio_done = lamost_key_bool(fp, "HELIO") != 0;
     if (!m->helio_done && !(fabs(m->helio_rv) < 1000.0))
         return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU PRIMARY: HELIO "
@@ -102,15 +91,15 @@ int lamost_read_meta(fitsfile *fp, const char *path, lamost_meta *m,
         rc = lamost_frame(fp, path, m, err);
     if (rc)
         return rc;
-    m->ra = lamost_key(fp, "RA");
-    m->dec = lamost_key(fp, "DEC");
+    m->ra = rvfit_fits_key_double(fp, "RA");
+    m->dec = rvfit_fits_key_double(fp, "DEC");
     lamost_key_str(fp, "CLASS", m->cls);
     lamost_key_str(fp, "SUBCLASS", m->subcls);
-    m->z = lamost_key(fp, "Z");
-    m->z_err = lamost_key(fp, "Z_ERR");
+    m->z = rvfit_fits_key_double(fp, "Z");
+    m->z_err = rvfit_fits_key_double(fp, "Z_ERR");
     for (int i = 0; i < 5; i++)
-        m->snr[i] = lamost_key(fp, snr[i]);
-    m->coeff0 = lamost_key(fp, "COEFF0");
-    m->coeff1 = lamost_key(fp, "COEFF1");
+        m->snr[i] = rvfit_fits_key_double(fp, snr[i]);
+    m->coeff0 = rvfit_fits_key_double(fp, "COEFF0");
+    m->coeff1 = rvfit_fits_key_double(fp, "COEFF1");
     return RVFIT_OK;
 }

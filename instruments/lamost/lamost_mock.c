@@ -37,7 +37,7 @@ static void lamost_primary(fitsfile *fp, const rvfit_mock_star *m,
     double ra = 80.0 + 5.0 * fmod((double)s * 0.6180339887, 1.0);
     double dec = 25.0 + 5.0 * fmod((double)s * 0.7548776662, 1.0);
     double z = m->vrad / LAMOST_C_KMS, zerr = 1e-5;
-    double helio = 10.0 * sin((double)s), c1 = LAMOST_DLOGLAM;
+    double helio = 10.0 * sin((double)s);
     int t = 1;
     lamost_key_str(fp, "TELESCOP", "LAMOST", NULL, st);
     lamost_key_str(fp, "ORIGIN", "rvfit lamost mock", "synthetic", st);
@@ -47,10 +47,7 @@ static void lamost_primary(fitsfile *fp, const rvfit_mock_star *m,
     fits_write_key(fp, TLONGLONG, "OBSID", &obsid, "observation id", st);
     fits_write_key(fp, TDOUBLE, "RA", &ra, "[deg]", st);
     fits_write_key(fp, TDOUBLE, "DEC", &dec, "[deg]", st);
-    fits_write_key_fixdbl(fp, "COEFF0", o->coeff0, 4,
-                          "log10(lambda) of the first pixel", st);
-    fits_write_key_fixdbl(fp, "COEFF1", c1, 4, "log10(lambda) step", st);
-    fits_write_key(fp, TLOGICAL, "VACUUM", &t, "vacuum wavelengths", st);
+    rvfit_mock_key_loglam(fp, o->coeff0, LAMOST_DLOGLAM, st);
     fits_write_key(fp, TLOGICAL, "HELIO", &t, "heliocentric correction "
                    "applied", st);
     fits_write_key(fp, TDOUBLE, "HELIO_RV", &helio, "[km/s] heliocentric "
@@ -139,23 +136,23 @@ static void lamost_spec_name(const lamost_mock_ctx *c,
                  (long long)m->targetid);
 }
 
+/* rvfit_mock_each: the spec file of star s. */
+static int lamost_flush_one(const rvfit_mock_job *job, size_t s,
+                            const void *spec, rvfit_err *err)
+{
+    const lamost_mock_ctx *c = job->ctx;
+    const rvfit_mock_star *m = &job->stars[s];
+    char name[2 * LAMOST_PATH_MAX];
+    lamost_spec_name(c, m, name, sizeof name);
+    return lamost_write_spec(name, m, spec, s,
+                             lamost_mock_layout(c->opts.mock_layout, s), err);
+}
+
 /* rvfit_mock_job.flush: one spec file per star of the block. */
 static int lamost_flush(const rvfit_mock_job *job, size_t s0, size_t ns,
                         void *const *buf, rvfit_err *err)
 {
-    const lamost_mock_ctx *c = job->ctx;
-    const lamost_mock_spec *spec = buf[LAMOST_BUF_SPEC];
-    char name[2 * LAMOST_PATH_MAX];
-    int rc = RVFIT_OK;
-    for (size_t i = 0; i < ns && !rc; i++) {
-        size_t s = s0 + i;
-        const rvfit_mock_star *m = &job->stars[s];
-        lamost_spec_name(c, m, name, sizeof name);
-        rc = lamost_write_spec(name, m, &spec[i], s,
-                               lamost_mock_layout(c->opts.mock_layout, s),
-                               err);
-    }
-    return rc;
+    return rvfit_mock_each(job, s0, ns, buf, lamost_flush_one, err);
 }
 
 static int lamost_has_suffix(const char *s, const char *sfx)
@@ -206,19 +203,13 @@ int lamost_write_mock(const rvfit_host *host, const rvfit_kv *opts, int nopt,
         rc = lamost_dest(path, nstar, stars, &c, err);
     if (rc)
         return rc;
-    rvfit_phi_table *phi = rvfit_phi_new();
-    if (!phi)
-        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "%s: mock of %zu stars",
-                             path, nstar);
-    c.phi = phi;
     job.ctx = &c;
     job.flush = lamost_flush;
     lamost_mock_job_init(&job);
-    rc = rvfit_mock_run(&job, err);
+    rc = rvfit_mock_run_phi(&job, &c.phi, path, err);
     if (!rc && host)
         rvfit_log(host, RVFIT_LOG_INFO, LAMOST_WHO, "%s: wrote %zu mock LRS "
                   "spectra (seed %llu)", path, nstar,
                   (unsigned long long)seed);
-    rvfit_phi_free(phi);
     return rc;
 }

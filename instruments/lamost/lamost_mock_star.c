@@ -21,10 +21,12 @@ int lamost_mock_layout(int mock_layout, size_t s)
     return s % 2 ? LAMOST_DR8 : LAMOST_DR7;
 }
 
-typedef struct lamost_scratch {
-    double *fine, *pix, *edge, *tmp;
-    size_t nfine;
-} lamost_scratch;
+/* The LRS grid of the mocks (rvfit/mockkit.h). */
+static const rvfit_mock_loglam lamost_grid = {
+    .ll0 = LAMOST_MOCK_LL0, .dloglam = LAMOST_DLOGLAM,
+    .shift = LAMOST_MOCK_SHIFT, .npix = LAMOST_MOCK_NPIX,
+    .trim = LAMOST_MOCK_TRIM, .dlnl = LAMOST_MOCK_DLNL,
+    .pad = LAMOST_MOCK_PAD, .level = LAMOST_MOCK_LEVEL};
 
 /* LSF + pixel integration of fine[k] at exp(lnl0 + k dlnl) into out[n]
  * (mean flux density per pixel); edge[n+1] pixel edges in A. */
@@ -54,29 +56,18 @@ static void lamost_pixelize(const lamost_mock_ctx *c, double ll0, size_t n,
 }
 
 static int lamost_signal(const rvfit_mock_job *job, size_t s,
-                         lamost_mock_spec *o, lamost_scratch *w,
+                         lamost_mock_spec *o, rvfit_mock_scratch *w,
                          rvfit_err *err)
 {
-    size_t n = o->npix;
-    for (size_t i = 0; i <= n; i++)
-        w->edge[i] = pow(10.0, o->coeff0 + ((double)i - 0.5) *
-                                               LAMOST_DLOGLAM);
-    double lnl0 = log(w->edge[0] - LAMOST_MOCK_PAD);
-    size_t nf = (size_t)ceil((log(w->edge[n] + LAMOST_MOCK_PAD) - lnl0) /
-                             LAMOST_MOCK_DLNL) + 1;
-    if (nf > w->nfine)
-        return rvfit_err_set(err, RVFIT_ERR_INTERNAL, "mock star %zu: %zu "
-                             "fine samples > %zu", s, nf, w->nfine);
-    int rc = rvfit_mock_truth(job, s, NULL, lnl0, LAMOST_MOCK_DLNL, nf,
-                              w->fine, err);
+    double lnl0;
+    size_t nf;
+    int rc = rvfit_mock_loglam_truth(job, s, &lamost_grid, o->coeff0,
+                                     o->npix, w, &lnl0, &nf, err);
     if (rc)
         return rc;
-    lamost_pixelize(job->ctx, o->coeff0, n, w->edge, lnl0, nf, w->fine,
-                    w->pix);
-    memcpy(w->tmp, w->pix, n * sizeof *w->tmp);
-    double scale = rvfit_mock_scale(w->tmp, n, LAMOST_MOCK_LEVEL);
-    for (size_t i = 0; i < n; i++)
-        w->pix[i] *= scale;
+    lamost_pixelize(job->ctx, o->coeff0, o->npix, w->edge, lnl0, nf,
+                    w->fine, w->pix);
+    rvfit_mock_loglam_level(&lamost_grid, o->npix, w);
     return RVFIT_OK;
 }
 
@@ -105,7 +96,7 @@ static void lamost_band_snr(lamost_mock_spec *o, double *work)
  * then 0-3 corrupted pixels flagged in andmask (ivar kept, so only the
  * mask removes them) and 0-2 dead ones (ivar 0). */
 static void lamost_noise(const rvfit_mock_star *st, rvfit_rng *r,
-                         lamost_mock_spec *o, lamost_scratch *w)
+                         lamost_mock_spec *o, rvfit_mock_scratch *w)
 {
     size_t n = o->npix;
     double *shape = w->tmp, *ratio = w->tmp + n;
@@ -117,17 +108,8 @@ static void lamost_noise(const rvfit_mock_star *st, rvfit_rng *r,
     }
     double c = rvfit_mock_noise(w->pix, shape, n, st->snr, r, ratio, o->flux,
                                 o->ivar);
-    int nbad = (int)(rvfit_rng_uniform(r) * 4.0);
-    int ndead = (int)(rvfit_rng_uniform(r) * 3.0);
-    for (int k = 0; k < nbad + ndead; k++) {
-        size_t p = (size_t)(rvfit_rng_uniform(r) * (double)n);
-        if (k < nbad) {
-            o->flux[p] += (float)(30.0 * c * shape[p]);
-            o->mask[p] |= LAMOST_MOCK_BADBIT;
-        } else {
-            o->ivar[p] = 0.0f;
-        }
-    }
+    rvfit_mock_defects(r, n, c, shape, LAMOST_MOCK_BADBIT, o->flux, o->ivar,
+                       o->mask, NULL);
     lamost_band_snr(o, ratio);
 }
 
@@ -140,43 +122,17 @@ static int lamost_mock_star(const rvfit_mock_job *job, void *scratch,
     o->mask = out[LAMOST_BUF_MASK];
     rvfit_rng r;
     rvfit_rng_seed(&r, job->seed, ((uint64_t)s + 1) * LAMOST_STREAM_KEY);
-    o->coeff0 = LAMOST_MOCK_LL0 + LAMOST_DLOGLAM *
-                floor(rvfit_rng_uniform(&r) * LAMOST_MOCK_SHIFT);
-    o->npix = LAMOST_MOCK_NPIX -
-              (size_t)(rvfit_rng_uniform(&r) * (LAMOST_MOCK_TRIM + 1));
+    rvfit_mock_loglam_draw(&lamost_grid, &r, &o->coeff0, &o->npix);
     int rc = lamost_signal(job, s, o, scratch, err);
     if (!rc)
         lamost_noise(&job->stars[s], &r, o, scratch);
     return rc;
 }
 
-static void lamost_scratch_free(void *arg)
-{
-    lamost_scratch *w = arg;
-    free(w->fine), free(w->pix), free(w->edge), free(w->tmp);
-    free(w);
-}
-
 static void *lamost_scratch_new(const rvfit_mock_job *job)
 {
     (void)job;
-    lamost_scratch *w = calloc(1, sizeof *w);
-    if (!w)
-        return NULL;
-    double lo = pow(10.0, LAMOST_MOCK_LL0 - LAMOST_DLOGLAM) - LAMOST_MOCK_PAD;
-    double hi = pow(10.0, LAMOST_MOCK_LL0 + LAMOST_DLOGLAM *
-                              (LAMOST_MOCK_SHIFT + LAMOST_MOCK_NPIX)) +
-                LAMOST_MOCK_PAD;
-    w->nfine = (size_t)ceil(log(hi / lo) / LAMOST_MOCK_DLNL) + 2;
-    w->fine = malloc(w->nfine * sizeof *w->fine);
-    w->pix = malloc(LAMOST_MOCK_NPIX * sizeof *w->pix);
-    w->edge = malloc((LAMOST_MOCK_NPIX + 1) * sizeof *w->edge);
-    w->tmp = malloc(2 * LAMOST_MOCK_NPIX * sizeof *w->tmp);
-    if (!w->fine || !w->pix || !w->edge || !w->tmp) {
-        lamost_scratch_free(w);
-        return NULL;
-    }
-    return w;
+    return rvfit_mock_scratch_new(&lamost_grid);
 }
 
 void lamost_mock_job_init(rvfit_mock_job *job)
@@ -188,6 +144,6 @@ void lamost_mock_job_init(rvfit_mock_job *job)
     job->bytes[LAMOST_BUF_IVAR] = LAMOST_MOCK_NPIX * sizeof(float);
     job->bytes[LAMOST_BUF_MASK] = LAMOST_MOCK_NPIX * sizeof(int32_t);
     job->scratch_new = lamost_scratch_new;
-    job->scratch_free = lamost_scratch_free;
+    job->scratch_free = rvfit_mock_scratch_free;
     job->star = lamost_mock_star;
 }

@@ -41,47 +41,38 @@ static int lamost_parse_layout(const rvfit_kv *opts, int nopt, int *layout,
     return RVFIT_OK;
 }
 
+/* The one arm, with its defaults. */
+static const rvfit_template_arm lamost_arm = {
+    .name = LAMOST_ARM, .lam_min = 3700.0, .lam_max = 9090.0, .step = 0.5,
+    .sigma_kms = 45.0};
+
 int lamost_parse_opts(const rvfit_kv *opts, int nopt, lamost_opts *o,
                       rvfit_err *err)
 {
-    o->lam_min = 3700.0;
-    o->lam_max = 9090.0;
-    o->step = 0.5;
-    o->sigma_kms = 45.0;
+    rvfit_template_arm a = lamost_arm;
     o->resolution = 1800.0;
     o->mock_layout = LAMOST_DR8;
-    int rc = rvfit_kv_double(opts, nopt, "lam_min", 1000.0, 30000.0,
-                             &o->lam_min, err);
-    if (!rc)
-        rc = rvfit_kv_double(opts, nopt, "lam_max", 1000.0, 30000.0,
-                             &o->lam_max, err);
-    if (!rc)
-        rc = rvfit_kv_double(opts, nopt, "step", 0.01, 10.0, &o->step, err);
-    if (!rc)
-        rc = rvfit_kv_double(opts, nopt, "sigma_kms", 0.0, 500.0,
-                             &o->sigma_kms, err);
+    int rc = rvfit_kv_template_arm(opts, nopt, "instrument.lamost", &a, err);
+    o->lam_min = a.lam_min;
+    o->lam_max = a.lam_max;
+    o->step = a.step;
+    o->sigma_kms = a.sigma_kms;
     if (!rc)
         rc = rvfit_kv_double(opts, nopt, "resolution", 100.0, 100000.0,
                              &o->resolution, err);
     if (!rc)
         rc = lamost_parse_layout(opts, nopt, &o->mock_layout, err);
-    if (!rc && !(o->lam_max > o->lam_min + 100.0))
-        rc = rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                           "instrument.lamost: lam_max (%g) must exceed "
-                           "lam_min (%g) by more than 100 A",
-                           o->lam_max, o->lam_min);
     return rc;
 }
 
 int lamost_template_arms(const rvfit_kv *opts, int nopt, int *narm,
                          rvfit_template_arm *arms, rvfit_err *err)
 {
-    lamost_opts o;
+    lamost_opts o; /* resolution and layout checked too, as before */
     int rc = lamost_parse_opts(opts, nopt, &o, err);
     if (rc)
         return rc;
-    memset(&arms[0], 0, sizeof arms[0]);
-    snprintf(arms[0].name, sizeof arms[0].name, "%s", LAMOST_ARM);
+    arms[0] = lamost_arm;
     arms[0].lam_min = o.lam_min;
     arms[0].lam_max = o.lam_max;
     arms[0].step = o.step;

@@ -19,21 +19,6 @@ void lamost_usable(const lamost_opts *o, lamost_pix *p)
     }
 }
 
-static int lamost_check_batch(const lamost_handle *h, const rvfit_batch *b,
-                              size_t count, rvfit_err *err)
-{
-    const rvfit_arm_batch *A = &b->arm[0];
-    if (count > b->cap || b->narm != 1 || A->npix != h->npix ||
-        !A->wave_per_spec || A->res_kind != RVFIT_RES_LSF || !A->lsf)
-        return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                             "%s: batch (%zu spectra, %d arms, %zu pixels, "
-                             "res kind %d) does not fit %zu spectra of one "
-                             "LSF arm of %zu pixels with own wavelengths",
-                             h->path, b->cap, b->narm, A->npix, A->res_kind,
-                             count, h->npix);
-    return RVFIT_OK;
-}
-
 static void lamost_fill(const lamost_handle *h, const lamost_pix *p,
                         rvfit_batch *b)
 {
@@ -64,7 +49,7 @@ int lamost_read(void *handle, size_t first, size_t count, rvfit_batch *b,
         return rvfit_err_set(err, RVFIT_ERR_INVALID, "%s: read of spectra "
                              "[%zu, %zu) but %zu selected", h->path, first,
                              first + count, h->nsel);
-    int rc = lamost_check_batch(h, b, count, err);
+    int rc = rvfit_batch_check_lsf(h->path, b, count, h->npix, err);
     if (rc || count == 0) {
         if (!rc)
             b->nspec = 0;

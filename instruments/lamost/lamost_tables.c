@@ -11,33 +11,24 @@
 enum { LAMOST_T_RVTAB = 0, LAMOST_T_LAMOST = 1 };
 #define LAMOST_STR_W 16 /* CLASS, SUBCLASS output width */
 
-static void lamost_col(rvfit_column *c, const char *name, int type,
-                       long rep, const char *unit, const char *comment)
-{
-    memset(c, 0, sizeof *c);
-    snprintf(c->name, sizeof c->name, "%s", name);
-    c->type = type;
-    c->repeat = rep;
-    snprintf(c->unit, sizeof c->unit, "%s", unit);
-    snprintf(c->comment, sizeof c->comment, "%s", comment);
-}
-
 void lamost_tables_init(lamost_handle *h)
 {
     static const char *const snr[5] = {"SNRU", "SNRG", "SNRR", "SNRI",
                                        "SNRZ"};
     rvfit_column *r = h->rvtab_cols, *l = h->lamost_cols;
-    lamost_col(&r[0], "TARGETID", RVFIT_COL_I64, 1, "", "LAMOST OBSID");
-    lamost_col(&r[1], "TARGET_RA", RVFIT_COL_F64, 1, "deg", "RA");
-    lamost_col(&r[2], "TARGET_DEC", RVFIT_COL_F64, 1, "deg", "DEC");
-    lamost_col(&l[0], "CLASS", RVFIT_COL_STR, LAMOST_STR_W, "", "");
-    lamost_col(&l[1], "SUBCLASS", RVFIT_COL_STR, LAMOST_STR_W, "", "");
-    lamost_col(&l[2], "Z", RVFIT_COL_F64, 1, "", "LAMOST pipeline");
-    lamost_col(&l[3], "Z_ERR", RVFIT_COL_F64, 1, "", "");
+    rvfit_column_set(&r[0], "TARGETID", RVFIT_COL_I64, 1, "",
+                     "LAMOST OBSID");
+    rvfit_column_set(&r[1], "TARGET_RA", RVFIT_COL_F64, 1, "deg", "RA");
+    rvfit_column_set(&r[2], "TARGET_DEC", RVFIT_COL_F64, 1, "deg", "DEC");
+    rvfit_column_set(&l[0], "CLASS", RVFIT_COL_STR, LAMOST_STR_W, "", "");
+    rvfit_column_set(&l[1], "SUBCLASS", RVFIT_COL_STR, LAMOST_STR_W, "",
+                     "");
+    rvfit_column_set(&l[2], "Z", RVFIT_COL_F64, 1, "", "LAMOST pipeline");
+    rvfit_column_set(&l[3], "Z_ERR", RVFIT_COL_F64, 1, "", "");
     for (int i = 0; i < 5; i++)
-        lamost_col(&l[4 + i], snr[i], RVFIT_COL_F32, 1, "", "");
-    lamost_col(&l[9], "HELIO_RV", RVFIT_COL_F64, 1, "km/s",
-               "heliocentric correction of the file");
+        rvfit_column_set(&l[4 + i], snr[i], RVFIT_COL_F32, 1, "", "");
+    rvfit_column_set(&l[9], "HELIO_RV", RVFIT_COL_F64, 1, "km/s",
+                     "heliocentric correction of the file");
     snprintf(h->schema[0].extname, RVFIT_NAME_LEN, "RVTAB");
     h->schema[0].ncol = LAMOST_NCOL_ID;
     h->schema[0].cols = h->rvtab_cols;
@@ -74,12 +65,10 @@ int lamost_read_rows(void *handle, int t, size_t first, size_t count,
                      rvfit_table_rows *rows, rvfit_err *err)
 {
     lamost_handle *h = handle;
-    if (t < 0 || t >= LAMOST_NTABLE || first > h->nsel ||
-        count > h->nsel - first)
-        return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                             "%s: rows [%zu, %zu) of table %d (%zu selected,"
-                             " %d tables)", h->path, first, first + count, t,
-                             h->nsel, LAMOST_NTABLE);
+    int rc = rvfit_rows_check(h->path, t, LAMOST_NTABLE, first, count,
+                              h->nsel, err);
+    if (rc)
+        return rc;
     if (count)
         lamost_rows(&h->meta, t, rows->data);
     rows->nrow = count;

@@ -38,9 +38,8 @@ static void sdss_primary(fitsfile *fp, const sdss_ids *id, double ra,
                          double dec, const sdss_mock_spec *o, uint64_t seed,
                          int *st)
 {
-    double c1 = SDSS_DLOGLAM, zero = 0.0;
+    double zero = 0.0;
     long long s = (long long)(seed & 0x7fffffffffffffffull);
-    int vac = 1;
     fits_create_img(fp, BYTE_IMG, 0, NULL, st);
     fits_write_key(fp, TSTRING, "TELESCOP", "SDSS 2.5-M", NULL, st);
     fits_write_key(fp, TSTRING, "ORIGIN", "rvfit sdss mock", "synthetic",
@@ -50,10 +49,7 @@ static void sdss_primary(fitsfile *fp, const sdss_ids *id, double ra,
     fits_write_key(fp, TINT, "FIBERID", (void *)&id->fiber, NULL, st);
     fits_write_key(fp, TDOUBLE, "PLUG_RA", &ra, "[deg]", st);
     fits_write_key(fp, TDOUBLE, "PLUG_DEC", &dec, "[deg]", st);
-    fits_write_key_fixdbl(fp, "COEFF0", o->coeff0, 4,
-                          "log10(lambda) of the first pixel", st);
-    fits_write_key_fixdbl(fp, "COEFF1", c1, 4, "log10(lambda) step", st);
-    fits_write_key(fp, TLOGICAL, "VACUUM", &vac, "vacuum wavelengths", st);
+    rvfit_mock_key_loglam(fp, o->coeff0, SDSS_DLOGLAM, st);
     fits_write_key(fp, TDOUBLE, "HELIO_RV", &zero, "[km/s] already applied",
                    st);
     fits_write_key(fp, TLONGLONG, "MOCKSEED", &s, "PRNG seed", st);
@@ -215,20 +211,22 @@ static int sdss_write_list(const char *path, const sdss_dest *d,
                          path, strerror(e));
 }
 
+/* rvfit_mock_each: the spec file of star s. */
+static int sdss_flush_one(const rvfit_mock_job *job, size_t s,
+                          const void *spec, rvfit_err *err)
+{
+    const sdss_mock_ctx *c = job->ctx;
+    const rvfit_mock_star *m = &job->stars[s];
+    char name[2 * SDSS_PATH_MAX];
+    sdss_spec_name(c->dest, c->path, m, 0, name, sizeof name);
+    return sdss_write_spec(name, m, spec, s, job->seed, err);
+}
+
 /* rvfit_mock_job.flush: one spec file per star of the block. */
 static int sdss_flush(const rvfit_mock_job *job, size_t s0, size_t ns,
                       void *const *buf, rvfit_err *err)
 {
-    const sdss_mock_ctx *c = job->ctx;
-    const sdss_mock_spec *spec = buf[SDSS_BUF_SPEC];
-    char name[2 * SDSS_PATH_MAX];
-    int rc = RVFIT_OK;
-    for (size_t i = 0; i < ns && !rc; i++) {
-        const rvfit_mock_star *m = &job->stars[s0 + i];
-        sdss_spec_name(c->dest, c->path, m, 0, name, sizeof name);
-        rc = sdss_write_spec(name, m, &spec[i], s0 + i, job->seed, err);
-    }
-    return rc;
+    return rvfit_mock_each(job, s0, ns, buf, sdss_flush_one, err);
 }
 
 int sdss_write_mock(const rvfit_host *host, const rvfit_kv *opts, int nopt,
@@ -246,21 +244,16 @@ int sdss_write_mock(const rvfit_host *host, const rvfit_kv *opts, int nopt,
         rc = sdss_dest_init(path, nstar, &d, err);
     if (rc)
         return rc;
-    rvfit_phi_table *phi = rvfit_phi_new();
-    if (!phi)
-        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "%s: mock of %zu stars",
-                             path, nstar);
-    sdss_mock_ctx c = {.phi = phi, .dest = &d, .path = path};
+    sdss_mock_ctx c = {.dest = &d, .path = path};
     job.ctx = &c;
     job.flush = sdss_flush;
     sdss_mock_job_init(&job);
-    rc = rvfit_mock_run(&job, err);
+    rc = rvfit_mock_run_phi(&job, &c.phi, path, err);
     if (!rc && d.is_list)
         rc = sdss_write_list(path, &d, nstar, stars, err);
     if (!rc && host)
         rvfit_log(host, RVFIT_LOG_INFO, SDSS_WHO, "%s: wrote %zu mock BOSS "
                   "spectra (seed %llu)", path, nstar,
                   (unsigned long long)seed);
-    rvfit_phi_free(phi);
     return rc;
 }

@@ -49,34 +49,26 @@ static void sdss_pixelize(const rvfit_phi_table *phi, double ll0, size_t n,
         out[i] /= edge[i + 1] - edge[i];
 }
 
-typedef struct sdss_scratch {
-    double *fine, *pix, *edge, *tmp;
-    size_t nfine;
-} sdss_scratch;
+/* The BOSS grid of the mocks (rvfit/mockkit.h). */
+static const rvfit_mock_loglam sdss_grid = {
+    .ll0 = SDSS_MOCK_LL0, .dloglam = SDSS_DLOGLAM, .shift = SDSS_MOCK_SHIFT,
+    .npix = SDSS_MOCK_NPIX, .trim = SDSS_MOCK_TRIM, .dlnl = SDSS_MOCK_DLNL,
+    .pad = SDSS_MOCK_PAD, .level = SDSS_MOCK_LEVEL};
 
 static int sdss_signal(const rvfit_mock_job *job, size_t s, double f,
-                       sdss_mock_spec *o, sdss_scratch *w, rvfit_err *err)
+                       sdss_mock_spec *o, rvfit_mock_scratch *w,
+                       rvfit_err *err)
 {
     const sdss_mock_ctx *c = job->ctx;
-    size_t n = o->npix;
-    for (size_t i = 0; i <= n; i++)
-        w->edge[i] = pow(10.0, o->coeff0 + ((double)i - 0.5) * SDSS_DLOGLAM);
-    double lnl0 = log(w->edge[0] - SDSS_MOCK_PAD);
-    size_t nf = (size_t)ceil((log(w->edge[n] + SDSS_MOCK_PAD) - lnl0) /
-                             SDSS_MOCK_DLNL) + 1;
-    if (nf > w->nfine)
-        return rvfit_err_set(err, RVFIT_ERR_INTERNAL, "mock star %zu: %zu "
-                             "fine samples > %zu", s, nf, w->nfine);
-    int rc = rvfit_mock_truth(job, s, NULL, lnl0, SDSS_MOCK_DLNL, nf,
-                              w->fine, err);
+    double lnl0;
+    size_t nf;
+    int rc = rvfit_mock_loglam_truth(job, s, &sdss_grid, o->coeff0, o->npix,
+                                     w, &lnl0, &nf, err);
     if (rc)
         return rc;
-    sdss_pixelize(c->phi, o->coeff0, n, w->edge, f, lnl0, SDSS_MOCK_DLNL, nf,
-                  w->fine, w->pix);
-    memcpy(w->tmp, w->pix, n * sizeof *w->tmp);
-    double scale = rvfit_mock_scale(w->tmp, n, SDSS_MOCK_LEVEL);
-    for (size_t i = 0; i < n; i++)
-        w->pix[i] *= scale;
+    sdss_pixelize(c->phi, o->coeff0, o->npix, w->edge, f, lnl0,
+                  SDSS_MOCK_DLNL, nf, w->fine, w->pix);
+    rvfit_mock_loglam_level(&sdss_grid, o->npix, w);
     return RVFIT_OK;
 }
 
@@ -91,7 +83,7 @@ static int sdss_signal(const rvfit_mock_job *job, size_t s, double f,
 #define SDSS_STREAM_KEY 0x5d23a1915a57f665ull
 
 static void sdss_noise(const rvfit_mock_star *st, rvfit_rng *r,
-                       sdss_mock_spec *o, sdss_scratch *w)
+                       sdss_mock_spec *o, rvfit_mock_scratch *w)
 {
     size_t n = o->npix;
     double *shape = w->tmp, *ratio = w->tmp + n;
@@ -104,18 +96,8 @@ static void sdss_noise(const rvfit_mock_star *st, rvfit_rng *r,
     }
     double c = rvfit_mock_noise(w->pix, shape, n, st->snr, r, ratio, o->flux,
                                 o->ivar);
-    int nbad = (int)(rvfit_rng_uniform(r) * 4.0);
-    int ndead = (int)(rvfit_rng_uniform(r) * 3.0);
-    for (int k = 0; k < nbad + ndead; k++) {
-        size_t p = (size_t)(rvfit_rng_uniform(r) * (double)n);
-        if (k < nbad) {
-            o->flux[p] += (float)(30.0 * c * shape[p]);
-            o->mask[p] |= SDSS_MOCK_BADBIT;
-        } else {
-            o->ivar[p] = 0.0f;
-            o->wdisp[p] = 0.0f;
-        }
-    }
+    rvfit_mock_defects(r, n, c, shape, SDSS_MOCK_BADBIT, o->flux, o->ivar,
+                       o->mask, o->wdisp);
     o->snr = (float)rvfit_pixel_snr(o->flux, o->ivar, n, ratio);
 }
 
@@ -131,10 +113,7 @@ static int sdss_mock_star(const rvfit_mock_job *job, void *scratch, size_t s,
     o->mask = out[SDSS_BUF_MASK];
     rvfit_rng r;
     rvfit_rng_seed(&r, job->seed, ((uint64_t)s + 1) * SDSS_STREAM_KEY);
-    o->coeff0 = SDSS_MOCK_LL0 +
-                SDSS_DLOGLAM * floor(rvfit_rng_uniform(&r) * SDSS_MOCK_SHIFT);
-    o->npix = SDSS_MOCK_NPIX -
-              (size_t)(rvfit_rng_uniform(&r) * (SDSS_MOCK_TRIM + 1));
+    rvfit_mock_loglam_draw(&sdss_grid, &r, &o->coeff0, &o->npix);
     double f = 1.0 + 0.03 * (2.0 * rvfit_rng_uniform(&r) - 1.0); /* per fibre */
     for (size_t i = 0; i < o->npix; i++)
         o->wdisp[i] = (float)sdss_mock_wdisp(
@@ -145,33 +124,10 @@ static int sdss_mock_star(const rvfit_mock_job *job, void *scratch, size_t s,
     return rc;
 }
 
-static void sdss_scratch_free(void *arg)
-{
-    sdss_scratch *w = arg;
-    free(w->fine), free(w->pix), free(w->edge), free(w->tmp);
-    free(w);
-}
-
 static void *sdss_scratch_new(const rvfit_mock_job *job)
 {
     (void)job;
-    sdss_scratch *w = calloc(1, sizeof *w);
-    if (!w)
-        return NULL;
-    double lo = pow(10.0, SDSS_MOCK_LL0 - SDSS_DLOGLAM) - SDSS_MOCK_PAD;
-    double hi = pow(10.0, SDSS_MOCK_LL0 + SDSS_DLOGLAM *
-                              (SDSS_MOCK_SHIFT + SDSS_MOCK_NPIX)) +
-                SDSS_MOCK_PAD;
-    w->nfine = (size_t)ceil(log(hi / lo) / SDSS_MOCK_DLNL) + 2;
-    w->fine = malloc(w->nfine * sizeof *w->fine);
-    w->pix = malloc(SDSS_MOCK_NPIX * sizeof *w->pix);
-    w->edge = malloc((SDSS_MOCK_NPIX + 1) * sizeof *w->edge);
-    w->tmp = malloc(2 * SDSS_MOCK_NPIX * sizeof *w->tmp);
-    if (!w->fine || !w->pix || !w->edge || !w->tmp) {
-        sdss_scratch_free(w);
-        return NULL;
-    }
-    return w;
+    return rvfit_mock_scratch_new(&sdss_grid);
 }
 
 void sdss_mock_job_init(rvfit_mock_job *job)
@@ -183,6 +139,6 @@ void sdss_mock_job_init(rvfit_mock_job *job)
         job->bytes[k] = SDSS_MOCK_NPIX * sizeof(float);
     job->bytes[SDSS_BUF_MASK] = SDSS_MOCK_NPIX * sizeof(int32_t);
     job->scratch_new = sdss_scratch_new;
-    job->scratch_free = sdss_scratch_free;
+    job->scratch_free = rvfit_mock_scratch_free;
     job->star = sdss_mock_star;
 }

@@ -30,18 +30,6 @@ const sdss_cand *sdss_cands(void)
     return sdss_cand_tab;
 }
 
-/* Numeric keyword, NaN when absent or not a number. */
-static double sdss_key(fitsfile *fp, const char *key)
-{
-    double v = NAN;
-    int st = 0;
-    if (fits_read_key(fp, TDOUBLE, key, &v, NULL, &st)) {
-        fits_clear_errmsg();
-        v = NAN;
-    }
-    return v;
-}
-
 /* First element of column `name` in row 1 as double; NaN when absent. */
 static double sdss_cell(fitsfile *fp, const char *name)
 {
@@ -125,11 +113,13 @@ int sdss_read_meta(sdss_handle *h, size_t k, fitsfile *fp, rvfit_err *err)
         h->num[k * SDSS_NCAND + (size_t)j] = NAN;
     if (fits_movabs_hdu(fp, 1, &type, &st))
         return rvfit_fits_error(err, st, S->path, "PRIMARY", "moving to HDU");
-    S->coeff0 = sdss_key(fp, "COEFF0");
-    S->coeff1 = sdss_key(fp, "COEFF1");
-    double id[5] = {sdss_key(fp, "PLATEID"), sdss_key(fp, "MJD"),
-                    sdss_key(fp, "FIBERID"), sdss_key(fp, "PLUG_RA"),
-                    sdss_key(fp, "PLUG_DEC")};
+    S->coeff0 = rvfit_fits_key_double(fp, "COEFF0");
+    S->coeff1 = rvfit_fits_key_double(fp, "COEFF1");
+    double id[5] = {rvfit_fits_key_double(fp, "PLATEID"),
+                    rvfit_fits_key_double(fp, "MJD"),
+                    rvfit_fits_key_double(fp, "FIBERID"),
+                    rvfit_fits_key_double(fp, "PLUG_RA"),
+                    rvfit_fits_key_double(fp, "PLUG_DEC")};
     if (sdss_goto_hdu(fp, "SPALL") == 0 || sdss_goto_hdu(fp, "SPECOBJ") == 0)
         sdss_read_spall(h, k, fp, id);
     double fn[3];
@@ -153,34 +143,26 @@ int sdss_read_meta(sdss_handle *h, size_t k, fitsfile *fp, rvfit_err *err)
     return RVFIT_OK;
 }
 
-static void sdss_col(rvfit_column *c, const char *name, int type, long rep,
-                     const char *unit, const char *comment)
-{
-    memset(c, 0, sizeof *c);
-    snprintf(c->name, sizeof c->name, "%s", name);
-    c->type = type;
-    c->repeat = rep;
-    snprintf(c->unit, sizeof c->unit, "%s", unit);
-    snprintf(c->comment, sizeof c->comment, "%s", comment);
-}
-
 void sdss_tables_init(sdss_handle *h)
 {
     rvfit_column *r = h->rvtab_cols;
-    sdss_col(&r[0], "TARGETID", RVFIT_COL_I64, 1, "",
-             "PLATE*10^9 + MJD*10^4 + FIBERID");
-    sdss_col(&r[1], "PLATE", RVFIT_COL_I32, 1, "", "");
-    sdss_col(&r[2], "MJD", RVFIT_COL_I32, 1, "d", "");
-    sdss_col(&r[3], "FIBERID", RVFIT_COL_I32, 1, "", "");
-    sdss_col(&r[4], "TARGET_RA", RVFIT_COL_F64, 1, "deg", "PLUG_RA");
-    sdss_col(&r[5], "TARGET_DEC", RVFIT_COL_F64, 1, "deg", "PLUG_DEC");
+    rvfit_column_set(&r[0], "TARGETID", RVFIT_COL_I64, 1, "",
+                     "PLATE*10^9 + MJD*10^4 + FIBERID");
+    rvfit_column_set(&r[1], "PLATE", RVFIT_COL_I32, 1, "", "");
+    rvfit_column_set(&r[2], "MJD", RVFIT_COL_I32, 1, "d", "");
+    rvfit_column_set(&r[3], "FIBERID", RVFIT_COL_I32, 1, "", "");
+    rvfit_column_set(&r[4], "TARGET_RA", RVFIT_COL_F64, 1, "deg",
+                     "PLUG_RA");
+    rvfit_column_set(&r[5], "TARGET_DEC", RVFIT_COL_F64, 1, "deg",
+                     "PLUG_DEC");
     int n = 0;
     for (int j = 0; j < SDSS_NCAND; j++) {
         if (h->width[j] <= 0)
             continue;
         const sdss_cand *c = &sdss_cand_tab[j];
-        sdss_col(&h->spall_cols[n], c->name, c->type,
-                 c->type == RVFIT_COL_STR ? h->width[j] : 1, "", "");
+        rvfit_column_set(&h->spall_cols[n], c->name, c->type,
+                         c->type == RVFIT_COL_STR ? h->width[j] : 1, "",
+                         "");
         h->spall_src[n++] = j;
     }
     snprintf(h->schema[0].extname, RVFIT_NAME_LEN, "RVTAB");
@@ -228,12 +210,10 @@ int sdss_read_rows(void *handle, int t, size_t first, size_t count,
                    rvfit_table_rows *rows, rvfit_err *err)
 {
     sdss_handle *h = handle;
-    if (t < 0 || t >= SDSS_NTABLE || first > h->nsel ||
-        count > h->nsel - first)
-        return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                             "%s: rows [%zu, %zu) of table %d (%zu selected,"
-                             " %d tables)", h->path, first, first + count, t,
-                             h->nsel, SDSS_NTABLE);
+    int rc = rvfit_rows_check(h->path, t, SDSS_NTABLE, first, count,
+                              h->nsel, err);
+    if (rc)
+        return rc;
     for (size_t i = 0; i < count; i++) {
         size_t k = h->rows[first + i];
         if (t == SDSS_T_RVTAB)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fitsio.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/statvfs.h>
@@ -164,4 +165,15 @@ int rvfit_fits_colnum(void *fptr, const char *name)
     if (st)
         fits_clear_errmsg();
     return col;
+}
+
+double rvfit_fits_key_double(void *fptr, const char *key)
+{
+    double v = NAN;
+    int st = 0;
+    if (fits_read_key((fitsfile *)fptr, TDOUBLE, key, &v, NULL, &st)) {
+        fits_clear_errmsg();
+        v = NAN;
+    }
+    return v;
 }

@@ -107,3 +107,31 @@ int rvfit_mock_run(const rvfit_mock_job *job, rvfit_err *err)
         free(b.buf[k]);
     return rc;
 }
+
+int rvfit_mock_run_phi(const rvfit_mock_job *job,
+                       const rvfit_phi_table **phi, const char *path,
+                       rvfit_err *err)
+{
+    rvfit_phi_table *t = rvfit_phi_new();
+    if (!t)
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "%s: mock of %zu stars",
+                             path, job->nstar);
+    *phi = t;
+    int rc = rvfit_mock_run(job, err);
+    *phi = NULL;
+    rvfit_phi_free(t);
+    return rc;
+}
+
+int rvfit_mock_each(const rvfit_mock_job *job, size_t s0, size_t ns,
+                    void *const *buf,
+                    int (*one)(const rvfit_mock_job *job, size_t s,
+                               const void *spec, rvfit_err *err),
+                    rvfit_err *err)
+{
+    const char *spec = buf[0];
+    int rc = RVFIT_OK;
+    for (size_t i = 0; i < ns && !rc; i++)
+        rc = one(job, s0 + i, spec + i * job->bytes[0], err);
+    return rc;
+}

@@ -1,6 +1,7 @@
 /* spectra.c — allocation of spectra batches and pass-through table rows,
  * and the per-pixel S/N summary of a spectrum. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,6 +123,43 @@ void rvfit_rows_free(rvfit_table_rows *r, const rvfit_table_schema *s)
     free(r->data);
     r->data = NULL;
     r->nrow = 0;
+}
+
+int rvfit_batch_check_lsf(const char *path, const rvfit_batch *b,
+                          size_t count, size_t npix, rvfit_err *err)
+{
+    const rvfit_arm_batch *A = &b->arm[0];
+    if (count > b->cap || b->narm != 1 || A->npix != npix ||
+        !A->wave_per_spec || A->res_kind != RVFIT_RES_LSF || !A->lsf)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "%s: batch (%zu spectra, %d arms, %zu pixels, "
+                             "res kind %d) does not fit %zu spectra of one "
+                             "LSF arm of %zu pixels with own wavelengths",
+                             path, b->cap, b->narm, A->npix, A->res_kind,
+                             count, npix);
+    return RVFIT_OK;
+}
+
+void rvfit_column_set(rvfit_column *c, const char *name, int type,
+                      long repeat, const char *unit, const char *comment)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->type = type;
+    c->repeat = repeat;
+    snprintf(c->unit, sizeof c->unit, "%s", unit);
+    snprintf(c->comment, sizeof c->comment, "%s", comment);
+}
+
+int rvfit_rows_check(const char *path, int t, int ntable, size_t first,
+                     size_t count, size_t nsel, rvfit_err *err)
+{
+    if (t < 0 || t >= ntable || first > nsel || count > nsel - first)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "%s: rows [%zu, %zu) of table %d (%zu selected,"
+                             " %d tables)", path, first, first + count, t,
+                             nsel, ntable);
+    return RVFIT_OK;
 }
 
 double rvfit_pixel_snr(const float *flux, const float *ivar, size_t n,

@@ -62,6 +62,11 @@ RVFIT_EXPORT void rvfit_fits_discard(void *f, const char *tmp);
  * cleared).  Names must not contain CFITSIO's wildcards '*', '?', '#'. */
 RVFIT_EXPORT int rvfit_fits_colnum(void *fptr, const char *name);
 
+/* Numeric keyword `key` of the current HDU of fptr (a fitsfile *) as a
+ * double; NaN when absent or not a number (CFITSIO's message stack is
+ * cleared). */
+RVFIT_EXPORT double rvfit_fits_key_double(void *fptr, const char *key);
+
 #ifdef __cplusplus
 }
 #endif

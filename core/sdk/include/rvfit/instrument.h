@@ -109,6 +109,17 @@ typedef struct rvfit_instrument_ops {
                          rvfit_template_arm *arms, rvfit_err *err);
 } rvfit_instrument_ops;
 
+/* The [SECTION] options of a single-arm instrument's templates, read into
+ * arm over the defaults the caller put there (absent keys keep them):
+ * lam_min, lam_max (1000-30000 A), step (0.01-10 A), sigma_kms (0-500
+ * km/s), and lam_max more than 100 A above lam_min.  RVFIT_ERR_CONFIG
+ * naming the key (rvfit_kv_double) or SECTION; arm->name is untouched.
+ * Reentrant: reads kv, writes arm only. */
+RVFIT_EXPORT int rvfit_kv_template_arm(const rvfit_kv *kv, int n,
+                                       const char *section,
+                                       rvfit_template_arm *arm,
+                                       rvfit_err *err);
+
 #ifdef __cplusplus
 }
 #endif

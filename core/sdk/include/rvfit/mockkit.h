@@ -38,6 +38,8 @@ extern "C" {
 
 #define RVFIT_MOCK_MAXBUF 16
 
+typedef struct rvfit_phi_table rvfit_phi_table; /* the normal CDF, below */
+
 typedef struct rvfit_mock_job rvfit_mock_job;
 struct rvfit_mock_job {
     /* What write_mock was given. */
@@ -81,6 +83,26 @@ RVFIT_EXPORT int rvfit_mock_begin(rvfit_mock_job *job,
  * the run and is returned. */
 RVFIT_EXPORT int rvfit_mock_run(const rvfit_mock_job *job, rvfit_err *err);
 
+/* rvfit_mock_run with a normal-CDF table (below) for its duration: the
+ * table is made, stored in *phi (typically a field of the job's ctx,
+ * read by star()), freed after the run and *phi reset to NULL.  No
+ * memory for it: RVFIT_ERR_NOMEM naming path (write_mock's). */
+RVFIT_EXPORT int rvfit_mock_run_phi(const rvfit_mock_job *job,
+                                    const rvfit_phi_table **phi,
+                                    const char *path, rvfit_err *err);
+
+/* A flush() that writes one file per star calls this with its block:
+ * one(job, s, spec, err) for each star s of [s0, s0+ns) in order, spec
+ * its slot of output array 0 (buf[0] + (s - s0) bytes[0]); the first
+ * failure stops the loop and is returned.  Calling thread only, like
+ * flush(). */
+RVFIT_EXPORT int rvfit_mock_each(const rvfit_mock_job *job, size_t s0,
+                                 size_t ns, void *const *buf,
+                                 int (*one)(const rvfit_mock_job *job,
+                                            size_t s, const void *spec,
+                                            rvfit_err *err),
+                                 rvfit_err *err);
+
 /* Truth of star s at exp(lnl0 + k dlnl), k < n, into fine[n]; a
  * non-finite value is RVFIT_ERR_NUMERIC naming the star, `part` (e.g.
  * "camera B"; may be NULL) and the wavelength. */
@@ -94,7 +116,6 @@ RVFIT_EXPORT int rvfit_mock_truth(const rvfit_mock_job *job, size_t s,
  * by cubic Hermite with exact derivatives: |error| < 6e-12, about ten
  * times cheaper than erfc, which otherwise dominates a mock's cost.
  * Read-only after rvfit_phi_new, so one table serves every thread. */
-typedef struct rvfit_phi_table rvfit_phi_table;
 RVFIT_EXPORT rvfit_phi_table *rvfit_phi_new(void); /* NULL: no memory */
 RVFIT_EXPORT void rvfit_phi_free(rvfit_phi_table *t);
 RVFIT_EXPORT double rvfit_phi(const rvfit_phi_table *t, double z);
@@ -130,6 +151,83 @@ RVFIT_EXPORT double rvfit_mock_scale(double *work, size_t n, double level);
 RVFIT_EXPORT double rvfit_mock_noise(const double *F, const double *shape,
                                      size_t n, double snr, rvfit_rng *rng,
                                      double *work, float *flux, float *ivar);
+
+/* ---- instruments on a log10(lambda) pixel grid (BOSS, LAMOST) ----------- */
+
+/* The grid of such a writer.  A star's first pixel is at log10(lambda) =
+ * ll0 + dloglam k, k drawn from [0, shift); it has npix - t pixels, t
+ * drawn from [0, trim].  Its truth is sampled every dlnl in ln(lambda),
+ * from pad A below the first pixel edge to pad A above the last, and its
+ * pixel fluxes are scaled to a median of level.  Plain values: a writer
+ * keeps one static const grid, read by every thread. */
+typedef struct rvfit_mock_loglam {
+    double ll0;     /* log10(lambda / A) of the first pixel, shift 0 */
+    double dloglam; /* pixel step in log10(lambda)                  */
+    size_t shift;   /* number of possible first pixels, >= 1        */
+    size_t npix;    /* most pixels of a star                        */
+    size_t trim;    /* most pixels cut from the red end             */
+    double dlnl;    /* truth sampling in ln(lambda)                 */
+    double pad;     /* truth padding beyond the edges, A            */
+    double level;   /* median pixel flux after scaling              */
+} rvfit_mock_loglam;
+
+/* Per-thread scratch for a grid g, sized for its widest star. */
+typedef struct rvfit_mock_scratch {
+    double *fine;   /* nfine truth samples                         */
+    double *pix;    /* g->npix pixel fluxes                        */
+    double *edge;   /* g->npix + 1 pixel edges, A                  */
+    double *tmp;    /* 2 g->npix doubles of work                   */
+    size_t nfine;
+} rvfit_mock_scratch;
+
+/* Scratch for grid g (caller-owned; free with rvfit_mock_scratch_free,
+ * which takes a void * to serve as rvfit_mock_job.scratch_free).  NULL:
+ * no memory. */
+RVFIT_EXPORT rvfit_mock_scratch *
+rvfit_mock_scratch_new(const rvfit_mock_loglam *g);
+RVFIT_EXPORT void rvfit_mock_scratch_free(void *scratch); /* NULL: no-op */
+
+/* A star's grid from its own stream r: *coeff0 (log10 lambda of its
+ * first pixel), then *npix.  Two rvfit_rng_uniform draws, in that order. */
+RVFIT_EXPORT void rvfit_mock_loglam_draw(const rvfit_mock_loglam *g,
+                                         rvfit_rng *r, double *coeff0,
+                                         size_t *npix);
+
+/* The pixel edges and the truth of star s, whose n pixels start at
+ * log10(lambda) coeff0: w->edge[0..n] (A, edge i at coeff0 + (i - 1/2)
+ * dloglam), w->fine[0..*nf) at exp(*lnl0 + k g->dlnl).  Errors:
+ * RVFIT_ERR_INTERNAL when w holds fewer than *nf samples (a grid wider
+ * than g), those of rvfit_mock_truth. */
+RVFIT_EXPORT int rvfit_mock_loglam_truth(const rvfit_mock_job *job,
+                                         size_t s,
+                                         const rvfit_mock_loglam *g,
+                                         double coeff0, size_t n,
+                                         rvfit_mock_scratch *w, double *lnl0,
+                                         size_t *nf, rvfit_err *err);
+
+/* Scale w->pix[0..n) to a median of g->level (rvfit_mock_scale; w->tmp
+ * is work). */
+RVFIT_EXPORT void rvfit_mock_loglam_level(const rvfit_mock_loglam *g,
+                                          size_t n, rvfit_mock_scratch *w);
+
+/* The grid keywords of an SDSS-style spec file (BOSS, LAMOST) into the
+ * current HDU of fptr (a fitsfile *): COEFF0 = coeff0 and COEFF1 =
+ * dloglam (log10 lambda, 4 decimals), VACUUM = T, in that order.
+ * CFITSIO status chain: nothing happens when *status is set.  Calling
+ * thread only (CFITSIO). */
+RVFIT_EXPORT void rvfit_mock_key_loglam(void *fptr, double coeff0,
+                                        double dloglam, int *status);
+
+/* Defects, after rvfit_mock_noise returned c for noise shape
+ * shape[0..n): 0-3 corrupted pixels (flux += 30 c shape, mask |= badbit;
+ * ivar kept, so that only the mask removes them), then 0-2 dead ones
+ * (ivar = 0, and dead[p] = 0 when dead is not NULL, e.g. an LSF width
+ * the pipeline zeroes).  Draws from r: the two counts, then one position
+ * per defect. */
+RVFIT_EXPORT void rvfit_mock_defects(rvfit_rng *r, size_t n, double c,
+                                     const double *shape, int32_t badbit,
+                                     float *flux, float *ivar,
+                                     int32_t *mask, float *dead);
 
 #ifdef __cplusplus
 }

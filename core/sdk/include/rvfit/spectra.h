@@ -138,6 +138,28 @@ RVFIT_EXPORT int rvfit_rows_alloc(rvfit_table_rows *r,
 RVFIT_EXPORT void rvfit_rows_free(rvfit_table_rows *r,
                                   const rvfit_table_schema *s);
 
+/* The batch check of a one-arm reader whose spectra carry their own
+ * wavelengths and a Gaussian LSF (sdss, lamost): b must hold count
+ * spectra of one RVFIT_RES_LSF arm of npix pixels with wave_per_spec and
+ * lsf arrays; otherwise RVFIT_ERR_INVALID naming path and what b is. */
+RVFIT_EXPORT int rvfit_batch_check_lsf(const char *path,
+                                       const rvfit_batch *b, size_t count,
+                                       size_t npix, rvfit_err *err);
+
+/* Set every field of column c: name, type (enum rvfit_col_type), repeat,
+ * unit and comment (may be "", not NULL), strings cut to
+ * RVFIT_NAME_LEN - 1 characters and the rest of c zeroed. */
+RVFIT_EXPORT void rvfit_column_set(rvfit_column *c, const char *name,
+                                   int type, long repeat, const char *unit,
+                                   const char *comment);
+
+/* The argument check of an instrument's read_rows: table t of ntable,
+ * rows [first, first+count) of the nsel selected.  RVFIT_ERR_INVALID
+ * naming path, the rows and the table otherwise. */
+RVFIT_EXPORT int rvfit_rows_check(const char *path, int t, int ntable,
+                                  size_t first, size_t count, size_t nsel,
+                                  rvfit_err *err);
+
 /* Median S/N per pixel of one spectrum: the median of flux*sqrt(ivar) over
  * the pixels with ivar > 0 (the batch's snr).  work: n doubles of
  * scratch, or NULL to allocate them.  NaN when no pixel is usable or the
