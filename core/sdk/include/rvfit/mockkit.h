@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rvfit/abi.h"
 #include "rvfit/instrument.h"
 #include "rvfit/numeric.h"
 #include "rvfit/status.h"
@@ -228,6 +229,13 @@ RVFIT_EXPORT void rvfit_mock_defects(rvfit_rng *r, size_t n, double c,
                                      const double *shape, int32_t badbit,
                                      float *flux, float *ivar,
                                      int32_t *mask, float *dead);
+
+/* Recorded layout (rvfit/abi.h's rules): instruments fill these. */
+#if defined(__LP64__) || defined(_LP64)
+RVFIT_ABI_STRUCT(rvfit_mock_job, 232);
+RVFIT_ABI_STRUCT(rvfit_mock_loglam, 64);
+RVFIT_ABI_STRUCT(rvfit_mock_scratch, 40);
+#endif
 
 #ifdef __cplusplus
 }
