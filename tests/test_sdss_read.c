@@ -292,6 +292,40 @@ static void test_errors(const rvfit_instrument_ops *ops, const char *dir,
     CHECK(tu_contains(err.msg, "absent.fits"));
 }
 
+/* Copy the real file to dir/name and patch a card of COADD (HDU 2). */
+static void corrupt_copy(const char *real, const char *dir, const char *name,
+                         const char *key, const char *value, char *p,
+                         size_t np)
+{
+    char cmd[9000];
+    snprintf(p, np, "%s/%s", dir, name);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s' && chmod u+w '%s'", real, p, p);
+    CHECK(system(cmd) == 0);
+    CHECK(tu_patch_card(p, 2, key, value) == 0);
+}
+
+/* Headers that lie: a COADD claiming 1e8 rows in a 1.7 MB file (once a
+ * 32 GiB allocation or a hang), and a numeric column stored as text. */
+static void test_corrupt(const rvfit_instrument_ops *ops, const char *dir,
+                         const char *real)
+{
+    char p[4200];
+    rvfit_err err;
+    corrupt_copy(real, dir, "naxis2.fits", "NAXIS2", "           100000000",
+                 p, sizeof p);
+    CHECK(open_err(ops, p, &err) == RVFIT_ERR_FORMAT);
+    CHECK_MSG(tu_contains(err.msg, "naxis2.fits: HDU COADD: file truncated "
+                                   "(data end at byte "), "%s", err.msg);
+    printf("  %s\n", err.msg);
+    corrupt_copy(real, dir, "loglam-text.fits", "TFORM2", "'4A      '", p,
+                 sizeof p);
+    CHECK(open_err(ops, p, &err) == RVFIT_ERR_FORMAT);
+    CHECK_MSG(tu_contains(err.msg, "loglam-text.fits: HDU COADD: column "
+                                   "loglam: TFORM2 '4A' is not"), "%s",
+              err.msg);
+    printf("  %s\n", err.msg);
+}
+
 static void test_arms(const rvfit_instrument_ops *ops, const char *real)
 {
     rvfit_template_arm arms[RVFIT_MAX_ARMS];
@@ -349,5 +383,6 @@ int main(void)
     test_list(ops, dir, real);
     test_errors(ops, dir, real);
     test_arms(ops, real);
+    test_corrupt(ops, dir, real);
     return tu_finish("test_sdss_read");
 }

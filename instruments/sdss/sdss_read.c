@@ -78,6 +78,13 @@ static int sdss_wave(const sdss_spec *S, const double *ll, size_t n,
         else
             l = ll[n - 1] + step * (double)(i - n + 1);
         wave[i] = pow(10.0, l);
+        /* loglam of +-400 passes the loglam check but not this one */
+        if (i < n && (!isfinite(wave[i]) || !(wave[i] > 0.0) ||
+                      (i && wave[i] <= wave[i - 1])))
+            return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU COADD: "
+                                 "wavelength %zu = 10^%g is not finite, "
+                                 "positive and increasing", S->path, i,
+                                 ll[i]);
     }
     return RVFIT_OK;
 }

@@ -54,6 +54,31 @@ RVFIT_EXPORT void rvfit_fits_discard(void *f, const char *tmp);
  * cleared).  Names must not contain CFITSIO's wildcards '*', '?', '#'. */
 RVFIT_EXPORT int rvfit_fits_colnum(void *fptr, const char *name);
 
+/* What rvfit_fits_check_col expects of a column. */
+enum {
+    RVFIT_FITS_STRING = 1, /* fixed-width characters (TFORM rA)          */
+    RVFIT_FITS_NUMBER = 2, /* fixed-size numbers or logicals, any repeat */
+    RVFIT_FITS_SCALAR = 3  /* one number per row (repeat 1)              */
+};
+
+/* Check that column col of the current table HDU of fptr holds `kind`
+ * data before it is read (CFITSIO converts a number read as TSTRING to
+ * text of its own width, overflowing a buffer sized from TFORM).  Stores
+ * the repeat count (characters for strings) in *repeat when not NULL.
+ * Otherwise RVFIT_ERR_FORMAT: "PATH: HDU HDU: column NAME: TFORMn 'X' is
+ * not ...". */
+RVFIT_EXPORT int rvfit_fits_check_col(void *fptr, int col, int kind,
+                                      const char *path, const char *hdu,
+                                      long *repeat, rvfit_err *err);
+
+/* Check that the data of the current HDU of fptr, as its header sizes
+ * them (NAXISn, PCOUNT), end within the file `path` (a header claiming
+ * more rows than the file holds would make a reader allocate or read for
+ * ever).  Paths that stat() cannot see (CFITSIO filter syntax) pass.
+ * Otherwise RVFIT_ERR_FORMAT: "PATH: HDU HDU: file truncated ...". */
+RVFIT_EXPORT int rvfit_fits_check_extent(void *fptr, const char *path,
+                                         const char *hdu, rvfit_err *err);
+
 #ifdef __cplusplus
 }
 #endif
