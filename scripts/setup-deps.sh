@@ -5,6 +5,11 @@ set -euo pipefail
 pkgs=(cmake make gcc pkg-config libcfitsio-dev libinih-dev
       ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
       libopenmpi-dev openmpi-bin)
+# --fuzz: clang (with libFuzzer) for the fuzz targets, tests/fuzz; without
+# it the build skips them and says so.
+if [ "${1:-}" = "--fuzz" ]; then
+    pkgs+=(clang)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -305,7 +305,8 @@ static void corrupt_copy(const char *real, const char *dir, const char *name,
 }
 
 /* Headers that lie: a COADD claiming 1e8 rows in a 1.7 MB file (once a
- * 32 GiB allocation or a hang), and a numeric column stored as text. */
+ * 32 GiB allocation or a hang), a numeric column stored as text, and
+ * header bytes CFITSIO must not see. */
 static void test_corrupt(const rvfit_instrument_ops *ops, const char *dir,
                          const char *real)
 {
@@ -323,6 +324,24 @@ static void test_corrupt(const rvfit_instrument_ops *ops, const char *dir,
     CHECK_MSG(tu_contains(err.msg, "loglam-text.fits: HDU COADD: column "
                                    "loglam: TFORM2 '4A' is not"), "%s",
               err.msg);
+    printf("  %s\n", err.msg);
+    /* an unquoted TTYPE filling its 70 columns: CFITSIO 4.2 aborted the
+     * process ("buffer overflow detected") while moving to COADD */
+    char v70[71];
+    memset(v70, 'A', 70);
+    v70[70] = '\0';
+    corrupt_copy(real, dir, "ttype70.fits", "TTYPE5", v70, p, sizeof p);
+    CHECK(open_err(ops, p, &err) == RVFIT_ERR_FORMAT);
+    CHECK_MSG(tu_contains(err.msg, "ttype70.fits: HDU 2: TTYPE5 is not a "
+                                   "quoted string"), "%s", err.msg);
+    printf("  %s\n", err.msg);
+    /* a header byte outside ASCII text */
+    corrupt_copy(real, dir, "latin1.fits", "TTYPE1", "'\xe9lux'", p,
+                 sizeof p);
+    CHECK(open_err(ops, p, &err) == RVFIT_ERR_FORMAT);
+    CHECK_MSG(tu_contains(err.msg, "latin1.fits: HDU 2: header card") &&
+                  tu_contains(err.msg, "byte 0xe9 in column 12 is not "
+                                       "ASCII text"), "%s", err.msg);
     printf("  %s\n", err.msg);
 }
 

@@ -260,6 +260,9 @@ static int desi_open_file(desi_handle *h, const char *path, rvfit_err *err)
     if (stat(path, &sb) != 0)
         return rvfit_err_set(err, RVFIT_ERR_IO, "%s: %s", path,
                              strerror(errno));
+    int rc = rvfit_fits_check_headers(path, err);
+    if (rc)
+        return rc;
     int st = 0;
     if (fits_open_diskfile(&h->fp, path, READONLY, &st)) {
         h->fp = NULL;

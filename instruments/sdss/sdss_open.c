@@ -20,6 +20,9 @@ int sdss_open_coadd(const char *path, fitsfile **fp, size_t *npix,
 {
     int st = 0;
     *fp = NULL;
+    int hc = rvfit_fits_check_headers(path, err);
+    if (hc)
+        return hc;
     if (fits_open_diskfile(fp, path, READONLY, &st)) {
         *fp = NULL;
         int unreadable = access(path, R_OK) != 0;

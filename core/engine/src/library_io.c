@@ -512,6 +512,8 @@ int rvfit_library_load(rvfit_library *lib, const char *path, rvfit_err *err)
     if (stat(file, &sb) != 0)
         return rvfit_err_set(err, RVFIT_ERR_IO, "template library %s not "
                              "found", file);
+    if ((st = rvfit_fits_check_headers(file, err)))
+        return st;
     if (fits_open_file(&r.f, file, READONLY, &fs)) {
         /* The file exists: anything but "cannot open" means not FITS. */
         int rc = rvfit_fits_error(err, fs, file, NULL, "cannot open");
