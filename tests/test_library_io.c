@@ -203,6 +203,13 @@ static void test_corrupt(const char *dir, const char *tmp)
     CHECK(system(cmd) == 0);
     CHECK(tu_patch_card(bad, 3, "GCOUNT", "                   2") == 0);
     expect_bad(bad, "HDU 3 (AXIS_LOGG): PCOUNT = 0, GCOUNT = 2");
+    /* a 29-character word where an integer belongs: CFITSIO 4.2 aborted
+     * the process while converting it (ffc2j) */
+    CHECK(system(cmd) == 0);
+    CHECK(tu_patch_card(bad, 1, "NARM", "ooooooooooooooooooooooooooooo") ==
+          0);
+    expect_bad(bad, "HDU 1: header card 9 (NARM): a value of 29 characters "
+               "is not a number (at most 28)");
     /* an axis rvfit does not know, and an AXNAME that disagrees */
     CHECK(system(cmd) == 0);
     CHECK(tu_patch_card(bad, 4, "EXTNAME", "'AXIS_VMIC'") == 0);

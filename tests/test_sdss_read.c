@@ -332,7 +332,16 @@ static void test_corrupt(const rvfit_instrument_ops *ops, const char *dir,
     v70[70] = '\0';
     corrupt_copy(real, dir, "ttype70.fits", "TTYPE5", v70, p, sizeof p);
     CHECK(open_err(ops, p, &err) == RVFIT_ERR_FORMAT);
-    CHECK_MSG(tu_contains(err.msg, "ttype70.fits: HDU 2: TTYPE5 is not a "
+    CHECK_MSG(tu_contains(err.msg, "ttype70.fits: HDU 2: header card 17 "
+                                   "(TTYPE5): a value of 70 characters is "
+                                   "not a number (at most 28)"),
+              "%s", err.msg);
+    printf("  %s\n", err.msg);
+    /* a column name must be a string */
+    corrupt_copy(real, dir, "ttype-bare.fits", "TTYPE5", "wdisp", p,
+                 sizeof p);
+    CHECK(open_err(ops, p, &err) == RVFIT_ERR_FORMAT);
+    CHECK_MSG(tu_contains(err.msg, "ttype-bare.fits: HDU 2: TTYPE5 is not a "
                                    "quoted string"), "%s", err.msg);
     printf("  %s\n", err.msg);
     /* a header byte outside ASCII text */

@@ -2,9 +2,10 @@
  * before CFITSIO parses it.  CFITSIO 4.2 copies an unquoted TTYPEn value
  * that fills all 70 value columns into a 70-byte field with strcpy: with
  * _FORTIFY_SOURCE the process aborts ("buffer overflow detected"), so a
- * corrupt file would kill a run instead of failing with a message.  The
- * scan also refuses header bytes outside printable ASCII, which the FITS
- * standard forbids.  Anything else odd (no END, sizes past the end of the
+ * corrupt file would kill a run instead of failing with a message; the
+ * same happens when an integer keyword holds an unquoted word of 29 or
+ * more characters (ffc2j).  The scan also refuses header bytes outside
+ * printable ASCII, which the FITS standard forbids.  Anything else odd (no END, sizes past the end of the
  * file) is left to CFITSIO and the readers' own checks. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #define FH_BLOCK 2880
 #define FH_CARD 80
 #define FH_MAXAX 999
+#define FH_MAXWORD 28 /* longest unquoted value word */
 
 /* What a header says about the size of its data. */
 typedef struct fh_hdr {
@@ -91,16 +93,33 @@ static int fh_check_card(const char *c, const char *path, int hdu, int card,
                                  "card %d: byte 0x%02x in column %d is not "
                                  "ASCII text", path, hdu, card,
                                  (unsigned char)c[i], i + 1);
+    int kl = 8; /* keyword without its padding, for messages */
+    while (kl > 1 && c[kl - 1] == ' ')
+        kl--;
+    if (c[8] == '=' && c[9] == ' ') {
+        /* CFITSIO 4.2 (ffc2j) overflows its message buffer, and aborts,
+         * when an integer keyword holds an unquoted word of 29 or more
+         * characters; no number needs that many (17 significant digits
+         * and an exponent take 24) */
+        const char *v = c + 10, *end = c + FH_CARD;
+        while (v < end && *v == ' ')
+            v++;
+        int len = 0;
+        while (v + len < end && v[len] != ' ' && v[len] != '/')
+            len++;
+        if (len > FH_MAXWORD && *v != '\'' && *v != '(')
+            return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU %d: header "
+                                 "card %d (%.*s): a value of %d characters "
+                                 "is not a number (at most %d)", path, hdu,
+                                 card, kl, c, len, FH_MAXWORD);
+    }
     if (!memcmp(c, "TTYPE", 5) && c[8] == '=') {
         const char *v = c + 10;
         while (v < c + FH_CARD && *v == ' ')
             v++;
-        int n = 8;
-        while (n > 5 && c[n - 1] == ' ')
-            n--;
         if (v < c + FH_CARD && *v != '\'')
             return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU %d: %.*s "
-                                 "is not a quoted string", path, hdu, n, c);
+                                 "is not a quoted string", path, hdu, kl, c);
     }
     return RVFIT_OK;
 }

@@ -80,9 +80,10 @@ RVFIT_EXPORT int rvfit_fits_check_extent(void *fptr, const char *path,
                                          const char *hdu, rvfit_err *err);
 
 /* Look at the raw header bytes of every HDU of the FITS file `path`
- * before CFITSIO parses them: header bytes must be printable ASCII and
- * TTYPEn values quoted strings (CFITSIO 4.2 aborts the process on a
- * 70-column unquoted TTYPEn).  A file that is not FITS, or whose structure
+ * before CFITSIO parses them: header bytes must be printable ASCII,
+ * TTYPEn values quoted strings and unquoted values at most 28 characters
+ * (CFITSIO 4.2 aborts the process on a 70-column unquoted TTYPEn and on
+ * an integer keyword holding a word of 29 or more).  A file that is not FITS, or whose structure
  * cannot be followed, passes: CFITSIO and the reader's checks report it.
  * Otherwise RVFIT_ERR_FORMAT: "PATH: HDU N: ...". */
 RVFIT_EXPORT int rvfit_fits_check_headers(const char *path, rvfit_err *err);
