@@ -138,6 +138,15 @@ typedef struct fit_args {
     const char *targetid;
 } fit_args;
 
+static void free_files(fit_args *a)
+{
+    for (int i = 0; i < a->nfiles; i++)
+        free(a->files[i]);
+    free(a->files);
+    a->files = NULL;
+    a->nfiles = 0;
+}
+
 static int parse(int argc, char **argv, fit_args *a)
 {
     static const struct option opts[] = {
@@ -223,6 +232,7 @@ static int fit_main(int argc, char **argv, struct cli_mpi *mpi)
     }
     fit_env *e = calloc(1, sizeof *e); /* large */
     if (!e || cli_config(&e->cfg, a.config, &a.ov)) {
+        free_files(&a);
         free(e);
         return 2;
     }
@@ -235,15 +245,14 @@ static int fit_main(int argc, char **argv, struct cli_mpi *mpi)
     char cmdline[8192];
     cli_cmdline(argc, argv, cmdline, sizeof cmdline);
     if (a.targetid && cli_parse_targetids(a.targetid, &ids, &nids)) {
+        free_files(&a);
         rvfit_config_free(&e->cfg);
         free(e);
         return 2;
     }
     int failed = cli_fit_files(e, a.files, a.nfiles, cmdline, ids, nids,
                                NULL);
-    for (int i = 0; i < a.nfiles; i++)
-        free(a.files[i]);
-    free(a.files);
+    free_files(&a);
     free(ids);
     free(e);
     return failed ? 1 : 0;
