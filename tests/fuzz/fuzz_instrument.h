@@ -1,9 +1,10 @@
 /* fuzz_instrument.h — one input through an instrument plugin as the run
  * uses it: open (with a selection for odd-sized inputs), info, read the
- * first spectra, read every pass-through table, close.  Checked: a failure names the file; what a
- * reader hands over has finite, positive, increasing wavelengths over the
- * spectrum's own pixels, finite flux, finite ivar >= 0 and finite band or
- * LSF values (the engine and backends rely on all of these). */
+ * first spectra, read every pass-through table, close.  Checked: a
+ * failure names the file; what a reader hands over has finite, positive,
+ * increasing wavelengths over the spectrum's own pixels, finite flux,
+ * finite ivar >= 0 and finite band or LSF values (the engine and backends
+ * rely on all of these). */
 #ifndef RVFIT_FUZZ_INSTRUMENT_H
 #define RVFIT_FUZZ_INSTRUMENT_H
 
