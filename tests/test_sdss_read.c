@@ -337,6 +337,38 @@ static void test_corrupt(const rvfit_instrument_ops *ops, const char *dir,
                                    "not a number (at most 28)"),
               "%s", err.msg);
     printf("  %s\n", err.msg);
+    /* a WDISP of 1e30 pixels is junk: the previous WDISP is used (the LSF
+     * sigma was an infinite float, NaN in the band matrix) */
+    snprintf(p, sizeof p, "%s/wdisp-huge.fits", dir);
+    char cmd[13000];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s' && chmod u+w '%s'", real, p, p);
+    CHECK(system(cmd) == 0);
+    fitsfile *fp;
+    int st = 0, cn = 0;
+    float big = 1e30f;
+    fits_open_file(&fp, p, READWRITE, &st);
+    fits_movnam_hdu(fp, BINARY_TBL, "COADD", 0, &st);
+    fits_get_colnum(fp, CASEINSEN, "wdisp", &cn, &st);
+    fits_write_col(fp, TFLOAT, cn, 101, 1, 1, &big, &st);
+    fits_close_file(fp, &st);
+    CHECK(st == 0);
+    rvfit_host host = tu_host(RVFIT_LOG_WARN);
+    void *h = NULL;
+    CHECK(ops->open(&host, NULL, 0, p, NULL, &h, &err) == RVFIT_OK);
+    if (h) {
+        rvfit_file_info I;
+        rvfit_batch b;
+        ops->info(h, &I);
+        if (read_all(ops, h, &I, &b) == 0) {
+            const rvfit_arm_batch *A = &b.arm[0];
+            CHECK(isfinite(A->lsf[100]));
+            /* sigma / lambda is WDISP * 1e-4 ln 10: that of pixel 99 */
+            CHECK_NEAR(A->lsf[100] / A->wave[100], A->lsf[99] / A->wave[99],
+                       1e-7 * A->lsf[99] / A->wave[99]);
+            rvfit_batch_free(&b);
+        }
+        ops->close(h);
+    }
     /* a column name must be a string */
     corrupt_copy(real, dir, "ttype-bare.fits", "TTYPE5", "wdisp", p,
                  sizeof p);

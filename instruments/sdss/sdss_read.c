@@ -91,14 +91,17 @@ static int sdss_wave(const sdss_spec *S, const double *ll, size_t n,
 
 /* LSF sigma (A) from WDISP; an unusable WDISP takes the previous usable
  * one (the first usable one before it; 1 pixel when none), padded pixels
- * the last one. */
+ * the last one.  WDISP is in pixels (about 1 for BOSS): beyond
+ * SDSS_WDISP_MAX it is junk, not a resolution. */
+#define SDSS_WDISP_MAX 1000.0f
 static int sdss_wdisp_ok(float w)
 {
-    return isfinite(w) && w > 0.0f;
+    return isfinite(w) && w > 0.0f && w < SDSS_WDISP_MAX;
 }
 
-static void sdss_lsf(const float *wdisp, const double *wave, size_t n,
-                     size_t npix, float *lsf)
+static int sdss_lsf(const sdss_spec *S, const float *wdisp,
+                    const double *wave, size_t n, size_t npix, float *lsf,
+                    rvfit_err *err)
 {
     size_t f0 = 0;
     while (f0 < n && !sdss_wdisp_ok(wdisp[f0]))
@@ -108,7 +111,12 @@ static void sdss_lsf(const float *wdisp, const double *wave, size_t n,
         if (i < n && sdss_wdisp_ok(wdisp[i]))
             last = wdisp[i];
         lsf[i] = (float)(last * SDSS_DLOGLAM * SDSS_LN10 * wave[i]);
+        if (!isfinite(lsf[i])) /* a wavelength no float sigma can follow */
+            return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU COADD: "
+                                 "LSF sigma at pixel %zu (%g A) is not "
+                                 "finite", S->path, i, wave[i]);
     }
+    return RVFIT_OK;
 }
 
 static int sdss_cols_alloc(sdss_cols *c, size_t n)
@@ -139,8 +147,9 @@ int sdss_read_one(sdss_handle *h, size_t k, double *wave, float *flux,
                                  S->path, npix);
     if (!rc)
         rc = sdss_wave(S, c.loglam, n, npix, wave, err);
+    if (!rc)
+        rc = sdss_lsf(S, c.wdisp, wave, n, npix, lsf, err);
     if (!rc) {
-        sdss_lsf(c.wdisp, wave, n, npix, lsf);
         for (size_t i = 0; i < npix; i++) {
             float f = i < n ? c.flux[i] : 0.0f;
             float iv = i < n ? c.ivar[i] : 0.0f;
