@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The demo: build rvfit, make a small synthetic grid in PHOENIX layout and
-# a synthetic DESI coadd, prepare templates, fit, and print recovered vs
+# a synthetic DESI coadd, prepare templates, fit (drawing the figure of
+# docs/img/plot-example.png and the file's summary), and print recovered vs
 # true radial velocities.  Everything lands in ./demo (or $RVFIT_DEMO_DIR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,8 +22,8 @@ echo "== template library for DESI -> $d/lib"
 echo "== synthetic DESI coadd, 100 stars -> $d/coadd-demo.fits"
 "$rv" mock spectra --instrument desi --nstar 100 --seed 1 \
     --out "$d/coadd-demo.fits" --truth "$d/truth-demo.fits"
-echo "== fit"
+echo "== fit (figures of one star and of the file -> $d/plots)"
 "$rv" fit --templates "$d/lib" --output-dir "$d/out" --overwrite \
-    "$d/coadd-demo.fits"
+    --plot-dir "$d/plots" --plot-targetid 1000005 "$d/coadd-demo.fits"
 echo "== recovered vs true (first 12 stars)"
 "$rv" mock compare "$d/out/rvtab_coadd-demo.fits" "$d/truth-demo.fits" 12

@@ -2,9 +2,10 @@
 # Install the Debian packages rvfit builds and tests with, when missing.
 # As root it installs them; otherwise it prints the command and fails.
 set -euo pipefail
-pkgs=(cmake make gcc pkg-config libcfitsio-dev libinih-dev
+pkgs=(cmake make gcc pkg-config libcfitsio-dev libinih-dev libqhull-dev
       ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
-      libopenmpi-dev openmpi-bin)
+      libopenmpi-dev openmpi-bin libcairo2-dev
+      python3-numpy python3-astropy python3-pytest python3-pip)
 # --fuzz: clang (with libFuzzer) for the fuzz targets, tests/fuzz; without
 # it the build skips them and says so.
 if [ "${1:-}" = "--fuzz" ]; then

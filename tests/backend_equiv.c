@@ -575,6 +575,123 @@ static void be_check_counters(const be_target *t, be_backend *gpu,
     be_problem_free(&pr);
 }
 
+/* Stencils for n points: the library's own (scattered == 0), or a
+ * simplex-like one per point (nparam + 1 random existing models, random
+ * positive weights summing to 1, a random penalty; every 9th empty).
+ * Arrays sized n + 1 and n * RVFIT_MAX_STENCIL by the caller. */
+static void be_make_stencils(const rvfit_library *lib, size_t n,
+                             const rvfit_point *pts, int scattered,
+                             uint64_t *rng, uint32_t *off, uint32_t *idx,
+                             double *w, double *pen)
+{
+    off[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t e = off[i];
+        int k = 0;
+        if (!scattered) {
+            size_t c[RVFIT_MAX_CORNERS];
+            k = rvfit_library_stencil(lib, pts[i].theta, c, w + e, &pen[i]);
+            for (int j = 0; j < k; j++)
+                idx[e + (uint32_t)j] = (uint32_t)c[j];
+        } else if (i % 9 != 4) {
+            double sum = 0.0;
+            for (k = 0; k <= lib->nparam; k++) {
+                size_t m;
+                do
+                    m = (size_t)(be_unif(rng) * (double)lib->nmodel);
+                while (m >= lib->nmodel || !lib->exists[m]);
+                idx[e + (uint32_t)k] = (uint32_t)m;
+                w[e + (uint32_t)k] = 0.05 + be_unif(rng);
+                sum += w[e + (uint32_t)k];
+            }
+            for (int j = 0; j < k; j++)
+                w[e + (uint32_t)j] /= sum;
+            pen[i] = 10.0 * be_unif(rng);
+        } else {
+            pen[i] = 0.0;
+        }
+        off[i + 1] = e + (uint32_t)k;
+    }
+}
+
+/* Backend ops 1.1 on a problem with holes, cubic axes and ln flux: the
+ * library's own stencils sent from the core give what the device computes
+ * itself, and cpu and backend agree on chisq_st, vscan_st and models_st
+ * for scattered (simplex-like) stencils. */
+static void be_check_stencils(const be_target *t, be_backend *cpu,
+                              be_backend *gpu, uint64_t *rng, double tol)
+{
+    enum { N = 96, NV = 9 };
+    be_problem pr;
+    rvfit_err err;
+    int rc = be_problem_make(&pr, &be_cases[7].sh, rng, &err);
+    if (!rc)
+        rc = be_load(cpu, &pr, &err);
+    if (!rc)
+        rc = be_load(gpu, &pr, &err);
+    CHECK_MSG(rc == RVFIT_OK, "stencils: %s", err.msg);
+    if (rc)
+        return;
+    size_t na = (size_t)pr.sh.narm, np = pr.batch.arm[0].npix;
+    static rvfit_point pts[N];
+    static uint32_t off[N + 1], idx[N * RVFIT_MAX_STENCIL];
+    static double w[N * RVFIT_MAX_STENCIL], pen[N], m[4][N], c[4][N * 3];
+    static double vel[N * NV], sv[2][N * NV];
+    static float mb[2][2][3][16 * 600];
+    be_points(&pr, N, rng, pts);
+    for (size_t k = 0; k < N * NV; k++)
+        vel[k] = -300.0 + 11.0 * (double)k / N;
+    rvfit_stencils sn = {off, idx, w, pen};
+    rvfit_chisq_out o[4] = {{m[0], c[0]}, {m[1], c[1]}, {m[2], c[2]},
+                            {m[3], c[3]}};
+    for (int sc = 0; sc < 2; sc++) {
+        be_make_stencils(&pr.lib, N, pts, sc, rng, off, idx, w, pen);
+        int r = cpu->ops->chisq_st(cpu->st, N, pts, &sn, &o[0], &err);
+        r = r ? r : gpu->ops->chisq_st(gpu->st, N, pts, &sn, &o[1], &err);
+        r = r ? r : gpu->ops->chisq(gpu->st, N, pts, &o[2], &err);
+        r = r ? r : cpu->ops->vscan_st(cpu->st, N, pts, &sn, NV, vel, sv[0],
+                                       &err);
+        r = r ? r : gpu->ops->vscan_st(gpu->st, N, pts, &sn, NV, vel, sv[1],
+                                       &err);
+        float *mp[2][RVFIT_MAX_ARMS], *cp[2][RVFIT_MAX_ARMS];
+        for (int b = 0; b < 2; b++)
+            for (size_t a = 0; a < na; a++)
+                mp[b][a] = mb[b][0][a], cp[b][a] = mb[b][1][a];
+        r = r ? r : cpu->ops->models_st(cpu->st, 16, pts, &sn, mp[0], cp[0],
+                                        &err);
+        r = r ? r : gpu->ops->models_st(gpu->st, 16, pts, &sn, mp[1], cp[1],
+                                        &err);
+        CHECK_MSG(r == RVFIT_OK, "stencils: %s", err.msg);
+        if (r)
+            break;
+        double d1 = be_maxrel(m[0], m[1], N);
+        double d2 = be_maxrel(c[0], c[1], N * na);
+        double d3 = be_maxrel(sv[0], sv[1], N * NV), d4 = 0.0;
+        for (size_t a = 0; a < na; a++)
+            for (size_t i = 0; i < 16 * np; i++) {
+                double mx = fmax(fabs(mb[0][0][a][i]), 1e-3);
+                d4 = fmax(d4, fabs(mb[0][0][a][i] - mb[1][0][a][i]) / mx);
+            }
+        printf("  stencils from the core (%s): m2lnl %.1e chisq %.1e vscan "
+               "%.1e models %.1e", sc ? "scattered" : "library's", d1, d2, d3,
+               d4);
+        CHECK_MSG(d1 <= tol && d2 <= tol && d3 <= tol, "%s stencils",
+                  sc ? "scattered" : "library's");
+        CHECK_MSG(d4 <= (tol > BE_TOL ? tol : BE_TOL_MODEL), "models %.3g",
+                  d4);
+        if (!sc) { /* the device's own stencils, same points */
+            double d5 = be_maxrel(m[1], m[2], N);
+            printf(", %s own stencil %.1e", t->name, d5);
+            CHECK_MSG(d5 <= tol, "own vs core stencils %.3g", d5);
+        }
+        printf("\n");
+    }
+    off[1] = off[0] + RVFIT_MAX_STENCIL + 1; /* too long: refused */
+    CHECK(gpu->ops->chisq_st(gpu->st, 1, pts, &sn, &o[1], &err) ==
+          RVFIT_ERR_INVALID);
+    be_problem_free(&pr);
+}
+
 /* DESI-like throughput: 3 arms x ~2700 px, npoly 10, ndiag 11; 2048
  * points on the cpu, t->bench_points on the backend. */
 static void be_bench(const be_target *t, be_backend *cpu, be_backend *gpu,
@@ -619,6 +736,7 @@ void be_equiv_suite(const be_target *t, be_backend *gpu, be_backend *cpu,
     printf("max rel diff: m2lnl %.2e chisq %.2e models %.2e vscan %.2e\n",
            res.m2lnl, res.chisq, res.models, res.vscan);
     be_check_counters(t, gpu, &rng);
+    be_check_stencils(t, cpu, gpu, &rng, BE_TOL);
     if (getenv("RVFIT_BENCH"))
         be_bench(t, cpu, gpu, &rng);
     be_close(gpu);
@@ -635,6 +753,7 @@ void be_equiv_suite(const be_target *t, be_backend *gpu, be_backend *cpu,
     be_result rf = {0, 0, 0, 0};
     printf("float device code (fp64 = 0):\n");
     be_run_case(t, cpu, gpu, &be_cases[2], &rng, &rf, BE_TOL_FLOAT);
+    be_check_stencils(t, cpu, gpu, &rng, BE_TOL_FLOAT);
     if (getenv("RVFIT_BENCH"))
         be_bench(t, cpu, gpu, &rng);
     be_close(gpu);

@@ -206,6 +206,88 @@ static void test_line(void *st, uint64_t *npts)
     CHECK(ca[2] > 1.0 && ca[3] > 1.0);
 }
 
+/* Backend ops 1.1: stencils from the core.  The library's own stencils
+ * sent back reproduce chisq/vscan/models bitwise; hand-made stencils give
+ * the template they name (a node, a midpoint, a flat one), with their
+ * penalty; malformed tables are refused. */
+static void test_stencils(void *st, const rvfit_library *lib)
+{
+    enum { NP = 8, NV = 5 };
+    rvfit_err err = {{0}};
+    rvfit_point p[NP];
+    memset(p, 0, sizeof p);
+    uint32_t off[NP + 1] = {0}, idx[NP * 4];
+    double w[NP * 4], pen[NP];
+    for (int i = 0; i < NP; i++) {
+        p[i].spec = (uint32_t)(i % 2);
+        p[i].v = 100.0 + 5.0 * i;
+        p[i].vsini = i % 3 ? 0.0 : 30.0;
+        p[i].theta[0] = -0.2 + 0.33 * i; /* past both ends: penalties */
+        p[i].theta[1] = 0.125 * i;
+        size_t c[RVFIT_MAX_CORNERS];
+        int n = rvfit_library_stencil(lib, p[i].theta, c, w + off[i],
+                                      &pen[i]);
+        for (int k = 0; k < n; k++)
+            idx[off[i] + (uint32_t)k] = (uint32_t)c[k];
+        off[i + 1] = off[i] + (uint32_t)n;
+    }
+    rvfit_stencils sn = {off, idx, w, pen};
+    double m1[NP], m2[NP], c1[2 * NP], c2[2 * NP];
+    rvfit_chisq_out o1 = {m1, c1}, o2 = {m2, c2};
+    must(OPS->chisq(st, NP, p, &o1, &err), &err, "chisq");
+    must(OPS->chisq_st(st, NP, p, &sn, &o2, &err), &err, "chisq_st");
+    CHECK(memcmp(m1, m2, sizeof m1) == 0 && memcmp(c1, c2, sizeof c1) == 0);
+    CHECK(pen[0] > 0 && pen[NP - 1] > 0); /* the penalty is exercised */
+    double vel[NP * NV], s1[NP * NV], s2[NP * NV];
+    for (int k = 0; k < NP * NV; k++)
+        vel[k] = -50.0 + 7.0 * k;
+    must(OPS->vscan(st, NP, p, NV, vel, s1, &err), &err, "vscan");
+    must(OPS->vscan_st(st, NP, p, &sn, NV, vel, s2, &err), &err, "vscan_st");
+    CHECK(memcmp(s1, s2, sizeof s1) == 0);
+    static float mo1[2][NP * LD_N], mo2[2][NP * LD_N];
+    float *mp1[2] = {mo1[0], mo1[1]}, *mp2[2] = {mo2[0], mo2[1]};
+    must(OPS->models(st, NP, p, mp1, NULL, &err), &err, "models");
+    must(OPS->models_st(st, NP, p, &sn, mp2, NULL, &err), &err, "models_st");
+    CHECK(memcmp(mo1, mo2, sizeof mo1) == 0);
+
+    /* hand-made: node (1,0) = model 2 with penalty 7.5; the midpoint of
+     * models 2 and 4 = theta (1.5, 0); empty = the flat template */
+    rvfit_point q[3], r[3];
+    memset(q, 0, sizeof q);
+    for (int i = 0; i < 3; i++) {
+        q[i].v = 123.4;
+        q[i].theta[0] = 0.3; /* ignored with stencils */
+        q[i].theta[1] = 0.9;
+        r[i] = q[i];
+    }
+    r[0].theta[0] = 1.0, r[0].theta[1] = 0.0;
+    r[1].theta[0] = 1.5, r[1].theta[1] = 0.0;
+    r[2].flags = RVFIT_PT_CONTINUUM;
+    uint32_t hoff[4] = {0, 1, 3, 3}, hidx[3] = {2, 2, 4};
+    double hw[3] = {1.0, 0.5, 0.5}, hpen[3] = {7.5, 0.0, 0.0};
+    rvfit_stencils hs = {hoff, hidx, hw, hpen};
+    must(OPS->chisq(st, 3, r, &o1, &err), &err, "chisq ref");
+    must(OPS->chisq_st(st, 3, q, &hs, &o2, &err), &err, "chisq hand");
+    CHECK_MSG(m2[0] == m1[0] + 7.5, "node: %.17g vs %.17g + 7.5", m2[0],
+              m1[0]);
+    CHECK_NEAR(m2[1], m1[1], 1e-9 * fabs(m1[1]));
+    CHECK(m2[2] == m1[2]);
+    CHECK(m1[0] < m1[1]); /* model 2 is spectrum 0's truth */
+
+    /* malformed */
+    hidx[2] = 6; /* nmodel = 6 */
+    CHECK(OPS->chisq_st(st, 3, q, &hs, &o2, &err) == RVFIT_ERR_INVALID);
+    CHECK_MSG(tu_contains(err.msg, "vector 6"), "%s", err.msg);
+    hidx[2] = 4;
+    hoff[3] = 2; /* decreasing */
+    CHECK(OPS->vscan_st(st, 3, q, &hs, 1, vel, s2, &err) ==
+          RVFIT_ERR_INVALID);
+    hoff[3] = 3;
+    hpen[1] = NAN;
+    CHECK(OPS->models_st(st, 3, q, &hs, mp2, NULL, &err) ==
+          RVFIT_ERR_INVALID);
+}
+
 /* Random points over both spectra; threads=1 vs 2 must agree bitwise. */
 static void test_threads(const rvfit_library *lib, const rvfit_batch *b,
                          const rvfit_model_opts *mo)
@@ -575,6 +657,7 @@ int main(void)
     CHECK_MSG(c.points == npts, "points %llu vs %llu",
               (unsigned long long)c.points, (unsigned long long)npts);
     CHECK(c.calls == 7 && c.seconds > 0);
+    test_stencils(st, &lib);
     OPS->close(st);
 
     test_threads(&lib, &b, &mo);

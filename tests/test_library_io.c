@@ -2,10 +2,12 @@
  * hand-made library (every field), and clear errors for a missing,
  * truncated, non-FITS or wrong-version file. */
 #include <fitsio.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rvfit/interp.h"
 #include "rvfit/library.h"
 #include "rvfit/library_io.h"
 #include "testutil.h"
@@ -247,6 +249,79 @@ static void test_corrupt(const char *dir, const char *tmp)
     rvfit_library_free(&a);
 }
 
+static void set_key(const char *file, const char *key, const char *val)
+{
+    fitsfile *ff;
+    int fs = 0;
+    fits_open_file(&ff, file, READWRITE, &fs);
+    if (val)
+        fits_update_key(ff, TSTRING, key, (void *)val, NULL, &fs);
+    else
+        fits_delete_key(ff, key, &fs);
+    fits_close_file(ff, &fs);
+    CHECK_MSG(fs == 0, "editing %s in %s: status %d", key, file, fs);
+}
+
+/* The interpolator is recorded (INTERP, CUBAXES, LOGFLUX) and applied on
+ * load; the file keeps flux even when the library interpolates in ln
+ * flux; files without the keywords (before they existed) are
+ * multilinear in flux; unknown or inconsistent records are refused. */
+static void test_interp_record(const char *tmp)
+{
+    rvfit_library a, b;
+    rvfit_err e;
+    char dir[4096], file[8192];
+    snprintf(dir, sizeof dir, "%s/libi", tmp);
+    snprintf(file, sizeof file, "%s/%s", dir, RVFIT_LIBRARY_FILE);
+    make_lib(&a);
+    float keep = a.arm[1].flux[3 * 73 + 5];
+    CHECK(rvfit_library_configure(&a, "cubic", "", 1, &e) == RVFIT_OK);
+    /* every axis of >= 3 nodes: TEFF only */
+    CHECK(a.axis[0].interp == RVFIT_INTERP_CUBIC &&
+          a.axis[1].interp == RVFIT_INTERP_LINEAR && a.log_flux == 1);
+    CHECK(rvfit_library_save(&a, dir, &e) == RVFIT_OK);
+    int st = rvfit_library_load(&b, dir, &e);
+    CHECK_MSG(st == RVFIT_OK, "load: %s", e.msg);
+    if (st)
+        return;
+    CHECK(rvfit_interp_kind_of(&b) == RVFIT_IKIND_CUBIC);
+    CHECK(b.axis[0].interp == RVFIT_INTERP_CUBIC &&
+          b.axis[1].interp == RVFIT_INTERP_LINEAR &&
+          b.axis[2].interp == RVFIT_INTERP_LINEAR);
+    CHECK(b.log_flux == 1);
+    /* ln(1.0 + 0.001*(3*73+5) + 0.5), float round trip through exp */
+    double want = log(1.0 + 0.001 * (3 * 73 + 5) + 0.5);
+    CHECK_MSG(fabs(b.arm[1].flux[3 * 73 + 5] - want) < 1e-6, "%g vs %g",
+              (double)b.arm[1].flux[3 * 73 + 5], want);
+    CHECK(fabs(keep - 1.724f) < 1e-6f);
+    /* run-time override: linear everywhere; flux refused (file is ln) */
+    CHECK(rvfit_library_configure(&b, NULL, "none", -1, &e) == RVFIT_OK);
+    CHECK(rvfit_interp_kind_of(&b) == RVFIT_IKIND_MULTILINEAR);
+    CHECK(rvfit_library_configure(&b, NULL, "", 0, &e) == RVFIT_ERR_CONFIG &&
+          tu_contains(e.msg, "ln flux"));
+    rvfit_library_free(&b);
+    CHECK(rvfit_library_configure(&a, "spline", "", 0, &e) ==
+          RVFIT_ERR_CONFIG);
+    rvfit_library_free(&a);
+    /* a file from before INTERP recorded anything */
+    set_key(file, "INTERP", NULL);
+    set_key(file, "CUBAXES", NULL);
+    set_key(file, "LOGFLUX", NULL);
+    CHECK(rvfit_library_load(&b, file, &e) == RVFIT_OK);
+    CHECK(rvfit_interp_kind_of(&b) == RVFIT_IKIND_MULTILINEAR &&
+          b.log_flux == 0);
+    CHECK(fabs(b.arm[1].flux[3 * 73 + 5] - 1.724f) < 1e-6f);
+    rvfit_library_free(&b);
+    set_key(file, "INTERP", "BOGUS");
+    CHECK(rvfit_library_load(&b, file, &e) == RVFIT_ERR_FORMAT);
+    CHECK_MSG(tu_contains(e.msg, "BOGUS"), "%s", e.msg);
+    set_key(file, "INTERP", "CUBIC"); /* cubic without axes */
+    CHECK(rvfit_library_load(&b, file, &e) == RVFIT_ERR_FORMAT);
+    set_key(file, "CUBAXES", "TEFF,MASS");
+    CHECK(rvfit_library_load(&b, file, &e) != RVFIT_OK);
+    CHECK_MSG(tu_contains(e.msg, "MASS"), "%s", e.msg);
+}
+
 int main(void)
 {
     const char *tmp = tu_tmpdir("library_io");
@@ -255,5 +330,6 @@ int main(void)
     test_roundtrip(dir);
     test_errors(dir, tmp);
     test_corrupt(dir, tmp);
+    test_interp_record(tmp);
     return tu_finish("test_library_io");
 }

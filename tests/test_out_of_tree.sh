@@ -9,6 +9,9 @@
 # with a bare compiler line from pkg-config (rvfit-sdk.pc); `rvfit plugins`
 # must list both as loaded, both must link the SDK alone (librvfit_sdk,
 # not the engine), and the reader-only ascii plugin cannot write mocks.
+# Both ways compile as the in-tree build does (ISO C11 + POSIX.1-2008): the
+# SDSS sources, which use strnlen, also build warning-free from the
+# pkg-config line, and rvfit-sdk.pc brings CFITSIO along.
 set -euo pipefail
 # (grep -q reads here-strings, not pipes: under pipefail a writer killed by
 # SIGPIPE when grep -q stops early would fail the check at random)
@@ -60,8 +63,23 @@ cmake -S "$RVFIT_SOURCE_DIR/instruments/sdss" -B "$tmp/sdss" \
   > "$tmp/sdss.log" 2>&1 && cmake --build "$tmp/sdss" -j2 >> "$tmp/sdss.log" 2>&1 ||
   { cat "$tmp/sdss.log"; fail "standalone sdss build"; }
 
+flags=$(cat "$tmp"/sdss/CMakeFiles/rvfit_instrument_sdss.dir/flags.make)
+grep -q -- "-std=c11" <<< "$flags" || fail "standalone plugin not compiled with -std=c11: $flags"
+grep -q -- "-D_POSIX_C_SOURCE=200809L" <<< "$flags" ||
+  fail "standalone plugin compiled without _POSIX_C_SOURCE=200809L: $flags"
+
 # 2. pkg-config: one compiler line, nothing from the source tree.
 export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+grep -qx cfitsio <<< "$(pkg-config --print-requires rvfit-sdk)" ||
+  fail "rvfit-sdk.pc does not require cfitsio"
+# docs/plugins.md installs a pkg-config-built plugin into plugindir
+[ "$(realpath "$(pkg-config --variable=plugindir rvfit-sdk)")" = \
+  "$(realpath "$tmp/prefix/lib/rvfit/plugins")" ] ||
+  fail "rvfit-sdk.pc plugindir is not where the installed rvfit looks"
+mkdir -p "$tmp/sdss-pc"
+cc -std=c11 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden \
+  -o "$tmp/sdss-pc/rvfit_instrument_sdss.so" "$RVFIT_SOURCE_DIR"/instruments/sdss/*.c \
+  $(pkg-config --cflags --libs rvfit-sdk) -lm || fail "pkg-config build of the sdss plugin"
 mkdir -p "$tmp/ascii"
 cc -std=c11 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden \
   -o "$tmp/ascii/rvfit_instrument_ascii.so" \

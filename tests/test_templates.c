@@ -11,6 +11,7 @@
 #include "rvfit/physics.h"
 #include "rvfit/synth.h"
 #include "rvfit/templates.h"
+#include "rvfit/interp.h"
 #include "rvfit/library_io.h"
 #include "testutil.h"
 
@@ -87,7 +88,7 @@ static void test_grid(const char *tmp)
     rvfit_err e;
     int st = rvfit_grid_write(grid, &tiny, 2, &e);
     CHECK_MSG(st == RVFIT_OK, "grid_write: %s", e.msg);
-    rvfit_templates_opts o = {0.4, 500.0, 0, 0, 2};
+    rvfit_templates_opts o = {.sigma0 = 0.4, .vmax = 500.0, .nthreads = 2};
     st = rvfit_templates_build(grid, 2, arms, "test", &o, out, &e);
     CHECK_MSG(st == RVFIT_OK, "templates_build: %s", e.msg);
     rvfit_library lib;
@@ -230,7 +231,7 @@ static void test_exact(const char *tmp)
         snprintf(out, sizeof out, "%s/manual%d/lib", tmp, k);
         write_manual(grid, slope[k], 0);
         rvfit_template_arm arm = {"X", 6450, 6600, 0.5, 0.0};
-        rvfit_templates_opts o = {0.6, 1000.0, 0, 0, 1};
+        rvfit_templates_opts o = {.sigma0 = 0.6, .vmax = 1000.0, .nthreads = 1};
         rvfit_err e;
         rvfit_library lib;
         int st = rvfit_templates_build(grid, 1, &arm, "test", &o, out, &e);
@@ -263,7 +264,7 @@ static void test_exact(const char *tmp)
 static void test_errors(const char *tmp)
 {
     rvfit_template_arm arm = {"X", 6450, 6600, 0.5, 0.0};
-    rvfit_templates_opts o = {0.6, 1000.0, 0, 0, 1};
+    rvfit_templates_opts o = {.sigma0 = 0.6, .vmax = 1000.0, .nthreads = 1};
     rvfit_err e;
     char grid[4200], out[4300], p[4600];
     snprintf(grid, sizeof grid, "%s/bad", tmp);
@@ -305,12 +306,62 @@ static void test_errors(const char *tmp)
     CHECK(st == RVFIT_ERR_IO && tu_contains(e.msg, "no model files"));
 }
 
+/* The interpolator recorded by the build ([templates] interpolator): on
+ * test_grid's grid (2 nodes on 3 axes, holes) simplex stores a
+ * triangulation of the models present that reads back; cubic has no axis
+ * of 3 nodes and is refused; multilinear in ln flux is recorded. */
+static void test_interpolator(const char *tmp)
+{
+    char grid[4200], out[4200];
+    snprintf(grid, sizeof grid, "%s/grid", tmp);
+    snprintf(out, sizeof out, "%s/libsx", tmp);
+    rvfit_err e;
+    rvfit_templates_opts o = {.sigma0 = 0.4, .vmax = 500.0, .nthreads = 2,
+                              .interpolator = "simplex"};
+    int st = rvfit_templates_build(grid, 2, arms, "test", &o, out, &e);
+    CHECK_MSG(st == RVFIT_OK, "simplex build: %s", e.msg);
+    int kind = -1;
+    uint32_t *vert = NULL;
+    size_t ns = 0;
+    rvfit_library lib;
+    CHECK(rvfit_library_kind(out, &kind, &e) == RVFIT_OK &&
+          kind == RVFIT_IKIND_SIMPLEX);
+    int nv = 0;
+    CHECK(rvfit_library_read_simplices(out, &vert, &ns, &nv, &e) ==
+          RVFIT_OK && nv == 4);
+    if (rvfit_library_load(&lib, out, &e) != RVFIT_OK) {
+        CHECK_MSG(0, "load: %s", e.msg);
+        free(vert);
+        return;
+    }
+    CHECK(ns >= 1 && vert);
+    for (size_t i = 0; vert && i < ns * 4; i++)
+        CHECK(vert[i] < lib.nmodel && lib.exists[vert[i]]);
+    rvfit_interpolator ip;
+    CHECK(rvfit_interp_open(&ip, &lib, kind, out, 0, &e) == RVFIT_OK);
+    rvfit_interp_close(&ip);
+    rvfit_library_free(&lib);
+    free(vert);
+    o.interpolator = "cubic";
+    st = rvfit_templates_build(grid, 2, arms, "test", &o, out, &e);
+    CHECK(st == RVFIT_ERR_CONFIG && tu_contains(e.msg, "3 or more nodes"));
+    o.interpolator = "multilinear";
+    o.log_flux = 1;
+    CHECK(rvfit_templates_build(grid, 2, arms, "test", &o, out, &e) ==
+          RVFIT_OK);
+    CHECK(rvfit_library_load(&lib, out, &e) == RVFIT_OK && lib.log_flux == 1);
+    CHECK(rvfit_library_kind(out, &kind, &e) == RVFIT_OK &&
+          kind == RVFIT_IKIND_MULTILINEAR);
+    rvfit_library_free(&lib);
+}
+
 int main(void)
 {
     const char *tmp = tu_tmpdir("templates");
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", tmp);
     test_grid(dir);
+    test_interpolator(dir);
     test_exact(dir);
     test_errors(dir);
     return tu_finish("test_templates");

@@ -3,6 +3,7 @@
 #define RVFIT_CLI_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "rvfit/config.h"
@@ -27,11 +28,19 @@ void cli_progress(void *ctx, size_t spectra, double seconds);
 int cli_log_level(const char *s);
 
 /* Command-line overrides collected during option parsing, applied after
- * the config file so they win. */
+ * the config file so they win.  Each remembers the option that set it
+ * (`cur` when it was added), so that an error names the option. */
 typedef struct cli_overrides {
     int n;
-    struct { char section[96], key[64], value[4096]; } kv[64];
+    char cur[64];
+    struct { char section[96], key[64], value[4096], opt[64]; } kv[64];
 } cli_overrides;
+
+struct option;
+/* Record the option getopt_long just returned (c, and li the index of the
+ * long option or -1) as the one whose overrides follow; resets *li. */
+void cli_opt_seen(cli_overrides *o, const struct option *opts, int *li,
+                  int c);
 
 int cli_override(cli_overrides *o, const char *section, const char *key,
                  const char *value);
@@ -50,18 +59,41 @@ void cli_cmdline(int argc, char **argv, char *buf, size_t n);
 /* Everything a fit needs, opened in order and closed in reverse. */
 struct cli_mpi;
 
+/* ---- the output directory's lock (cli_lock.c) ---------------------- */
+typedef struct cli_dirlock {
+    int fd;              /* -1: not held */
+    char path[4200];
+} cli_dirlock;
+
+/* Lock DIR/.rvfit.lock for this process, or fail naming the run that
+ * holds it (PID, host, start).  Where the file system cannot lock, warn
+ * through h and go on unlocked (l->fd == -1). */
+int cli_dirlock_take(cli_dirlock *l, const char *dir, const rvfit_host *h,
+                     rvfit_err *err);
+/* Remove the lock file and drop the lock; nothing when not held. */
+void cli_dirlock_release(cli_dirlock *l);
+/* RVFIT_ERR_CONFIG naming both when two of the files would write the same
+ * output in dir (the same file twice, or the same name in two folders). */
+int cli_check_output_names(char **files, int nfiles, const char *dir,
+                           rvfit_err *err);
+
 typedef struct fit_env {
     struct cli_mpi *mpi;   /* the MPI job this process is part of, or NULL */
+    cli_dirlock lock;      /* the output directory's (held when have_lock) */
+    int have_lock;
     const volatile int *cancel; /* set by SIGINT/SIGTERM (may be NULL)  */
     rvfit_config cfg;
     cli_log lg;
     rvfit_host host;
     rvfit_library lib;
+    rvfit_interpolator interp; /* refers to lib */
     int have_lib;
     rvfit_backend be;
     int have_be;
     rvfit_plugin_handle inst;
     int have_inst;
+    int64_t *plot_ids;     /* --plot-targetid (owned by the command)     */
+    size_t nplot_ids;
 } fit_env;
 
 typedef struct cli_fit_summary {
@@ -79,6 +111,10 @@ int cli_fit_files(fit_env *e, char **files, int nfiles, const char *cmdline,
                   const int64_t *ids, size_t nids, cli_fit_summary *sum);
 int cli_parse_targetids(const char *spec, int64_t **ids, size_t *n);
 void cli_print_profile(const rvfit_host *h, const rvfit_run *r, double wall);
+/* Log why a run stopped (rc, why: its status and message): for a signal,
+ * which one and how many files were completed. */
+void cli_run_stopped(const fit_env *e, const rvfit_run *run, int rc,
+                     const char *why);
 /* Set a status-file line, logging (not failing) when it cannot be written. */
 void cli_status_set(rvfit_statusfile *sf, const rvfit_host *h, size_t input,
                     const char *state, const char *detail);
@@ -98,8 +134,28 @@ void cli_mpi_host(const struct cli_mpi *m, rvfit_host *h, cli_log *lg);
 /* The job over files; returns the job's failed inputs (same on every
  * rank), -1 when this rank could not take part. */
 int cli_mpi_fit(fit_env *e, rvfit_run *run, char **files, int nfiles);
+/* This process's rank (0 without MPI). */
+int cli_mpi_rank(const struct cli_mpi *m);
+/* Rank 0's v on every rank (v itself without MPI); collective. */
+int cli_mpi_bcast_int(const struct cli_mpi *m, int v);
 /* Agree on the exit status of the job: the largest of every rank's. */
 int cli_mpi_exit_code(const struct cli_mpi *m, int code);
+
+/* ---- signals (cli_signal.c) -------------------------------------------
+ * SIGINT/SIGTERM/SIGHUP blocked in every thread and taken by one thread
+ * with sigwait; the first sets `caught` (the run's cancel flag), a second
+ * exits at once.  Start before any other thread. */
+typedef struct cli_signals {
+    volatile int caught; /* the first signal's number, 0: none          */
+    sigset_t set, old;
+    pthread_t th;
+    int started;
+} cli_signals;
+
+int cli_signals_start(cli_signals *s);
+void cli_signals_stop(cli_signals *s);
+/* "SIGINT", "SIGTERM", "SIGHUP". */
+const char *cli_signal_name(int sig);
 
 int cmd_fit(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

@@ -1,5 +1,7 @@
 /* cli_common.c — logging, configuration overrides and small helpers of the
  * command-line tool. */
+#include <getopt.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,13 +77,35 @@ int cli_log_level(const char *s)
 int cli_override(cli_overrides *o, const char *section, const char *key,
                  const char *value)
 {
-    if (o->n >= 64)
-        return -1;
+    if (o->n >= 64) {
+        fprintf(stderr, "rvfit: error: too many options (at most 64 "
+                        "settings)\n");
+        return 1;
+    }
+    size_t len = strlen(value), max = sizeof o->kv[0].value - 1;
+    if (len > max) {
+        /* Say so rather than cut a path short. */
+        fprintf(stderr, "rvfit: error: [%s] %s: a value of %zu characters "
+                        "is longer than the %zu allowed: %s\n", section, key,
+                len, max, strerror(ENAMETOOLONG));
+        return 1;
+    }
     snprintf(o->kv[o->n].section, sizeof o->kv[o->n].section, "%s", section);
     snprintf(o->kv[o->n].key, sizeof o->kv[o->n].key, "%s", key);
     snprintf(o->kv[o->n].value, sizeof o->kv[o->n].value, "%s", value);
+    snprintf(o->kv[o->n].opt, sizeof o->kv[o->n].opt, "%s", o->cur);
     o->n++;
     return 0;
+}
+
+void cli_opt_seen(cli_overrides *o, const struct option *opts, int *li,
+                  int c)
+{
+    if (*li >= 0)
+        snprintf(o->cur, sizeof o->cur, "--%s", opts[*li].name);
+    else
+        snprintf(o->cur, sizeof o->cur, "-%c", c);
+    *li = -1;
 }
 
 int cli_override_set(cli_overrides *o, const char *spec)
@@ -95,7 +119,7 @@ int cli_override_set(cli_overrides *o, const char *spec)
     if (!dot || dot == lhs)
         return -1;
     *dot = '\0';
-    return cli_override(o, lhs, dot + 1, eq + 1);
+    return cli_override(o, lhs, dot + 1, eq + 1) ? -2 : 0;
 }
 
 int cli_config(rvfit_config *c, const char *file, const cli_overrides *o)
@@ -107,13 +131,17 @@ int cli_config(rvfit_config *c, const char *file, const cli_overrides *o)
         fprintf(stderr, "rvfit: error: %s\n", err.msg);
         return 1;
     }
-    for (int i = 0; o && i < o->n; i++)
+    for (int i = 0; o && i < o->n; i++) {
+        /* line 0: the origin alone is the place ("option --threads") */
+        char origin[96];
+        snprintf(origin, sizeof origin, "option %s",
+                 o->kv[i].opt[0] ? o->kv[i].opt : "on the command line");
         if (rvfit_config_set(c, o->kv[i].section, o->kv[i].key,
-                             o->kv[i].value, "command line", 0,
-                             &err) != RVFIT_OK) {
+                             o->kv[i].value, origin, 0, &err) != RVFIT_OK) {
             fprintf(stderr, "rvfit: error: %s\n", err.msg);
             return 1;
         }
+    }
     return 0;
 }
 

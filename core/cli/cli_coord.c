@@ -138,7 +138,7 @@ static void settle(coord *co, size_t i, int ok, const char *detail,
 static void part_report(coord *co, const rvfit_unit_report *r)
 {
     co_input *in = &co->in[r->unit.input];
-    if (r->state == RVFIT_UNIT_FAILED) {
+    if (r->state != RVFIT_UNIT_DONE) { /* failed, or interrupted */
         if (!in->failed)
             snprintf(in->why, sizeof in->why, "%s", r->detail);
         in->failed++;
@@ -159,14 +159,16 @@ void coord_report(coord *co, const rvfit_unit_report *r, int from)
     if (r->state == RVFIT_UNIT_FAILED)
         rvfit_log(co->host, RVFIT_LOG_DEBUG, "rvfit", "rank %d: %s", from,
                   r->detail);
+    /* SKIPPED: cut short by a signal; not done, so settled as failed */
+    int ok = r->state == RVFIT_UNIT_DONE;
     if (r->unit.kind == RVFIT_UNIT_MERGE)
-        settle(co, i, r->state != RVFIT_UNIT_FAILED, r->detail, 0);
+        settle(co, i, ok, r->detail, 0);
     else if (r->unit.kind == RVFIT_UNIT_DISCARD)
         settle(co, i, 0, co->in[i].why, 0);
     else if (r->unit.nparts > 1)
         part_report(co, r);
     else
-        settle(co, i, r->state != RVFIT_UNIT_FAILED, r->detail, r->reused);
+        settle(co, i, ok, r->detail, r->reused);
     pthread_cond_broadcast(&co->cv);
 }
 

@@ -59,6 +59,16 @@ int cli_mpi_exit_code(const struct cli_mpi *m, int code)
     (void)m;
     return code;
 }
+int cli_mpi_rank(const struct cli_mpi *m)
+{
+    (void)m;
+    return 0;
+}
+int cli_mpi_bcast_int(const struct cli_mpi *m, int v)
+{
+    (void)m;
+    return v;
+}
 
 #else /* RVFIT_HAVE_MPI */
 
@@ -134,6 +144,18 @@ int cli_mpi_exit_code(const struct cli_mpi *m, int code)
     int all = code;
     MPI_Allreduce(&code, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     return all;
+}
+
+int cli_mpi_rank(const struct cli_mpi *m)
+{
+    return m ? m->rank : 0;
+}
+
+int cli_mpi_bcast_int(const struct cli_mpi *m, int v)
+{
+    if (m)
+        MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return v;
 }
 
 /* ---- ranks > 0: a source that asks rank 0 --------------------------- */
@@ -397,8 +419,7 @@ int cli_mpi_fit(fit_env *e, rvfit_run *run, char **files, int nfiles)
         }
     }
     if (rc)
-        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "run stopped: %s",
-                  err.msg);
+        cli_run_stopped(e, run, rc, err.msg);
     rank_stats mine;
     memset(&mine, 0, sizeof mine);
     mine.wall = mono() - t0;

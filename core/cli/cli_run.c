@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "rvfit/files.h"
 #include "rvfit/library_io.h"
+#include "rvfit/plot.h"
 #include "rvfit/statusfile.h"
 
 int cli_open_env(fit_env *e, rvfit_err *err)
@@ -22,23 +23,45 @@ int cli_open_env(fit_env *e, rvfit_err *err)
                              "or [templates] path (build one with `rvfit "
                              "templates`)");
     int rc = rvfit_mkdirs(c->output_dir, err);
-    if (rc) {
+    if (rc)
         rvfit_err_prefix(err, "output directory");
+    /* One run per directory; the ranks of an MPI job are one run. */
+    int rank0 = cli_mpi_rank(e->mpi) == 0;
+    if (!rc && rank0) {
+        rc = cli_dirlock_take(&e->lock, c->output_dir, &e->host, err);
+        e->have_lock = !rc;
+    }
+    int rc0 = cli_mpi_bcast_int(e->mpi, rc);
+    if (rc)
+        return rc;
+    if (rc0)
+        return rvfit_err_set(err, rc0, "output directory %s: rank 0 could "
+                             "not take it (see its message)", c->output_dir);
+    if (c->plot_dir[0] && !rvfit_plot_available())
+        return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "rvfit was built "
+                             "without Cairo: --plot-dir unavailable "
+                             "(install libcairo2-dev and rebuild)");
+    if (c->plot_dir[0] && (rc = rvfit_mkdirs(c->plot_dir, err))) {
+        rvfit_err_prefix(err, "plot directory");
         return rc;
     }
-    rc = rvfit_library_load(&e->lib, c->templates, err);
+    rc = rvfit_library_open_fit(&e->lib, &e->interp, c->templates, c, err);
     if (rc)
         return rc;
     e->have_lib = 1;
-    if ((rc = rvfit_library_set_cubic(&e->lib, c->cubic, err)) ||
-        (c->log_flux && (rc = rvfit_library_set_log_flux(&e->lib, err))))
-        return rc;
+    char cub[RVFIT_MAX_PARAMS * 18] = "";
+    for (int p = 0; p < e->lib.nparam; p++)
+        if (e->lib.axis[p].interp == RVFIT_INTERP_CUBIC) {
+            strcat(cub, cub[0] ? ", " : "");
+            strncat(cub, e->lib.axis[p].name, 16);
+        }
     rvfit_log(&e->host, RVFIT_LOG_INFO, "rvfit",
               "templates %s: %d parameters, %zu models, %d arms; "
-              "interpolation in %s, cubic on: %s", c->templates,
-              e->lib.nparam, e->lib.nmodel, e->lib.narm,
-              c->log_flux ? "ln flux" : "flux",
-              c->cubic[0] ? c->cubic : "none");
+              "interpolator %s in %s, cubic on: %s, stencils from the %s",
+              c->templates, e->lib.nparam, e->lib.nmodel, e->lib.narm,
+              rvfit_interp_kind_name(e->interp.kind),
+              e->lib.log_flux ? "ln flux" : "flux", cub[0] ? cub : "none",
+              e->interp.host_stencils ? "core" : "backend");
     if ((rc = rvfit_instrument_load(c, c->instrument, &e->inst, err)))
         return rc;
     e->have_inst = 1;
@@ -57,12 +80,17 @@ int cli_open_env(fit_env *e, rvfit_err *err)
 
 void cli_close_env(fit_env *e)
 {
+    if (e->have_lock)
+        cli_dirlock_release(&e->lock);
+    e->have_lock = 0;
     if (e->have_be)
         rvfit_backend_close(&e->be);
     if (e->have_inst)
         rvfit_plugin_unload(&e->inst);
-    if (e->have_lib)
+    if (e->have_lib) {
+        rvfit_interp_close(&e->interp);
         rvfit_library_free(&e->lib);
+    }
     rvfit_config_free(&e->cfg);
 }
 
@@ -89,6 +117,25 @@ void cli_print_profile(const rvfit_host *h, const rvfit_run *r, double wall)
     if (getrusage(RUSAGE_SELF, &ru) == 0)
         rvfit_log(h, RVFIT_LOG_INFO, "rvfit", "peak RSS %.1f MiB",
                   (double)ru.ru_maxrss / 1024.0);
+}
+
+void cli_run_stopped(const fit_env *e, const rvfit_run *run, int rc,
+                     const char *why)
+{
+    if (rc == RVFIT_ERR_CANCELLED && e->cancel && *e->cancel && e->mpi)
+        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "interrupted by %s; "
+                  "this rank completed %zu units (files or parts of "
+                  "files), partial outputs removed (the status file has "
+                  "the job's files)", cli_signal_name(*e->cancel),
+                  run->nfiles);
+    else if (rc == RVFIT_ERR_CANCELLED && e->cancel && *e->cancel)
+        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "interrupted by %s; "
+                  "%zu file%s complete, partial outputs removed",
+                  cli_signal_name(*e->cancel), run->nfiles,
+                  run->nfiles == 1 ? "" : "s");
+    else
+        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "run stopped: %s",
+                  why);
 }
 
 /* ---- a list of files as the source of a run --------------------------- */
@@ -183,8 +230,7 @@ static int fit_local(fit_env *e, rvfit_run *run, char **files, int nfiles,
     int rc = rvfit_run_stream(run, &src, &err);
     double wall = wall_now() - t0;
     if (rc) {
-        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "run stopped: %s",
-                  err.msg);
+        cli_run_stopped(e, run, rc, err.msg);
         for (size_t i = 0; i < ls.n; i++)
             if (!ls.settled[i])
                 cli_status_set(ls.sf, &e->host, i, "skipped", err.msg);
@@ -206,19 +252,27 @@ int cli_fit_files(fit_env *e, char **files, int nfiles, const char *cmdline,
 {
     rvfit_err err;
     rvfit_err_clear(&err);
-    int rc = cli_open_env(e, &err);
+    int rc = cli_check_output_names(files, nfiles, e->cfg.output_dir, &err);
+    if (!rc)
+        rc = cli_open_env(e, &err);
     if (rc) {
         rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "%s", err.msg);
         cli_close_env(e);
         return -1;
     }
     rvfit_run run = {.cfg = &e->cfg, .host = &e->host, .be = &e->be,
-                     .lib = &e->lib, .lib_path = e->cfg.templates,
+                     .lib = &e->lib, .interp = &e->interp,
+                     .lib_path = e->cfg.templates,
                      .inst = &e->inst, .cmdline = cmdline, .targetid = ids,
                      .ntargetid = nids, .progress = cli_progress,
-                     .progress_ctx = &e->lg, .cancel = e->cancel};
+                     .progress_ctx = &e->lg, .cancel = e->cancel,
+                     .plot_targetid = e->plot_ids,
+                     .nplot_targetid = e->nplot_ids};
     int failed = e->mpi ? cli_mpi_fit(e, &run, files, nfiles)
                         : fit_local(e, &run, files, nfiles, sum);
+    if (e->cfg.plot_dir[0])
+        rvfit_log(&e->host, RVFIT_LOG_INFO, "rvfit", "%zu figures in %s",
+                  run.nplots, e->cfg.plot_dir);
     cli_close_env(e);
     return failed;
 }

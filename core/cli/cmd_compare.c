@@ -119,7 +119,9 @@ static int parse(int argc, char **argv, cmp_args *a)
         {"help", 0, 0, 'h'},     {0, 0, 0, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "c:B:t:o:j:h", opts, NULL)) != -1) {
+    int li = -1;
+    while ((c = getopt_long(argc, argv, "c:B:t:o:j:h", opts, &li)) != -1) {
+        cli_opt_seen(&a->ov, opts, &li, c);
         switch (c) {
         case 'c': a->config = optarg; break;
         case 'B': a->backends = optarg; break;
@@ -150,7 +152,7 @@ static int parse(int argc, char **argv, cmp_args *a)
     return 0;
 }
 
-int cmd_compare(int argc, char **argv)
+static int compare_main(int argc, char **argv, const cli_signals *sig)
 {
     cmp_args a;
     memset(&a, 0, sizeof a);
@@ -184,10 +186,14 @@ int cmd_compare(int argc, char **argv)
                  a.outdir ? a.outdir : ".", names[b]);
         mkdir(dirs[b], 0777);
         memset(e, 0, sizeof *e);
+        e->cancel = &sig->caught;
         cli_overrides ov = a.ov;
+        snprintf(ov.cur, sizeof ov.cur, "--backends");
         cli_override(&ov, "backend", "name", names[b]);
         cli_override(&ov, "output", "dir", dirs[b]);
         cli_override(&ov, "output", "overwrite", "1");
+        /* figures of each backend would overwrite each other's */
+        cli_override(&ov, "output", "plot_dir", "");
         if (cli_config(&e->cfg, a.config, &ov)) {
             free(ids);
             free(e);
@@ -224,4 +230,17 @@ int cmd_compare(int argc, char **argv)
     free(e);
     printf("\n%s\n", bad ? "DIFFERENCES BEYOND TOLERANCE" : "all within tolerance");
     return bad ? 1 : 0;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    cli_signals sig;
+    if (cli_signals_start(&sig))
+        fprintf(stderr, "rvfit: warning: cannot take SIGINT/SIGTERM: an "
+                        "interrupted run leaves temporaries behind\n");
+    int rc = compare_main(argc, argv, &sig);
+    if (sig.caught)
+        rc = 128 + sig.caught;
+    cli_signals_stop(&sig);
+    return rc;
 }

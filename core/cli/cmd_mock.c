@@ -46,7 +46,9 @@ static int parse(int argc, char **argv, mock_args *a)
         {"help", 0, 0, 'h'},     {0, 0, 0, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:T:i:n:j:c:h", opts, NULL)) != -1) {
+    int li = -1;
+    while ((c = getopt_long(argc, argv, "o:T:i:n:j:c:h", opts, &li)) != -1) {
+        cli_opt_seen(&a->ov, opts, &li, c);
         switch (c) {
         case 'o': a->out = optarg; break;
         case 'T': a->truth = optarg; break;

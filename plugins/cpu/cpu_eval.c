@@ -10,6 +10,7 @@
 typedef struct cpu_job {
     cpu_state *st;
     const rvfit_point *pts;
+    const rvfit_stencils *stn; /* NULL: stencils from theta */
     rvfit_chisq_out *out;
     size_t nvel, nchunk;
     const double *vel;
@@ -36,11 +37,16 @@ static int cpu_check_v(double v)
 }
 
 static int cpu_check(const cpu_state *st, size_t n, const rvfit_point *pts,
-                     const char *what, rvfit_err *err)
+                     const rvfit_stencils *stn, const char *what,
+                     rvfit_err *err)
 {
     if (!st->have_batch)
         return rvfit_err_set(err, RVFIT_ERR_INVALID,
                              "%s: no batch loaded", what);
+    if (stn && rvfit_stencils_check(&st->lib, n, stn, err) != RVFIT_OK) {
+        rvfit_err_prefix(err, "%s", what);
+        return RVFIT_ERR_INVALID;
+    }
     for (size_t q = 0; q < n; q++) {
         const rvfit_point *p = &pts[q];
         if (p->spec >= st->nspec)
@@ -55,6 +61,14 @@ static int cpu_check(const cpu_state *st, size_t n, const rvfit_point *pts,
     return RVFIT_OK;
 }
 
+static void cpu_job_stencil(const cpu_job *job, size_t q, cpu_stencil *sc)
+{
+    if (job->stn)
+        cpu_stencil_given(&job->pts[q], job->stn, q, sc);
+    else
+        cpu_stencil_of(job->st, &job->pts[q], sc);
+}
+
 static void cpu_chisq_task(void *ctx, int tid, size_t q)
 {
     cpu_job *job = ctx;
@@ -63,7 +77,7 @@ static void cpu_chisq_task(void *ctx, int tid, size_t q)
     const rvfit_point *p = &job->pts[q];
     double *carm = job->out->chisq ? job->out->chisq + q * st->narm : NULL;
     cpu_stencil sc;
-    cpu_stencil_of(st, p, &sc);
+    cpu_job_stencil(job, q, &sc);
     double delta = rvfit_dlnl_doppler(p->v), tot = 0.0;
     int fail = 0;
     for (int a = 0; a < st->narm; a++) {
@@ -109,7 +123,7 @@ static void cpu_vscan_task(void *ctx, int tid, size_t item)
         w->vfail[k] = 0;
     }
     cpu_stencil sc;
-    cpu_stencil_of(st, p, &sc);
+    cpu_job_stencil(job, q, &sc);
     for (int a = 0; a < st->narm; a++) {
         if (!cpu_arm_usable(st, a, p->spec))
             continue;
@@ -138,7 +152,7 @@ static void cpu_models_task(void *ctx, int tid, size_t q)
     cpu_scratch *w = &st->scr[tid];
     const rvfit_point *p = &job->pts[q];
     cpu_stencil sc;
-    cpu_stencil_of(st, p, &sc);
+    cpu_job_stencil(job, q, &sc);
     double delta = rvfit_dlnl_doppler(p->v);
     for (int a = 0; a < st->narm; a++) {
         size_t n = st->arm[a].npix;
@@ -177,26 +191,28 @@ static void cpu_account(cpu_state *st, uint64_t npts, double t0)
     st->cnt.seconds += cpu_now() - t0;
 }
 
-int cpu_chisq(void *state, size_t n, const rvfit_point *pts,
-              rvfit_chisq_out *out, rvfit_err *err)
+int cpu_chisq_st(void *state, size_t n, const rvfit_point *pts,
+                 const rvfit_stencils *stn, rvfit_chisq_out *out,
+                 rvfit_err *err)
 {
     cpu_state *st = state;
     double t0 = cpu_now();
-    int rc = cpu_check(st, n, pts, "chisq", err);
+    int rc = cpu_check(st, n, pts, stn, "chisq", err);
     if (rc != RVFIT_OK)
         return rc;
-    cpu_job job = {.st = st, .pts = pts, .out = out};
+    cpu_job job = {.st = st, .pts = pts, .stn = stn, .out = out};
     rvfit_pool_run(st->pool, n, cpu_chisq_task, &job);
     cpu_account(st, n, t0);
     return RVFIT_OK;
 }
 
-int cpu_vscan(void *state, size_t nq, const rvfit_point *base, size_t nvel,
-              const double *vel, double *m2lnl, rvfit_err *err)
+int cpu_vscan_st(void *state, size_t nq, const rvfit_point *base,
+                 const rvfit_stencils *stn, size_t nvel, const double *vel,
+                 double *m2lnl, rvfit_err *err)
 {
     cpu_state *st = state;
     double t0 = cpu_now();
-    int rc = cpu_check(st, nq, base, "vscan", err);
+    int rc = cpu_check(st, nq, base, stn, "vscan", err);
     if (rc != RVFIT_OK)
         return rc;
     for (size_t k = 0; k < nq * nvel; k++)
@@ -204,20 +220,21 @@ int cpu_vscan(void *state, size_t nq, const rvfit_point *base, size_t nvel,
             return rvfit_err_set(err, RVFIT_ERR_INVALID,
                                  "vscan: velocity %zu of base point %zu is %g",
                                  k % nvel, k / nvel, vel[k]);
-    cpu_job job = {.st = st, .pts = base, .nvel = nvel, .vel = vel,
-                   .m2lnl = m2lnl};
+    cpu_job job = {.st = st, .pts = base, .stn = stn, .nvel = nvel,
+                   .vel = vel, .m2lnl = m2lnl};
     job.nchunk = (nvel + CPU_VCHUNK - 1) / CPU_VCHUNK;
     rvfit_pool_run(st->pool, nq * job.nchunk, cpu_vscan_task, &job);
     cpu_account(st, nq * nvel, t0);
     return RVFIT_OK;
 }
 
-int cpu_models(void *state, size_t n, const rvfit_point *pts,
-               float *const *model, float *const *cont, rvfit_err *err)
+int cpu_models_st(void *state, size_t n, const rvfit_point *pts,
+                  const rvfit_stencils *stn, float *const *model,
+                  float *const *cont, rvfit_err *err)
 {
     cpu_state *st = state;
     double t0 = cpu_now();
-    int rc = cpu_check(st, n, pts, "models", err);
+    int rc = cpu_check(st, n, pts, stn, "models", err);
     if (rc != RVFIT_OK)
         return rc;
     for (int a = 0; a < st->narm; a++)
@@ -225,8 +242,27 @@ int cpu_models(void *state, size_t n, const rvfit_point *pts,
             return rvfit_err_set(err, RVFIT_ERR_INVALID,
                                  "models: no output array for arm %.16s",
                                  st->arm[a].name);
-    cpu_job job = {.st = st, .pts = pts, .model = model, .cont = cont};
+    cpu_job job = {.st = st, .pts = pts, .stn = stn, .model = model,
+                   .cont = cont};
     rvfit_pool_run(st->pool, n, cpu_models_task, &job);
     cpu_account(st, n, t0);
     return RVFIT_OK;
+}
+
+int cpu_chisq(void *state, size_t n, const rvfit_point *pts,
+              rvfit_chisq_out *out, rvfit_err *err)
+{
+    return cpu_chisq_st(state, n, pts, NULL, out, err);
+}
+
+int cpu_vscan(void *state, size_t nq, const rvfit_point *base, size_t nvel,
+              const double *vel, double *m2lnl, rvfit_err *err)
+{
+    return cpu_vscan_st(state, nq, base, NULL, nvel, vel, m2lnl, err);
+}
+
+int cpu_models(void *state, size_t n, const rvfit_point *pts,
+               float *const *model, float *const *cont, rvfit_err *err)
+{
+    return cpu_models_st(state, n, pts, NULL, model, cont, err);
 }

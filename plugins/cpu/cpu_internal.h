@@ -111,6 +111,17 @@ int cpu_vscan(void *state, size_t nq, const rvfit_point *base, size_t nvel,
               const double *vel, double *m2lnl, rvfit_err *err);
 int cpu_models(void *state, size_t n, const rvfit_point *pts,
                float *const *model, float *const *cont, rvfit_err *err);
+/* backend ops 1.1: the same with stencils from the core (NULL: from
+ * theta, which is what the 1.0 entries pass). */
+int cpu_chisq_st(void *state, size_t n, const rvfit_point *pts,
+                 const rvfit_stencils *stn, rvfit_chisq_out *out,
+                 rvfit_err *err);
+int cpu_vscan_st(void *state, size_t nq, const rvfit_point *base,
+                 const rvfit_stencils *stn, size_t nvel, const double *vel,
+                 double *m2lnl, rvfit_err *err);
+int cpu_models_st(void *state, size_t n, const rvfit_point *pts,
+                  const rvfit_stencils *stn, float *const *model,
+                  float *const *cont, rvfit_err *err);
 
 /* ---- physics of one point (cpu_model.c, cpu_normal.c) ---------------- */
 typedef struct cpu_stencil {
@@ -139,6 +150,9 @@ typedef struct cpu_tmpl {
 
 void cpu_stencil_of(const cpu_state *st, const rvfit_point *p,
                     cpu_stencil *sc);
+/* Stencil i of a table from the core (backend ops 1.1). */
+void cpu_stencil_given(const rvfit_point *p, const rvfit_stencils *stn,
+                       size_t i, cpu_stencil *sc);
 void cpu_range_of(const cpu_state *st, int a, size_t s, int all,
                   cpu_range *r);
 void cpu_template(const cpu_state *st, int a, size_t s, const cpu_stencil *sc,

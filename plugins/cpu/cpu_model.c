@@ -25,6 +25,24 @@ void cpu_stencil_of(const cpu_state *st, const rvfit_point *p,
     sc->flat = sc->nc == 0;
 }
 
+void cpu_stencil_given(const rvfit_point *p, const rvfit_stencils *stn,
+                       size_t i, cpu_stencil *sc)
+{
+    sc->penalty = 0.0;
+    sc->nc = 0;
+    sc->flat = 1;
+    if (p->flags & RVFIT_PT_CONTINUUM)
+        return;
+    uint32_t e0 = stn->off[i];
+    sc->nc = (int)(stn->off[i + 1] - e0);
+    for (int k = 0; k < sc->nc; k++) {
+        sc->corner[k] = stn->idx[e0 + (uint32_t)k];
+        sc->weight[k] = stn->w[e0 + (uint32_t)k];
+    }
+    sc->penalty = stn->pen[i];
+    sc->flat = sc->nc == 0;
+}
+
 void cpu_range_of(const cpu_state *st, int a, size_t s, int all,
                   cpu_range *r)
 {

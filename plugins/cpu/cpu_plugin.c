@@ -72,6 +72,9 @@ static const rvfit_backend_ops cpu_ops = {
     .models = cpu_models,
     .counters = cpu_counters,
     .close = cpu_close,
+    .chisq_st = cpu_chisq_st,
+    .vscan_st = cpu_vscan_st,
+    .models_st = cpu_models_st,
 };
 
 static const char *const cpu_keys[] = {"threads", NULL};

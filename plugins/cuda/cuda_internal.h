@@ -112,6 +112,17 @@ int cuda_vscan(void *state, size_t nq, const rvfit_point *base, size_t nvel,
                const double *vel, double *m2lnl, rvfit_err *err);
 int cuda_models(void *state, size_t n, const rvfit_point *pts,
                 float *const *model, float *const *cont, rvfit_err *err);
+/* backend ops 1.1: the same with stencils from the core (NULL: from
+ * theta, which is what the 1.0 entries pass). */
+int cuda_chisq_st(void *state, size_t n, const rvfit_point *pts,
+                  const rvfit_stencils *sn, rvfit_chisq_out *out,
+                  rvfit_err *err);
+int cuda_vscan_st(void *state, size_t nq, const rvfit_point *base,
+                  const rvfit_stencils *sn, size_t nvel, const double *vel,
+                  double *m2lnl, rvfit_err *err);
+int cuda_models_st(void *state, size_t n, const rvfit_point *pts,
+                   const rvfit_stencils *sn, float *const *model,
+                   float *const *cont, rvfit_err *err);
 void cuda_free_call_buffers(cuda_state *st);
 
 #endif

@@ -288,6 +288,9 @@ static const rvfit_backend_ops cuda_ops = {
     .chisq = cuda_chisq,
     .vscan = cuda_vscan,
     .models = cuda_models,
+    .chisq_st = cuda_chisq_st,
+    .vscan_st = cuda_vscan_st,
+    .models_st = cuda_models_st,
     .counters = cuda_counters,
     .close = cuda_close,
 };

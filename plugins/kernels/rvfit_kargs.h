@@ -42,6 +42,12 @@
     X(IN, uint, tflags)    /* [ntpl] RVFIT_PT_* of each slot            */ \
     X(IN, real, tvsini)    /* [ntpl] vsini, km/s                        */ \
     X(IN, real, ttheta)    /* [ntpl][max(nparam, 1)] scaled coordinates */ \
+    X(VAL, int, use_st)    /* 1: stencils from the core (st_*), theta   */ \
+                           /*    unused; 0: stencils from ttheta        */ \
+    X(IN, uint, st_off)    /* [ntpl+1] slot t: entries st_off[t]..      */ \
+    X(IN, uint, st_idx)    /* library vector of each entry              */ \
+    X(IN, real, st_w)      /* weight of each entry                      */ \
+    X(IN, real, st_pen)    /* [ntpl] penalty of each slot               */ \
     X(OUT, real, tr)       /* [ntpl][slot_len] rotated templates        */ \
     X(OUT, real, tpen)     /* [ntpl] stencil penalty                    */ \
     X(OUT, real, tint)     /* [groups][tint_len] scratch                */

@@ -349,6 +349,30 @@ DEVFN int rvk_slot_stencil(int nparam, GLOBAL const int *ax_n,
     return nc;
 }
 
+/* A stencil from the core (rvfit_stencils, rebased to the launch) into
+ * corner/cw (one work-item), with the rules of rvk_slot_stencil for
+ * continuum-only points. */
+DEVFN int rvk_given_stencil(GLOBAL const rvk_uint *st_off,
+                            GLOBAL const rvk_uint *st_idx,
+                            GLOBAL const real *st_w,
+                            GLOBAL const real *st_pen, int t,
+                            rvk_uint flags, LOCAL_PTR int *corner,
+                            LOCAL_PTR real *cw, GLOBAL real *pen)
+{
+    if (flags & RVK_PT_CONTINUUM) {
+        *pen = 0;
+        return 0;
+    }
+    rvk_uint e0 = st_off[t];
+    int nc = (int)(st_off[t + 1] - e0);
+    for (int k = 0; k < nc; k++) {
+        corner[k] = (int)st_idx[e0 + (rvk_uint)k];
+        cw[k] = st_w[e0 + (rvk_uint)k];
+    }
+    *pen = st_pen[t];
+    return nc;
+}
+
 /* Half width of the rotation kernel (template pixels) for vsini (km/s) on
  * an arm whose template step is 1 / invdlnl, clamped as the cpu. */
 DEVFN real rvk_half_width(real vsini, real invdlnl)
@@ -413,8 +437,9 @@ DEVFN void rvk_template_arm(int npl, real hw, GLOBAL const float *fl, int nc,
     }
 }
 
-/* One work-group per template slot t: the stencil of ttheta[t] (work-item
- * 0), then the template of every arm into the slot's part of tr. */
+/* One work-group per template slot t: the stencil of ttheta[t] or, with
+ * use_st, the one the core sent (work-item 0), then the template of every
+ * arm into the slot's part of tr. */
 KERNEL void rvk_template(RVK_PARAMS(RVK_TEMPLATE_ARGS))
 {
     LOCAL_DECL int corner[RVFIT_MAX_CORNERS];
@@ -426,9 +451,13 @@ KERNEL void rvk_template(RVK_PARAMS(RVK_TEMPLATE_ARGS))
     GLOBAL real *ti = tint + (rvk_long)GROUP_ID() * tint_len;
     for (int t = GROUP_ID(); t < ntpl; t += NUM_GROUPS()) {
         if (LOCAL_ID() == 0)
-            ncorner = rvk_slot_stencil(nparam, ax_n, ax_node, exists,
-                                       ttheta + (rvk_long)t * nparam,
-                                       tflags[t], corner, cw, tpen + t);
+            ncorner = use_st ? rvk_given_stencil(st_off, st_idx, st_w,
+                                                 st_pen, t, tflags[t],
+                                                 corner, cw, tpen + t)
+                             : rvk_slot_stencil(nparam, ax_n, ax_node, exists,
+                                                ttheta + (rvk_long)t * nparam,
+                                                tflags[t], corner, cw,
+                                                tpen + t);
         BARRIER();
         for (int a = 0; a < narm; a++) {
             GLOBAL const rvk_long *m = ai + a * RVK_AI_N;

@@ -14,21 +14,73 @@ void ocl_free_call_buffers(ocl_state *st)
     cl_mem *m[] = {&st->b_tflags, &st->b_tvsini, &st->b_ttheta, &st->b_tspec,
                    &st->b_tpen, &st->b_pv, &st->b_tr, &st->b_tint,
                    &st->b_scr, &st->b_m2lnl, &st->b_achi, &st->b_mout,
-                   &st->b_cout};
+                   &st->b_cout, &st->b_soff, &st->b_sidx, &st->b_sw,
+                   &st->b_spen};
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
         ocl_release(m[i]);
     st->n_tflags = st->n_tvsini = st->n_ttheta = st->n_tspec = 0;
     st->n_tpen = st->n_pv = st->n_tr = st->n_tint = st->n_scr = 0;
     st->n_m2lnl = st->n_achi = st->n_mout = st->n_cout = 0;
+    st->n_soff = st->n_sidx = st->n_sw = st->n_spen = 0;
 }
 
-static int ocl_ready(const ocl_state *st, rvfit_err *err)
+static int ocl_ready(const ocl_state *st, size_t n,
+                     const rvfit_stencils *sn, rvfit_err *err)
 {
     if (!st->lib.have || !st->bat.have)
         return rvfit_err_set(err, RVFIT_ERR_INVALID,
                              "opencl: evaluation before load_library and "
                              "load_batch");
-    return RVFIT_OK;
+    return sn ? rvfit_stencils_check(&st->lib.meta, n, sn, err) : RVFIT_OK;
+}
+
+/* Upload the stencils of slots i0 .. i0+c-1 (offsets rebased to the
+ * chunk), or, without stencils, keep placeholder buffers so that every
+ * kernel argument is set. */
+static int ocl_put_stencils(ocl_state *st, const rvfit_stencils *sn,
+                            size_t i0, size_t c, rvfit_err *err)
+{
+    st->use_st = sn != NULL;
+    size_t e0 = sn ? sn->off[i0] : 0, ne = sn ? sn->off[i0 + c] - e0 : 0;
+    size_t no = sn ? c + 1 : 1, r = st->rsz;
+    int rc = ocl_grow(st, &st->b_soff, &st->n_soff, no * 4, err);
+    if (rc == RVFIT_OK)
+        rc = ocl_grow(st, &st->b_sidx, &st->n_sidx, ne * 4, err);
+    if (rc == RVFIT_OK)
+        rc = ocl_grow(st, &st->b_sw, &st->n_sw, ne * r, err);
+    if (rc == RVFIT_OK)
+        rc = ocl_grow(st, &st->b_spen, &st->n_spen, c * r, err);
+    if (rc != RVFIT_OK || !sn)
+        return rc;
+    size_t ob = (no + ne) * 4 + 8 - ((no + ne) * 4) % 8;
+    char *h = ocl_stage(st, ob + (ne + c) * sizeof(double));
+    if (!h)
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "opencl: out of memory");
+    cl_uint *off = (cl_uint *)h, *idx = off + no;
+    double *w = (double *)(h + ob), *pen = w + ne;
+    for (size_t i = 0; i < no; i++)
+        off[i] = (cl_uint)(sn->off[i0 + i] - e0);
+    for (size_t e = 0; e < ne; e++) {
+        idx[e] = sn->idx[e0 + e];
+        w[e] = sn->w[e0 + e];
+    }
+    memcpy(pen, sn->pen + i0, c * sizeof(double));
+    rvk_to_real(st->fp64, w, ne + c, w);
+    pen = (double *)((char *)w + ne * r); /* reals packed after w */
+    cl_int e = clEnqueueWriteBuffer(st->q, st->b_soff, CL_TRUE, 0, no * 4,
+                                    off, 0, NULL, NULL);
+    if (e == CL_SUCCESS && ne)
+        e = clEnqueueWriteBuffer(st->q, st->b_sidx, CL_TRUE, 0, ne * 4, idx,
+                                 0, NULL, NULL);
+    if (e == CL_SUCCESS && ne)
+        e = clEnqueueWriteBuffer(st->q, st->b_sw, CL_TRUE, 0, ne * r, w, 0,
+                                 NULL, NULL);
+    if (e == CL_SUCCESS)
+        e = clEnqueueWriteBuffer(st->q, st->b_spen, CL_TRUE, 0, c * r, pen,
+                                 0, NULL, NULL);
+    return e == CL_SUCCESS ? RVFIT_OK
+                           : ocl_fail(err, "clEnqueueWriteBuffer(stencils)",
+                                      e);
 }
 
 /* Slots per launch: template slots, like scratch and model outputs of a
@@ -218,7 +270,9 @@ static int ocl_run_template(ocl_state *st, size_t ntpl, rvfit_err *err)
         .ax_node = st->ax_node, .exists = st->exists,
         .lib_flux = st->lib_flux, .ai = st->ai, .ad = st->ad,
         .tflags = st->b_tflags, .tvsini = st->b_tvsini,
-        .ttheta = st->b_ttheta, .tr = st->b_tr, .tpen = st->b_tpen,
+        .ttheta = st->b_ttheta, .use_st = st->use_st, .st_off = st->b_soff,
+        .st_idx = st->b_sidx, .st_w = st->b_sw, .st_pen = st->b_spen,
+        .tr = st->b_tr, .tpen = st->b_tpen,
         .tint = st->b_tint};
     const char *missing = ocl_tpl_missing(&a), *bad = "";
     cl_int e = missing ? CL_SUCCESS : ocl_set_tpl(st->k_tpl, &a, &bad);
@@ -277,13 +331,17 @@ static int ocl_get_reals(ocl_state *st, cl_mem buf, size_t n, double *dst,
     return RVFIT_OK;
 }
 
-/* One chunk of chisq or models: pts[0..n-1]. */
-static int ocl_chunk_points(ocl_state *st, size_t n, const rvfit_point *pts,
-                            int mode, rvfit_err *err)
+/* One chunk of chisq or models: pts[p0..p0+n-1]. */
+static int ocl_chunk_points(ocl_state *st, size_t p0, size_t n,
+                            const rvfit_point *pts,
+                            const rvfit_stencils *sn, int mode,
+                            rvfit_err *err)
 {
-    int rc = ocl_put_slots(st, n, pts, err);
+    int rc = ocl_put_slots(st, n, pts + p0, err);
     if (rc == RVFIT_OK)
-        rc = ocl_put_vel(st, n, pts, NULL, err);
+        rc = ocl_put_stencils(st, sn, p0, n, err);
+    if (rc == RVFIT_OK)
+        rc = ocl_put_vel(st, n, pts + p0, NULL, err);
     if (rc == RVFIT_OK)
         rc = ocl_run_template(st, n, err);
     if (rc == RVFIT_OK)
@@ -291,16 +349,17 @@ static int ocl_chunk_points(ocl_state *st, size_t n, const rvfit_point *pts,
     return rc;
 }
 
-int ocl_chisq(void *state, size_t n, const rvfit_point *pts,
-              rvfit_chisq_out *out, rvfit_err *err)
+int ocl_chisq_st(void *state, size_t n, const rvfit_point *pts,
+                 const rvfit_stencils *sn, rvfit_chisq_out *out,
+                 rvfit_err *err)
 {
     ocl_state *st = state;
-    int rc = ocl_ready(st, err);
+    int rc = ocl_ready(st, n, sn, err);
     double t0 = rvk_now();
     size_t cap = ocl_chunk(st, 0);
     for (size_t p0 = 0; p0 < n && rc == RVFIT_OK; p0 += cap) {
         size_t c = n - p0 < cap ? n - p0 : cap;
-        rc = ocl_chunk_points(st, c, pts + p0, 0, err);
+        rc = ocl_chunk_points(st, p0, c, pts, sn, 0, err);
         if (rc == RVFIT_OK)
             rc = ocl_get_reals(st, st->b_m2lnl, c, out->m2lnl + p0, err);
         if (rc == RVFIT_OK && out->chisq)
@@ -317,16 +376,19 @@ int ocl_chisq(void *state, size_t n, const rvfit_point *pts,
     return RVFIT_OK;
 }
 
-int ocl_vscan(void *state, size_t nq, const rvfit_point *base, size_t nvel,
-              const double *vel, double *m2lnl, rvfit_err *err)
+int ocl_vscan_st(void *state, size_t nq, const rvfit_point *base,
+                 const rvfit_stencils *sn, size_t nvel, const double *vel,
+                 double *m2lnl, rvfit_err *err)
 {
     ocl_state *st = state;
-    int rc = ocl_ready(st, err);
+    int rc = ocl_ready(st, nq, sn, err);
     double t0 = rvk_now();
     size_t cap = ocl_chunk(st, nvel * st->rsz);
     for (size_t q0 = 0; q0 < nq && nvel > 0 && rc == RVFIT_OK; q0 += cap) {
         size_t c = nq - q0 < cap ? nq - q0 : cap;
         rc = ocl_put_slots(st, c, base + q0, err);
+        if (rc == RVFIT_OK)
+            rc = ocl_put_stencils(st, sn, q0, c, err);
         if (rc == RVFIT_OK)
             rc = ocl_put_vel(st, c * nvel, NULL, vel + q0 * nvel, err);
         if (rc == RVFIT_OK)
@@ -369,11 +431,12 @@ static int ocl_get_models(ocl_state *st, size_t p0, size_t c, cl_mem buf,
     return RVFIT_OK;
 }
 
-int ocl_models(void *state, size_t n, const rvfit_point *pts,
-               float *const *model, float *const *cont, rvfit_err *err)
+int ocl_models_st(void *state, size_t n, const rvfit_point *pts,
+                  const rvfit_stencils *sn, float *const *model,
+                  float *const *cont, rvfit_err *err)
 {
     ocl_state *st = state;
-    int rc = ocl_ready(st, err);
+    int rc = ocl_ready(st, n, sn, err);
     for (int a = 0; a < st->bat.narm && rc == RVFIT_OK; a++)
         if (!model || !model[a])
             rc = rvfit_err_set(err, RVFIT_ERR_INVALID,
@@ -382,7 +445,7 @@ int ocl_models(void *state, size_t n, const rvfit_point *pts,
     size_t cap = ocl_chunk(st, 2 * st->bat.npix_sum * sizeof(float));
     for (size_t p0 = 0; p0 < n && rc == RVFIT_OK; p0 += cap) {
         size_t c = n - p0 < cap ? n - p0 : cap;
-        rc = ocl_chunk_points(st, c, pts + p0, 1, err);
+        rc = ocl_chunk_points(st, p0, c, pts, sn, 1, err);
         if (rc == RVFIT_OK)
             rc = ocl_get_models(st, p0, c, st->b_mout, model, err);
         if (rc == RVFIT_OK && cont)
@@ -396,4 +459,22 @@ int ocl_models(void *state, size_t n, const rvfit_point *pts,
     st->cnt.calls++;
     st->cnt.seconds += rvk_now() - t0;
     return RVFIT_OK;
+}
+
+int ocl_chisq(void *state, size_t n, const rvfit_point *pts,
+              rvfit_chisq_out *out, rvfit_err *err)
+{
+    return ocl_chisq_st(state, n, pts, NULL, out, err);
+}
+
+int ocl_vscan(void *state, size_t nq, const rvfit_point *base, size_t nvel,
+              const double *vel, double *m2lnl, rvfit_err *err)
+{
+    return ocl_vscan_st(state, nq, base, NULL, nvel, vel, m2lnl, err);
+}
+
+int ocl_models(void *state, size_t n, const rvfit_point *pts,
+               float *const *model, float *const *cont, rvfit_err *err)
+{
+    return ocl_models_st(state, n, pts, NULL, model, cont, err);
 }

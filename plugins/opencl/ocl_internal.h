@@ -53,6 +53,10 @@ typedef struct ocl_state {
     cl_mem b_tint, b_scr, b_m2lnl, b_achi, b_mout, b_cout;
     size_t n_tflags, n_tvsini, n_ttheta, n_tspec, n_tpen, n_pv, n_tr;
     size_t n_tint, n_scr, n_m2lnl, n_achi, n_mout, n_cout;
+    /* stencils from the core of the current chunk (backend ops 1.1) */
+    cl_mem b_soff, b_sidx, b_sw, b_spen;
+    size_t n_soff, n_sidx, n_sw, n_spen;
+    int use_st;
     void *hbuf;              /* host staging buffer                   */
     size_t n_hbuf;
 } ocl_state;
@@ -88,6 +92,17 @@ int ocl_vscan(void *state, size_t nq, const rvfit_point *base, size_t nvel,
               const double *vel, double *m2lnl, rvfit_err *err);
 int ocl_models(void *state, size_t n, const rvfit_point *pts,
                float *const *model, float *const *cont, rvfit_err *err);
+/* backend ops 1.1: the same with stencils from the core (NULL: from
+ * theta, which is what the 1.0 entries pass). */
+int ocl_chisq_st(void *state, size_t n, const rvfit_point *pts,
+                 const rvfit_stencils *sn, rvfit_chisq_out *out,
+                 rvfit_err *err);
+int ocl_vscan_st(void *state, size_t nq, const rvfit_point *base,
+                 const rvfit_stencils *sn, size_t nvel, const double *vel,
+                 double *m2lnl, rvfit_err *err);
+int ocl_models_st(void *state, size_t n, const rvfit_point *pts,
+                  const rvfit_stencils *sn, float *const *model,
+                  float *const *cont, rvfit_err *err);
 void ocl_free_call_buffers(ocl_state *st);
 
 #endif

@@ -274,6 +274,9 @@ static const rvfit_backend_ops ocl_ops = {
     .chisq = ocl_chisq,
     .vscan = ocl_vscan,
     .models = ocl_models,
+    .chisq_st = ocl_chisq_st,
+    .vscan_st = ocl_vscan_st,
+    .models_st = ocl_models_st,
     .counters = ocl_counters,
     .close = ocl_close,
 };

@@ -40,10 +40,22 @@ static const key_desc keys[] = {
      "backend plugin, or a fallback list such as 'cuda, opencl, cpu'"},
     {"templates", "path", K_STR, OFF(templates), SZ(templates), 0, 0, "",
      "template library directory (from `rvfit templates`)"},
+    {"templates", "interpolator", K_STR, OFF(interpolator),
+     SZ(interpolator), 0, 0, "multilinear",
+     "template interpolator `rvfit templates` builds the library for and "
+     "records in it: multilinear, cubic or simplex (Delaunay triangulation "
+     "of the models present)"},
     {"templates", "cubic", K_STR, OFF(cubic), SZ(cubic), 0, 0, "",
-     "axes interpolated cubically, e.g. 'TEFF, FEH' (others linear)"},
-    {"templates", "log_flux", K_LONG, OFF(log_flux), 0, 0, 1, "0",
-     "interpolate templates in ln flux (1) or in flux (0)"},
+     "axes interpolated cubically, e.g. 'TEFF, FEH' (others linear): when "
+     "building with interpolator = cubic ('' = every axis); when fitting, "
+     "if given, replaces the library's choice ('none' = all linear)"},
+    {"templates", "log_flux", K_LONG, OFF(log_flux), 0, -1, 1, "-1",
+     "interpolate templates in ln flux (1) or in flux (0); -1 = as the "
+     "library records (when building: flux)"},
+    {"templates", "host_stencils", K_BOOL, OFF(host_stencils), 0, 0, 1, "0",
+     "compute interpolation stencils in the core and send them to the "
+     "backend also for the regular-grid interpolators (the backends "
+     "compute those themselves otherwise)"},
     {"fit", "npoly", K_LONG, OFF(npoly), 0, 1, 32, "10",
      "continuum terms per arm"},
     {"fit", "basis", K_STR, OFF(basis), SZ(basis), 0, 0, "gauss",
@@ -52,14 +64,18 @@ static const key_desc keys[] = {
      "lowest radial velocity searched, km/s"},
     {"fit", "vmax", K_DOUBLE, OFF(vmax), 0, -5000, 5000, "1000",
      "highest radial velocity searched, km/s"},
-    {"fit", "ccf_vstep", K_DOUBLE, OFF(ccf_vstep), 0, 0.5, 200, "20",
-     "velocity step of the initial scan, km/s"},
+    {"fit", "ccf_vstep", K_DOUBLE, OFF(ccf_vstep), 0, 0.5, 200, "60",
+     "velocity step of the initial scan, km/s (below the lines' FWHM: "
+     "60 suits R <= 5000; lower it for higher resolution)"},
     {"fit", "vsini_max", K_DOUBLE, OFF(vsini_max), 0, 0, 1000, "500",
      "largest vsini allowed, km/s"},
     {"fit", "fit_vsini", K_BOOL, OFF(fit_vsini), 0, 0, 1, "1",
      "fit vsini (1) or keep it at 0 (0)"},
     {"fit", "max_iter", K_LONG, OFF(max_iter), 0, 10, 100000, "400",
      "optimizer iterations per spectrum"},
+    {"fit", "scale_errors", K_BOOL, OFF(scale_errors), 0, 0, 1, "0",
+     "multiply VRAD_ERR and the parameter errors by sqrt(CHISQ_RED) "
+     "(docs/output-format.md)"},
     {"fit", "minsn", K_DOUBLE, OFF(minsn), 0, 0, 1e6, "0",
      "skip spectra whose best arm has median S/N below this"},
     {"output", "dir", K_STR, OFF(output_dir), SZ(output_dir), 0, 0, ".",
@@ -73,6 +89,9 @@ static const key_desc keys[] = {
     {"output", "status", K_STR, OFF(status), SZ(status), 0, 0, "",
      "status file: one line per input (done, failed with the reason, "
      "skipped), rewritten atomically as inputs finish"},
+    {"output", "plot_dir", K_STR, OFF(plot_dir), SZ(plot_dir), 0, 0, "",
+     "directory for one PNG figure per fitted spectrum (docs/plots.md), "
+     "\"\" = none; needs rvfit built with Cairo"},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -109,8 +128,9 @@ static int parse_bool(const char *v, long *out)
     return 0;
 }
 
+/* at: where the value came from, "FILE:LINE" or "option --X". */
 static int set_value(rvfit_config *c, const key_desc *k, const char *v,
-                     const char *origin, int line, rvfit_err *err)
+                     const char *at, rvfit_err *err)
 {
     char *base = (char *)c + k->offset;
     char *end;
@@ -119,8 +139,8 @@ static int set_value(rvfit_config *c, const key_desc *k, const char *v,
     case K_STR:
         if (strlen(v) >= k->size)
             return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                                 "%s:%d: [%s] %s: value longer than %zu "
-                                 "characters", origin, line, k->section,
+                                 "%s: [%s] %s: value longer than %zu "
+                                 "characters", at, k->section,
                                  k->key, k->size - 1);
         memcpy(base, v, strlen(v) + 1);
         return RVFIT_OK;
@@ -128,8 +148,8 @@ static int set_value(rvfit_config *c, const key_desc *k, const char *v,
         long b;
         if (!parse_bool(v, &b))
             return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                                 "%s:%d: [%s] %s: '%s' is not a boolean "
-                                 "(use 0/1, true/false)", origin, line,
+                                 "%s: [%s] %s: '%s' is not a boolean "
+                                 "(use 0/1, true/false)", at,
                                  k->section, k->key, v);
         *(long *)base = b;
         return RVFIT_OK;
@@ -138,8 +158,8 @@ static int set_value(rvfit_config *c, const key_desc *k, const char *v,
         long x = strtol(v, &end, 10);
         if (errno || end == v || *end || x < k->lo || x > k->hi)
             return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                                 "%s:%d: [%s] %s: '%s' is not an integer in "
-                                 "[%g, %g]", origin, line, k->section,
+                                 "%s: [%s] %s: '%s' is not an integer in "
+                                 "[%g, %g]", at, k->section,
                                  k->key, v, k->lo, k->hi);
         *(long *)base = x;
         return RVFIT_OK;
@@ -149,8 +169,8 @@ static int set_value(rvfit_config *c, const key_desc *k, const char *v,
         if (errno || end == v || *end || !isfinite(x) || x < k->lo ||
             x > k->hi)
             return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                                 "%s:%d: [%s] %s: '%s' is not a number in "
-                                 "[%g, %g]", origin, line, k->section,
+                                 "%s: [%s] %s: '%s' is not a number in "
+                                 "[%g, %g]", at, k->section,
                                  k->key, v, k->lo, k->hi);
         *(double *)base = x;
         return RVFIT_OK;
@@ -162,7 +182,7 @@ void rvfit_config_defaults(rvfit_config *c)
 {
     memset(c, 0, sizeof *c);
     for (size_t i = 0; i < NKEYS; i++)
-        set_value(c, &keys[i], keys[i].def, "defaults", 0, NULL);
+        set_value(c, &keys[i], keys[i].def, "defaults", NULL);
 }
 
 static char *keep(rvfit_config *c, const char *s)
@@ -205,19 +225,19 @@ int rvfit_config_set(rvfit_config *c, const char *section, const char *key,
 {
     if (is_plugin_section(section))
         return add_plugin_kv(c, section, key, value, origin, line, err);
+    char at[RVFIT_PATH_LEN + 32];
+    rvfit_kv_where(origin, line, at, sizeof at);
     if (!section_known(section))
         return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                             "%s:%d: unknown section [%s] (known: run, "
+                             "%s: unknown section [%s] (known: run, "
                              "instrument, backend, templates, fit, output, "
-                             "backend.NAME, instrument.NAME)",
-                             origin, line, section);
+                             "backend.NAME, instrument.NAME)", at, section);
     const key_desc *k = find_key(section, key);
     if (!k)
         return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                             "%s:%d: unknown key '%s' in section [%s] (see "
-                             "docs/configuration.md)",
-                             origin, line, key, section);
-    return set_value(c, k, value, origin, line, err);
+                             "%s: unknown key '%s' in section [%s] (see "
+                             "docs/configuration.md)", at, key, section);
+    return set_value(c, k, value, at, err);
 }
 
 /* inih hands us no line numbers and silently splits lines longer than
@@ -396,10 +416,13 @@ int rvfit_config_check_keys(const rvfit_config *c, const char *section,
                 strncat(list, j ? ", " : "", sizeof list - strlen(list) - 1);
                 strncat(list, known[j], sizeof list - strlen(list) - 1);
             }
+            char at[RVFIT_PATH_LEN + 32];
             return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                                 "%s:%d: unknown key '%s' in section [%s] "
+                                 "%s: unknown key '%s' in section [%s] "
                                  "(the plugin accepts: %s)",
-                                 c->plug[i].file, c->plug[i].line,
+                                 rvfit_kv_where(c->plug[i].file,
+                                                c->plug[i].line, at,
+                                                sizeof at),
                                  c->plug[i].key, section,
                                  list[0] ? list : "no keys");
         }

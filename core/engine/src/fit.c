@@ -33,6 +33,7 @@ int rvfit_fit_opts_from_config(const rvfit_config *c, rvfit_fit_opts *o,
     o->vsini_max = c->vsini_max;
     o->fit_vsini = (int)c->fit_vsini;
     o->max_iter = (int)c->max_iter;
+    o->scale_errors = (int)c->scale_errors;
     o->model.npoly = (int)c->npoly;
     if (!strcasecmp(c->basis, "gauss"))
         o->model.basis = RVFIT_BASIS_GAUSS;
@@ -75,15 +76,31 @@ static void count(fit_ctx *f, uint64_t p0, uint64_t c0)
     f->prof->calls[f->cur_stage] += c.calls - c0;
 }
 
+/* A cancel (signal) ends the batch at its next backend call, not after
+ * the batch: a batch can take minutes. */
+static int cancelled(fit_ctx *f)
+{
+    if (!f->o->cancel || !*f->o->cancel)
+        return RVFIT_OK;
+    return rvfit_err_set(f->err, RVFIT_ERR_CANCELLED, "interrupted");
+}
+
 int fit_chisq(fit_ctx *f, size_t n, const rvfit_point *pts, double *m2lnl,
               double *chisq_arm)
 {
     if (n == 0)
         return RVFIT_OK;
+    if (cancelled(f))
+        return RVFIT_ERR_CANCELLED;
     rvfit_counters c0;
     f->be->ops->counters(f->be->state, &c0);
     rvfit_chisq_out out = {m2lnl, chisq_arm};
-    int rc = f->be->ops->chisq(f->be->state, n, pts, &out, f->err);
+    int rc = f->hs ? rvfit_stencil_fill(f->hs, n, pts, &f->sbuf, f->err)
+                   : RVFIT_OK;
+    if (!rc)
+        rc = f->hs ? f->be->ops->chisq_st(f->be->state, n, pts,
+                                          &f->sbuf.view, &out, f->err)
+                   : f->be->ops->chisq(f->be->state, n, pts, &out, f->err);
     if (rc != RVFIT_OK) {
         rvfit_err_prefix(f->err, "backend '%s': chisq(%zu points)",
                          f->be->name, n);
@@ -104,9 +121,17 @@ int fit_vscan(fit_ctx *f, size_t nq, const rvfit_point *base, size_t nvel,
 {
     if (nq == 0)
         return RVFIT_OK;
+    if (cancelled(f))
+        return RVFIT_ERR_CANCELLED;
     rvfit_counters c0;
     f->be->ops->counters(f->be->state, &c0);
-    int rc = f->be->ops->vscan(f->be->state, nq, base, nvel, vel, m2lnl,
+    int rc = f->hs ? rvfit_stencil_fill(f->hs, nq, base, &f->sbuf, f->err)
+                   : RVFIT_OK;
+    if (!rc && f->hs)
+        rc = f->be->ops->vscan_st(f->be->state, nq, base, &f->sbuf.view,
+                                  nvel, vel, m2lnl, f->err);
+    else if (!rc)
+        rc = f->be->ops->vscan(f->be->state, nq, base, nvel, vel, m2lnl,
                                f->err);
     if (rc != RVFIT_OK) {
         rvfit_err_prefix(f->err, "backend '%s': vscan(%zu x %zu)",
@@ -183,13 +208,14 @@ static void teardown(fit_ctx *f)
     free(f->vskew);
     free(f->vkurt);
     free(f->npts);
+    rvfit_stencil_buf_free(&f->sbuf);
 }
 
 static void fill_bad(const fit_ctx *f, rvfit_result *r, size_t s)
 {
     memset(r, 0, sizeof *r);
     r->vrad = r->vrad_err = r->vrad_skew = r->vrad_kurt = NAN;
-    r->vsini = r->chisq_tot = r->chisq_c_tot = r->m2lnl = NAN;
+    r->vsini = r->chisq_tot = r->chisq_c_tot = r->chisq_red = r->m2lnl = NAN;
     for (int i = 0; i < RVFIT_MAX_PARAMS; i++)
         r->param[i] = r->param_err[i] = NAN;
     for (int a = 0; a < RVFIT_MAX_ARMS; a++) {
@@ -240,8 +266,14 @@ static int stage_diag(fit_ctx *f, rvfit_result *res, float *const *models)
         }
         rvfit_counters c0;
         f->be->ops->counters(f->be->state, &c0);
+        if (!rc && f->hs)
+            rc = rvfit_stencil_fill(f->hs, n, p, &f->sbuf, f->err);
         if (!rc)
-            rc = f->be->ops->models(f->be->state, n, p, mp, NULL, f->err);
+            rc = f->hs ? f->be->ops->models_st(f->be->state, n, p,
+                                               &f->sbuf.view, mp, NULL,
+                                               f->err)
+                       : f->be->ops->models(f->be->state, n, p, mp, NULL,
+                                            f->err);
         if (!rc)
             count(f, c0.points, c0.calls);
         for (size_t i = 0; i < n && !rc; i++)
@@ -264,6 +296,24 @@ static int stage_diag(fit_ctx *f, rvfit_result *res, float *const *models)
     return rc;
 }
 
+/* Reduced chi^2 over dof = pixels used - fitted quantities: npoly
+ * continuum coefficients per arm with pixels, the velocity, vsini when
+ * fitted and the free library axes.  With scale_errors the statistical
+ * errors are multiplied by sqrt(chi^2/dof), as for a likelihood whose
+ * noise is underestimated by that factor (docs/output-format.md). */
+static void reduced_chisq(const fit_ctx *f, rvfit_result *r, int narm_used)
+{
+    long dof = r->npix_tot - (long)f->o->model.npoly * narm_used -
+               (1 + (f->o->fit_vsini ? 1 : 0) + f->nfree);
+    r->chisq_red = dof > 0 ? r->chisq_tot / (double)dof : NAN;
+    if (!f->o->scale_errors || !(r->chisq_red > 0))
+        return;
+    double k = sqrt(r->chisq_red);
+    r->vrad_err *= k;
+    for (int i = 0; i < f->lib->nparam; i++)
+        r->param_err[i] *= k;
+}
+
 static void finish_result(const fit_ctx *f, rvfit_result *r, size_t s)
 {
     const rvfit_point *p = &f->best[s];
@@ -274,6 +324,7 @@ static void finish_result(const fit_ctx *f, rvfit_result *r, size_t s)
     r->vrad_kurt = f->vkurt[s];
     r->vsini = p->vsini;
     r->npix_tot = 0;
+    int narm_used = 0;
     for (int a = 0; a < b->narm; a++) {
         const rvfit_arm_batch *A = &b->arm[a];
         long np = 0;
@@ -281,6 +332,7 @@ static void finish_result(const fit_ctx *f, rvfit_result *r, size_t s)
             np += A->ivar[s * A->npix + i] > 0;
         r->npix[a] = np;
         r->npix_tot += np;
+        narm_used += np > 0;
         r->sn[a] = b->snr[s * (size_t)b->narm + a];
     }
     for (int i = 0; i < f->lib->nparam; i++) {
@@ -291,6 +343,16 @@ static void finish_result(const fit_ctx *f, rvfit_result *r, size_t s)
              p->theta[i] >= f->hi[i] - 1e-3 * f->step[i]))
             r->warn |= RVFIT_WARN_PARAM;
     }
+    reduced_chisq(f, r, narm_used);
+    /* Beyond the simplex interpolator's hull (holes at the edge of the
+     * domain, a missing corner): inside the axes' box, yet an edge. */
+    if (f->hs && f->hs->kind == RVFIT_IKIND_SIMPLEX) {
+        uint32_t idx[RVFIT_MAX_STENCIL];
+        double w[RVFIT_MAX_STENCIL], pen = 0.0;
+        rvfit_interp_stencil(f->hs, p->theta, idx, w, &pen);
+        if (pen > 1e-6 * RVFIT_PENALTY_SCALE) /* 1e-3 node spacings */
+            r->warn |= RVFIT_WARN_PARAM;
+    }
     if (r->chisq_c_tot - r->chisq_tot < 50)
         r->warn |= RVFIT_WARN_CHISQ;
     if (r->vrad < f->o->vmin + 5 || r->vrad > f->o->vmax - 5)
@@ -299,6 +361,18 @@ static void finish_result(const fit_ctx *f, rvfit_result *r, size_t s)
         r->warn |= RVFIT_WARN_RVERR;
     if (r->vsini > 100)
         r->warn |= RVFIT_WARN_VSINI;
+}
+
+/* The warnings rvfit_prep_batch left in a spectrum's flags. */
+static uint32_t prep_warn(uint32_t flags)
+{
+    uint32_t w = 0;
+    if (flags & RVFIT_SPEC_BAD_IVAR)
+        w |= RVFIT_WARN_BAD_IVAR;
+    for (int a = 0; a < RVFIT_MAX_ARMS; a++)
+        if (flags & RVFIT_SPEC_ARM_OUTSIDE(a))
+            w |= RVFIT_WARN_ARM_OUTSIDE;
+    return w;
 }
 
 typedef int (*stage_fn)(fit_ctx *);
@@ -320,6 +394,8 @@ int rvfit_fit_batch(rvfit_backend *be, const rvfit_library *lib,
 {
     fit_ctx f = {.be = be, .lib = lib, .b = b, .o = o, .prof = prof,
                  .host = host, .err = err};
+    if (o->interp && o->interp->host_stencils)
+        f.hs = o->interp;
     int rc = setup(&f);
     for (size_t s = 0; s < b->nspec && rc == RVFIT_OK; s++) {
         memset(&res[s], 0, sizeof res[s]);
@@ -359,6 +435,8 @@ int rvfit_fit_batch(rvfit_backend *be, const rvfit_library *lib,
                         models[a][s * b->arm[a].npix + i] = NAN;
     for (size_t s = 0; s < b->nspec && rc == RVFIT_OK && f.npts; s++)
         res[s].npoints = f.npts[s];
+    for (size_t s = 0; s < b->nspec && rc == RVFIT_OK; s++)
+        res[s].warn |= prep_warn(b->flags[s]);
     prof->spectra += b->nspec;
     teardown(&f);
     return rc;

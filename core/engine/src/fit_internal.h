@@ -22,6 +22,8 @@ typedef struct fit_ctx {
     double *fbest;                /* [nspec]                           */
     double *verr, *vskew, *vkurt; /* [nspec] from velocity refinement  */
     uint64_t *npts;               /* [nspec] points asked for each     */
+    const rvfit_interpolator *hs;       /* stencils from the core, or NULL   */
+    rvfit_stencil_buf sbuf;       /* their buffers, reused per call    */
     int cur_stage;
 } fit_ctx;
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "rvfit/interp.h"
 #include "rvfit/library_io.h"
 
 double rvfit_library_interp(const rvfit_library *lib, int arm,
@@ -78,6 +79,8 @@ int rvfit_library_set_cubic(rvfit_library *lib, const char *axes,
 {
     int cubic[RVFIT_MAX_PARAMS] = {0};
     const char *s = axes ? axes : "";
+    if (!strcasecmp(s, "none"))
+        s = "";
     while (*s) {
         while (*s == ',' || isspace((unsigned char)*s))
             s++;
@@ -114,5 +117,45 @@ int rvfit_library_set_cubic(rvfit_library *lib, const char *axes,
     for (int p = 0; p < lib->nparam; p++)
         lib->axis[p].interp = cubic[p] ? RVFIT_INTERP_CUBIC
                                        : RVFIT_INTERP_LINEAR;
+    return RVFIT_OK;
+}
+
+int rvfit_library_configure(rvfit_library *lib, const char *kind,
+                            const char *cubic, long log_flux, rvfit_err *err)
+{
+    int rc = RVFIT_OK;
+    if (kind) {
+        int k = rvfit_interp_kind_parse(kind);
+        if (k < 0)
+            return rvfit_err_set(err, RVFIT_ERR_CONFIG, "[templates] "
+                                 "interpolator '%s': use multilinear, "
+                                 "cubic or simplex", kind);
+        char all[RVFIT_MAX_PARAMS * 18] = "";
+        for (int p = 0; p < lib->nparam; p++)
+            if (lib->axis[p].nnode >= 3) {
+                strcat(all, all[0] ? "," : "");
+                strncat(all, lib->axis[p].name, 16);
+            }
+        if (k == RVFIT_IKIND_CUBIC && cubic && cubic[0] &&
+            strcasecmp(cubic, "none"))
+            rc = rvfit_library_set_cubic(lib, cubic, err);
+        else if (k == RVFIT_IKIND_CUBIC && !all[0])
+            rc = rvfit_err_set(err, RVFIT_ERR_CONFIG, "interpolator = cubic:"
+                               " no axis has 3 or more nodes");
+        else
+            rc = rvfit_library_set_cubic(
+                lib, k == RVFIT_IKIND_CUBIC ? all : "none", err);
+    } else if (cubic && cubic[0]) {
+        rc = rvfit_library_set_cubic(lib, cubic, err);
+    }
+    if (rc)
+        return rc;
+    if (log_flux == 1)
+        return rvfit_library_set_log_flux(lib, err);
+    if (log_flux == 0 && lib->log_flux)
+        return rvfit_err_set(err, RVFIT_ERR_CONFIG, "[templates] log_flux = "
+                             "0, but the library is built to interpolate in "
+                             "ln flux (LOGFLUX): leave log_flux at -1 or "
+                             "rebuild the library");
     return RVFIT_OK;
 }

@@ -18,6 +18,7 @@
 
 #include "rvfit/files.h"
 #include "rvfit/fits.h"
+#include "rvfit/interp.h"
 #include "rvfit/library_io.h"
 
 void rvfit_library_free(rvfit_library *lib)
@@ -143,7 +144,30 @@ static int lio_path(const char *in, int for_save, char *out, size_t size,
     return (w < 0 || (size_t)w >= size) ? -1 : 0;
 }
 
-static void lio_write_primary(fitsfile *f, const rvfit_library *lib, int *fs)
+/* The interpolator the library is built for: INTERP (its kind), CUBAXES
+ * (cubic axes) and LOGFLUX (interpolate in ln flux; the FLUX_* images
+ * always hold flux itself). */
+static void lio_write_interp(fitsfile *f, const rvfit_library *lib, int kind,
+                             int *fs)
+{
+    int lf = lib->log_flux != 0;
+    char cub[RVFIT_MAX_PARAMS * 17 + 1] = "";
+    for (int p = 0; p < lib->nparam; p++)
+        if (lib->axis[p].interp == RVFIT_INTERP_CUBIC) {
+            strcat(cub, cub[0] ? "," : "");
+            strncat(cub, lib->axis[p].name, 16);
+        }
+    fits_write_key(f, TSTRING, "INTERP", (void *)rvfit_interp_kind_fits(kind),
+                   "template interpolator (docs/template-library.md)", fs);
+    if (cub[0])
+        fits_write_key(f, TSTRING, "CUBAXES", cub, "axes interpolated "
+                       "cubically", fs);
+    fits_write_key(f, TLOGICAL, "LOGFLUX", &lf, "interpolate in ln flux",
+                   fs);
+}
+
+static void lio_write_primary(fitsfile *f, const rvfit_library *lib,
+                              int kind, int *fs)
 {
     int v = RVFIT_LIBRARY_VERSION, np = lib->nparam, na = lib->narm;
     LONGLONG nm = (LONGLONG)lib->nmodel;
@@ -160,8 +184,7 @@ static void lio_write_primary(fitsfile *f, const rvfit_library *lib, int *fs)
     fits_write_key_dbl(f, "VMAX", vm, -17, "[km/s] padding of each arm", fs);
     fits_write_key(f, TSTRING, "INSTRUM", (void *)lib->instrument,
                    "instrument the arms were built for", fs);
-    fits_write_key(f, TSTRING, "INTERP", "MULTILIN", "regular grid, linear "
-                   "in flux", fs);
+    lio_write_interp(f, lib, kind, fs);
     fits_write_key(f, TSTRING, "FLUXNORM", "ARMMEAN", "flux / mean over the"
                    " unpadded arm", fs);
     fits_write_key_longstr(f, "SOURCE", lib->source, "grid the library was "
@@ -208,12 +231,56 @@ static void lio_write_hdus(fitsfile *f, const rvfit_library *lib, int *fs)
         if (ar->sigma_kms > 0.0)
             fits_write_key_dbl(f, "SIGMAV", ar->sigma_kms, -17,
                                "[km/s] template smoothing, constant in v", fs);
-        fits_write_img(f, TFLOAT, 1, np * nm, ar->flux, fs);
+        if (!lib->log_flux) {
+            fits_write_img(f, TFLOAT, 1, np * nm, ar->flux, fs);
+            continue;
+        }
+        /* In memory ln flux (LOGFLUX): the file keeps flux. */
+        float *row = malloc(ar->npix * sizeof *row);
+        if (!row) {
+            *fs = MEMORY_ALLOCATION;
+            return;
+        }
+        for (long m = 0; m < nm && !*fs; m++) {
+            const float *src = ar->flux + (size_t)m * ar->npix;
+            int ex = !lib->exists || lib->exists[m];
+            for (size_t j = 0; j < ar->npix; j++)
+                row[j] = ex ? expf(src[j]) : src[j];
+            fits_write_img(f, TFLOAT, 1 + m * np, np, row, fs);
+        }
+        free(row);
     }
+}
+
+/* The simplex interpolator's triangulation: int32 [ns][nvert] model
+ * indices, after the FLUX_* HDUs (readers that do not know it stop
+ * before). */
+static void lio_write_simplices(fitsfile *f, const rvfit_interpolator *ip,
+                                int *fs)
+{
+    const uint32_t *vert;
+    size_t ns;
+    int nv;
+    if (rvfit_interp_simplices(ip, &vert, &ns, &nv) != 0 || *fs)
+        return;
+    long naxes[2] = {nv, (long)ns};
+    fits_create_img(f, LONG_IMG, 2, naxes, fs);
+    fits_write_key(f, TSTRING, "EXTNAME", "SIMPLEX", NULL, fs);
+    fits_write_comment(f, "Delaunay simplices of the models present "
+                       "(model indices), scaled coordinates in node "
+                       "spacings", fs);
+    fits_write_img(f, TUINT, 1, (LONGLONG)ns * nv, (void *)vert, fs);
 }
 
 int rvfit_library_save(const rvfit_library *lib, const char *dir,
                        rvfit_err *err)
+{
+    return rvfit_library_save_interp(lib, NULL, dir, err);
+}
+
+int rvfit_library_save_interp(const rvfit_library *lib,
+                              const rvfit_interpolator *ip, const char *dir,
+                              rvfit_err *err)
 {
     char path[4096], tmp[4200], bang[4300];
     int file_given = 0;
@@ -236,10 +303,13 @@ int rvfit_library_save(const rvfit_library *lib, const char *dir,
     fitsfile *f = NULL;
     int fs = 0;
     fits_create_file(&f, bang, &fs);
+    int kind = ip ? ip->kind : rvfit_interp_kind_of(lib);
     if (!fs)
-        lio_write_primary(f, lib, &fs);
+        lio_write_primary(f, lib, kind, &fs);
     if (!fs)
         lio_write_hdus(f, lib, &fs);
+    if (!fs && ip)
+        lio_write_simplices(f, ip, &fs);
     return rvfit_fits_commit(f, fs, tmp, path, err);
 }
 
@@ -499,6 +569,45 @@ static int lio_arm(lio_rd *r, int a, rvfit_library *lib)
     return RVFIT_OK;
 }
 
+/* Read INTERP, CUBAXES, LOGFLUX from the primary HDU and apply them to
+ * the loaded lib.  Libraries written before INTERP carried its kind mean
+ * MULTILIN, without CUBAXES none, without LOGFLUX flux. */
+static int lio_interp(lio_rd *r, rvfit_library *lib)
+{
+    int fs = 0, lf = 0, type = 0;
+    char kind[FLEN_VALUE] = "MULTILIN", cub[FLEN_VALUE] = "";
+    fits_movabs_hdu(r->f, 1, &type, &fs);
+    if (fs)
+        return lio_fail(r, fs, "primary HDU");
+    snprintf(r->hdu, sizeof r->hdu, "primary HDU");
+    if (fits_read_key(r->f, TSTRING, "INTERP", kind, NULL, &fs))
+        snprintf(kind, sizeof kind, "MULTILIN");
+    fs = 0;
+    if (fits_read_key(r->f, TSTRING, "CUBAXES", cub, NULL, &fs))
+        cub[0] = '\0';
+    fs = 0;
+    if (fits_read_key(r->f, TLOGICAL, "LOGFLUX", &lf, NULL, &fs))
+        lf = 0;
+    fits_clear_errmsg();
+    int k = rvfit_interp_kind_parse(kind);
+    if (k < 0)
+        return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: INTERP = '%s': "
+                             "not an interpolator this rvfit knows",
+                             r->path, kind);
+    if (k == RVFIT_IKIND_SIMPLEX && cub[0])
+        return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: INTERP = '%s' "
+                             "with CUBAXES = '%s'", r->path, kind, cub);
+    if (k != RVFIT_IKIND_SIMPLEX && (k == RVFIT_IKIND_CUBIC) != (cub[0] != '\0'))
+        return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: INTERP = '%s' "
+                             "with CUBAXES = '%s'", r->path, kind, cub);
+    int st = rvfit_library_set_cubic(lib, cub, r->err);
+    if (!st && lf)
+        st = rvfit_library_set_log_flux(lib, r->err);
+    if (st)
+        rvfit_err_prefix(r->err, "%s", r->path);
+    return st;
+}
+
 int rvfit_library_load(rvfit_library *lib, const char *path, rvfit_err *err)
 {
     char file[4096];
@@ -530,9 +639,88 @@ int rvfit_library_load(rvfit_library *lib, const char *path, rvfit_err *err)
         st = lio_arm(&r, a, lib);
     if (!st)
         st = lio_check_arms(lib, file, err);
+    if (!st)
+        st = lio_interp(&r, lib);
     fs = 0;
     fits_close_file(r.f, &fs);
     if (st)
         rvfit_library_free(lib);
     return st;
+}
+
+/* Open path (a library directory or file) read-only: *f, the file name in
+ * file. */
+static int lio_open_ro(const char *path, char *file, size_t size,
+                       fitsfile **f, rvfit_err *err)
+{
+    int file_given = 0, fs = 0;
+    if (lio_path(path, 0, file, size, &file_given) != 0)
+        return rvfit_err_set(err, RVFIT_ERR_IO, "%s: path too long", path);
+    if (fits_open_file(f, file, READONLY, &fs))
+        return rvfit_fits_error(err, fs, file, NULL, "cannot open");
+    return RVFIT_OK;
+}
+
+int rvfit_library_kind(const char *path, int *kind, rvfit_err *err)
+{
+    char file[4096], k[FLEN_VALUE] = "MULTILIN";
+    fitsfile *f = NULL;
+    int fs = 0, rc = lio_open_ro(path, file, sizeof file, &f, err);
+    if (rc)
+        return rc;
+    if (fits_read_key(f, TSTRING, "INTERP", k, NULL, &fs)) {
+        snprintf(k, sizeof k, "MULTILIN"); /* before INTERP meant anything */
+        fits_clear_errmsg();
+    }
+    fs = 0;
+    fits_close_file(f, &fs);
+    *kind = rvfit_interp_kind_parse(k);
+    if (*kind < 0)
+        return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: INTERP = '%s': not "
+                             "an interpolator this rvfit knows", file, k);
+    return RVFIT_OK;
+}
+
+int rvfit_library_read_simplices(const char *path, uint32_t **vert,
+                                 size_t *ns, int *nvert, rvfit_err *err)
+{
+    char file[4096];
+    fitsfile *f = NULL;
+    *vert = NULL;
+    *ns = 0;
+    int fs = 0, nx = 0, anynul = 0;
+    long ax[2] = {0, 0};
+    int rc = lio_open_ro(path, file, sizeof file, &f, err);
+    if (rc)
+        return rc;
+    if (fits_movnam_hdu(f, IMAGE_HDU, "SIMPLEX", 0, &fs)) {
+        rc = rvfit_fits_error(err, fs, file, "SIMPLEX", "INTERP = 'SIMPLEX' "
+                              "but no SIMPLEX HDU (rebuild the library)");
+    } else {
+        fits_get_img_dim(f, &nx, &fs);
+        if (!fs && nx == 2)
+            fits_get_img_size(f, 2, ax, &fs);
+        if (fs || nx != 2 || ax[0] < 3 || ax[0] > RVFIT_MAX_PARAMS + 1 ||
+            ax[1] < 1)
+            rc = rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU SIMPLEX: "
+                               "need a 2D image of [nsimplex][3..%d] "
+                               "indices", file, RVFIT_MAX_PARAMS + 1);
+    }
+    size_t n = rc ? 0 : (size_t)ax[0] * (size_t)ax[1];
+    if (!rc && !(*vert = malloc(n * sizeof **vert)))
+        rc = rvfit_err_set(err, RVFIT_ERR_NOMEM, "%s: no memory", file);
+    unsigned nul = 0;
+    if (!rc && fits_read_img(f, TUINT, 1, (LONGLONG)n, &nul, *vert, &anynul,
+                             &fs))
+        rc = rvfit_fits_error(err, fs, file, "SIMPLEX", "reading data");
+    if (rc) {
+        free(*vert);
+        *vert = NULL;
+    } else {
+        *ns = (size_t)ax[1];
+        *nvert = (int)ax[0];
+    }
+    fs = 0;
+    fits_close_file(f, &fs);
+    return rc;
 }

@@ -148,6 +148,27 @@ static int def_models(void *s, size_t n, const rvfit_point *p,
 {
     return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "no models");
 }
+static int def_chisq_st(void *s, size_t n, const rvfit_point *p,
+                        const rvfit_stencils *st, rvfit_chisq_out *o,
+                        rvfit_err *err)
+{
+    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "no chisq_st "
+                         "(backend ops < 1.1: no stencils from the core)");
+}
+static int def_vscan_st(void *s, size_t nq, const rvfit_point *b,
+                        const rvfit_stencils *st, size_t nv, const double *v,
+                        double *o, rvfit_err *err)
+{
+    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "no vscan_st "
+                         "(backend ops < 1.1: no stencils from the core)");
+}
+static int def_models_st(void *s, size_t n, const rvfit_point *p,
+                         const rvfit_stencils *st, float *const *m,
+                         float *const *c, rvfit_err *err)
+{
+    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "no models_st "
+                         "(backend ops < 1.1: no stencils from the core)");
+}
 static void def_counters(void *s, rvfit_counters *c)
 {
     memset(c, 0, sizeof *c);
@@ -193,7 +214,8 @@ static void fill_ops(rvfit_plugin_handle *h)
         FILL(load_library, def_lib); FILL(load_batch, def_batch);
         FILL(chisq, def_chisq); FILL(vscan, def_vscan);
         FILL(models, def_models); FILL(counters, def_counters);
-        FILL(close, def_close);
+        FILL(close, def_close); FILL(chisq_st, def_chisq_st);
+        FILL(vscan_st, def_vscan_st); FILL(models_st, def_models_st);
     } else {
         const rvfit_instrument_ops *src = h->desc->ops;
         rvfit_instrument_ops *d = &h->instrument;

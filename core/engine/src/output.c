@@ -180,36 +180,36 @@ int rvfit_output_open(rvfit_output **out, const char *tab_path,
             o->id_table = t;
     out_rvtab_columns(&o->cols, lib, info);
     snprintf(o->tab_final, sizeof o->tab_final, "%s", tab_path);
-    rvfit_tmpname(o->tab_tmp, sizeof o->tab_tmp, tab_path);
-    int st = 0;
-    char create[RVFIT_PATH_LEN + 80];
-    snprintf(create, sizeof create, "!%s", o->tab_tmp);
-    if (fits_create_file(&o->tab, create, &st)) {
-        int rc = fits_fail(st, err, o->tab_final, "cannot create");
+    int rc = rvfit_fits_create(tab_path, o->tab_tmp, sizeof o->tab_tmp,
+                               &o->tab, err);
+    if (rc) {
         out_schemas_free(o->table, o->ntable);
         free(o);
         return rc;
     }
+    int st = 0;
     write_primary(o->tab, meta, nrow, &st);
     make_rvtab(o, &st);
     for (int t = 0; t < o->ntable && !st; t++)
         if (t != o->id_table)
             make_passthrough(o->tab, &o->table[t], nrow, &st);
     if (st) {
-        int rc = fits_fail(st, err, o->tab_final, "writing headers");
+        rc = fits_fail(st, err, o->tab_final, "writing headers");
         rvfit_output_abort(o);
         return rc;
     }
     if (mod_path) {
         snprintf(o->mod_final, sizeof o->mod_final, "%s", mod_path);
-        rvfit_tmpname(o->mod_tmp, sizeof o->mod_tmp, mod_path);
-        snprintf(create, sizeof create, "!%s", o->mod_tmp);
-        if (!fits_create_file(&o->mod, create, &st)) {
-            write_primary(o->mod, meta, nrow, &st);
-            make_models(o, &st);
+        rc = rvfit_fits_create(mod_path, o->mod_tmp, sizeof o->mod_tmp,
+                               &o->mod, err);
+        if (rc) {
+            rvfit_output_abort(o);
+            return rc;
         }
+        write_primary(o->mod, meta, nrow, &st);
+        make_models(o, &st);
         if (st) {
-            int rc = fits_fail(st, err, o->mod_final, "cannot create");
+            rc = fits_fail(st, err, o->mod_final, "writing headers");
             rvfit_output_abort(o);
             return rc;
         }

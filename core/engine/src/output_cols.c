@@ -1,6 +1,7 @@
 /* output_cols.c — the RVTAB column set and pass-through table columns:
  * names, TFORMs, units and descriptions in one place. */
 #include <fitsio.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,9 @@ void out_rvtab_columns(out_cols *c, const rvfit_library *lib,
         OC_CHISQ_TOT, 0);
     add(c, "CHISQ_C_TOT", "D", "", "chi-square of a continuum-only model",
         OC_CHISQ_C_TOT, 0);
+    add(c, "CHISQ_RED", "D", "",
+        "CHISQ_TOT / degrees of freedom (docs/output-format.md)",
+        OC_CHISQ_RED, 0);
     add(c, "NPIX_TOT", "J", "", "pixels used in the fit", OC_NPIX_TOT, 0);
     for (int a = 0; a < info->narm; a++) {
         snprintf(name, sizeof name, "CHISQ_%s", info->arm[a].name);
@@ -67,6 +71,31 @@ void out_rvtab_columns(out_cols *c, const rvfit_library *lib,
     add(c, "RVS_WARN", "J", "", "warning bits (docs/output-format.md)",
         OC_WARN, 0);
     add(c, "SUCCESS", "L", "", "RVS_WARN == 0", OC_SUCCESS, 0);
+}
+
+/* The value of column c for one result, as a double (integers and the
+ * SUCCESS logical exactly). */
+double out_value(const out_col *c, const rvfit_result *r)
+{
+    switch (c->kind) {
+    case OC_VRAD: return r->vrad;
+    case OC_VRAD_ERR: return r->vrad_err;
+    case OC_VRAD_SKEW: return r->vrad_skew;
+    case OC_VRAD_KURT: return r->vrad_kurt;
+    case OC_VSINI: return r->vsini;
+    case OC_PARAM: return r->param[c->index];
+    case OC_PARAM_ERR: return r->param_err[c->index];
+    case OC_CHISQ_TOT: return r->chisq_tot;
+    case OC_CHISQ_C_TOT: return r->chisq_c_tot;
+    case OC_CHISQ_RED: return r->chisq_red;
+    case OC_CHISQ: return r->chisq[c->index];
+    case OC_CHISQ_C: return r->chisq_c[c->index];
+    case OC_SN: return r->sn[c->index];
+    case OC_NPIX_TOT: return (double)r->npix_tot;
+    case OC_WARN: return (double)r->warn;
+    case OC_SUCCESS: return r->warn == 0;
+    default: return NAN;
+    }
 }
 
 const char *out_tform(const rvfit_column *col, char *buf, size_t n)

@@ -14,7 +14,7 @@
 
 enum out_col_kind {
     OC_VRAD, OC_VRAD_ERR, OC_VRAD_SKEW, OC_VRAD_KURT, OC_VSINI, OC_PARAM,
-    OC_PARAM_ERR, OC_CHISQ_TOT, OC_CHISQ_C_TOT, OC_NPIX_TOT, OC_CHISQ,
+    OC_PARAM_ERR, OC_CHISQ_TOT, OC_CHISQ_C_TOT, OC_CHISQ_RED, OC_NPIX_TOT, OC_CHISQ,
     OC_CHISQ_C, OC_SN, OC_WARN, OC_SUCCESS
 };
 
@@ -45,6 +45,7 @@ struct rvfit_output {
 
 void out_rvtab_columns(out_cols *c, const rvfit_library *lib,
                        const rvfit_file_info *info);
+double out_value(const out_col *c, const rvfit_result *r);
 const char *out_tform(const rvfit_column *col, char *buf, size_t n);
 int out_fits_type(int type);
 /* Deep copies of n schemas (columns included) and their release. */

@@ -95,20 +95,16 @@ static int merge_file(char **part, int nparts, const char *path,
                       rvfit_err *err)
 {
     fitsfile **in = calloc((size_t)nparts, sizeof *in), *out = NULL;
-    char tmp[RUN_PATH + 64], bang[RUN_PATH + 80];
+    char tmp[RUN_PATH + 64] = "";
     int st = 0, nhdu = 0;
     if (!in)
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "%s: out of memory", path);
-    if (rvfit_tmpname(tmp, sizeof tmp, path) != 0) {
-        free(in);
-        return rvfit_err_set(err, RVFIT_ERR_IO, "%s: path too long", path);
-    }
+    errno = 0;
     for (int k = 0; k < nparts && !st; k++)
         if (fits_open_diskfile(&in[k], part[k], READONLY, &st))
             rvfit_fits_error(err, st, part[k], NULL, "cannot open part");
-    snprintf(bang, sizeof bang, "!%s", tmp);
-    if (!st && fits_create_file(&out, bang, &st))
-        rvfit_fits_error(err, st, tmp, NULL, "cannot create");
+    if (!st && rvfit_fits_create(path, tmp, sizeof tmp, &out, err))
+        st = FILE_NOT_CREATED; /* err says why */
     if (!st)
         fits_get_num_hdus(in[0], &nhdu, &st);
     for (int h = 1; h <= nhdu && !st; h++) {

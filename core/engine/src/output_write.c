@@ -1,5 +1,6 @@
 /* output_write.c — filling rows of the output HDUs batch by batch, and the
  * commit (rename) / abort (unlink) at the end. */
+#include <errno.h>
 #include <fitsio.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,25 +10,6 @@
 
 #include "output_internal.h"
 #include "rvfit/fits.h"
-
-static double value_of(const out_col *c, const rvfit_result *r)
-{
-    switch (c->kind) {
-    case OC_VRAD: return r->vrad;
-    case OC_VRAD_ERR: return r->vrad_err;
-    case OC_VRAD_SKEW: return r->vrad_skew;
-    case OC_VRAD_KURT: return r->vrad_kurt;
-    case OC_VSINI: return r->vsini;
-    case OC_PARAM: return r->param[c->index];
-    case OC_PARAM_ERR: return r->param_err[c->index];
-    case OC_CHISQ_TOT: return r->chisq_tot;
-    case OC_CHISQ_C_TOT: return r->chisq_c_tot;
-    case OC_CHISQ: return r->chisq[c->index];
-    case OC_CHISQ_C: return r->chisq_c[c->index];
-    case OC_SN: return r->sn[c->index];
-    default: return NAN;
-    }
-}
 
 /* Write one pass-through column of n rows starting at row first (0-based)
  * into column number colnum of the current HDU. */
@@ -83,7 +65,7 @@ static void write_rvtab(rvfit_output *o, size_t first, size_t n,
                            st);
         } else {
             for (size_t i = 0; i < n; i++)
-                d[i] = value_of(col, &res[i]);
+                d[i] = out_value(col, &res[i]);
             /* NaN becomes the FITS null for floating columns. */
             fits_write_col(o->tab, TDOUBLE, c + 1, r0, 1, (LONGLONG)n, d, st);
         }
@@ -161,6 +143,7 @@ int rvfit_output_write(rvfit_output *o, size_t first,
 {
     int st = 0;
     size_t n = r->n;
+    errno = 0; /* what CFITSIO's calls leave is the OS's reason */
     if (first + n > o->nrow || r->off + n > r->b->nspec ||
         r->b->narm != o->narm)
         return rvfit_err_set(err, RVFIT_ERR_INTERNAL,
@@ -201,35 +184,43 @@ int rvfit_output_key(rvfit_output *o, const char *key, long long value,
         int st = 0;
         if (!files[i])
             continue;
+        errno = 0;
         fits_movabs_hdu(files[i], 1, NULL, &st);
         fits_update_key_lng(files[i], (char *)key, value, (char *)comment,
                             &st);
-        if (st)
-            return rvfit_err_set(err, RVFIT_ERR_IO, "%s: keyword %s: status "
-                                 "%d", i ? o->mod_final : o->tab_final, key,
-                                 st);
+        if (st) {
+            char what[96];
+            snprintf(what, sizeof what, "keyword %s", key);
+            return write_error(i ? o->mod_final : o->tab_final, what, st,
+                               err);
+        }
     }
     return RVFIT_OK;
 }
 
 int rvfit_output_commit(rvfit_output *o, rvfit_err *err)
 {
-    int st = 0, st2 = 0;
+    int st = 0, st2 = 0, rc = RVFIT_OK;
+    /* Buffered rows reach the disk here: a full disk shows up now. */
+    errno = 0;
     fits_close_file(o->tab, &st);
     o->tab = NULL;
+    if (st)
+        rc = write_error(o->tab_final, "closing", st, err);
+    errno = 0;
     if (o->mod)
         fits_close_file(o->mod, &st2);
     o->mod = NULL;
-    int rc = RVFIT_OK;
-    if (st || st2) {
-        rc = rvfit_err_set(err, RVFIT_ERR_IO, "%s: closing failed (status "
-                           "%d/%d)", o->tab_final, st, st2);
+    if (st2 && !rc)
+        rc = write_error(o->mod_final, "closing", st2, err);
+    if (rc) {
+        /* reported above */
     } else if (o->mod_tmp[0] && rename(o->mod_tmp, o->mod_final) != 0) {
-        rc = rvfit_err_set(err, RVFIT_ERR_IO, "%s: rename failed",
-                           o->mod_final);
+        rc = rvfit_err_set(err, RVFIT_ERR_IO, "%s: rename from %s failed: "
+                           "%s", o->mod_final, o->mod_tmp, strerror(errno));
     } else if (rename(o->tab_tmp, o->tab_final) != 0) {
-        rc = rvfit_err_set(err, RVFIT_ERR_IO, "%s: rename failed",
-                           o->tab_final);
+        rc = rvfit_err_set(err, RVFIT_ERR_IO, "%s: rename from %s failed: "
+                           "%s", o->tab_final, o->tab_tmp, strerror(errno));
         if (o->mod_tmp[0])
             unlink(o->mod_final);
     } else {

@@ -132,6 +132,34 @@ static const double *spec_wave(const rvfit_arm_batch *A, size_t s)
     return A->wave + (A->wave_per_spec ? s * A->npix : 0);
 }
 
+/* Spectrum s's arm a: no usable pixel inside the templates' wavelengths
+ * (the model there would be a template's edge value stretched out) ->
+ * dropped and flagged; a median S/N per pixel beyond any detector ->
+ * flagged (its velocity error would claim 1e-9 km/s). */
+static void check_arm(rvfit_batch *b, int a, const rvfit_lib_arm *L,
+                      double *tmp)
+{
+    rvfit_arm_batch *A = &b->arm[a];
+    double lo = exp(L->lnl0), hi = exp(L->lnl0 + L->dlnl * (L->npix - 1));
+    for (size_t s = 0; s < b->nspec; s++) {
+        const double *w = spec_wave(A, s);
+        float *f = A->flux + s * A->npix, *iv = A->ivar + s * A->npix;
+        size_t n = rvfit_arm_npix(A, s), used = 0, inside = 0;
+        for (size_t i = 0; i < n; i++)
+            if (iv[i] > 0) {
+                inside += w[i] >= lo && w[i] <= hi;
+                tmp[used++] = fabs((double)f[i]) * sqrt((double)iv[i]);
+            }
+        if (used && !inside) {
+            for (size_t i = 0; i < n; i++)
+                iv[i] = 0;
+            b->flags[s] |= RVFIT_SPEC_ARM_OUTSIDE(a);
+        } else if (used && rvfit_median(tmp, used) > RVFIT_SNR_ABSURD) {
+            b->flags[s] |= RVFIT_SPEC_BAD_IVAR;
+        }
+    }
+}
+
 /* Band of spectrum s (half width hs, embedded in the arm's half width h_in
  * with zeros around it) into band[ndiag_in * ld]. */
 static const float *spec_band(const rvfit_arm_batch *A, size_t s, int hs,
@@ -183,6 +211,8 @@ static int prep_arm(rvfit_batch *b, int a, const rvfit_library *lib,
     }
     for (size_t s = 0; s < ns; s++)
         clean_and_floor(A->flux + s * n, A->ivar + s * n, n, tmp);
+    if (la >= 0)
+        check_arm(b, a, &lib->arm[la], tmp);
     int h_in = A->ndiag / 2;
     for (size_t s = 0; s < ns; s++) {
         hs[s] = h_in;

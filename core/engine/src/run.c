@@ -8,7 +8,7 @@
 
 #include "run_internal.h"
 
-static void base_name(const char *input, char *stem, size_t n)
+void run_stem(const char *input, char *stem, size_t n)
 {
     const char *base = strrchr(input, '/');
     snprintf(stem, n, "%s", base ? base + 1 : input);
@@ -26,7 +26,7 @@ void rvfit_output_names(const char *outdir, const char *input, char *tab,
                         char *mod, size_t n)
 {
     char stem[1024];
-    base_name(input, stem, sizeof stem);
+    run_stem(input, stem, sizeof stem);
     snprintf(tab, n, "%s/rvtab_%s.fits", outdir, stem);
     snprintf(mod, n, "%s/rvmod_%s.fits", outdir, stem);
 }
@@ -36,7 +36,7 @@ void rvfit_output_part_names(const char *outdir, const char *input,
                              size_t n)
 {
     char stem[1024];
-    base_name(input, stem, sizeof stem);
+    run_stem(input, stem, sizeof stem);
     snprintf(tab, n, "%s/.rvtab_%s.fits.part%dof%d", outdir, stem, part,
              nparts);
     snprintf(mod, n, "%s/.rvmod_%s.fits.part%dof%d", outdir, stem, part,
@@ -68,12 +68,15 @@ static void fit_one(run_ctx *c, run_batch *rb)
         rb->fitted = 1; /* nothing to fit: its ends may be committed */
         return;
     }
+    run_poll_cancel(c); /* the reader may be blocked on a full queue */
     if (atomic_load(&c->stop))
         return;
     rvfit_err e;
     rvfit_err_clear(&e);
     double t0 = run_now();
     int rc = rb_alloc_results(rb, (int)r->cfg->write_models, &e);
+    if (!rc)
+        rc = plot_select(c, rb, &e);
     if (!rc) {
         rc = r->be->ops->load_batch(r->be->state, &rb->b, &r->fo.model, &e);
         if (rc)
@@ -84,6 +87,8 @@ static void fit_one(run_ctx *c, run_batch *rb)
         rc = rvfit_fit_batch(r->be, r->lib, &rb->b, &r->fo, rb->res,
                              r->cfg->write_models ? rb->models : NULL,
                              &r->prof, r->host, &e);
+    if (!rc)
+        rc = plot_models(c, rb, &e);
     r->busy += run_now() - t0;
     drop_spectra(&rb->b, 1);
     if (rc)
@@ -194,7 +199,10 @@ static int ctx_init(run_ctx *c, rvfit_run *r, const rvfit_source *src,
     pthread_mutex_init(&c->mu, NULL);
     atomic_init(&c->stop, 0);
     c->t0 = run_now();
-    return rvfit_fit_opts_from_config(r->cfg, &r->fo, err);
+    int rc = rvfit_fit_opts_from_config(r->cfg, &r->fo, err);
+    r->fo.interp = r->interp;
+    r->fo.cancel = r->cancel;
+    return rc;
 }
 
 static void ctx_free(run_ctx *c)

@@ -267,5 +267,6 @@ void rb_clear(run_batch *rb)
     free(rb->res);
     free(rb->seg);
     free(rb->ends);
+    plot_clear(&rb->plot);
     memset(rb, 0, sizeof *rb);
 }

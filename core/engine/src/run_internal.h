@@ -26,6 +26,21 @@
 #define RUN_PATH (RVFIT_PATH_LEN + 1100)
 #define RUN_READ_CHUNK 64 /* spectra staged per read before joining a batch */
 
+/* Results of a whole input for its summary figure (run_plot.c). */
+typedef struct run_sum {
+    size_t n, cap;
+    double *sn, *vrad, *verr, *param; /* param: [cap * nparam]         */
+    uint32_t *warn;
+} run_sum;
+/* TARGETIDs written to a unit's output (run_notes.c): open addressing,
+ * row[i] == 0 for an empty slot, else the 1-based row of key[i]. */
+typedef struct run_ids {
+    int ready;                 /* looked up                                */
+    int table, col;            /* the TARGETID column; table -1: none      */
+    int64_t *key;
+    size_t *row, cap;          /* cap 0: not tracked (no memory)           */
+} run_ids;
+
 typedef struct run_unit {
     rvfit_unit u;              /* as handed out; u.path is `path`          */
     char *path;
@@ -38,11 +53,15 @@ typedef struct run_unit {
     /* set by the reader (rwhy before rfailed), read by the writer */
     atomic_int rfailed;
     char rwhy[RVFIT_ERR_LEN];
+    atomic_int stopped;        /* failed only because the run stopped      */
     /* writer only */
     int wfailed;
     char wwhy[RVFIT_ERR_LEN];
     size_t written;
     uint64_t points;
+    run_sum *sum;              /* [output] plot_dir, whole files only      */
+    run_ids ids;
+    size_t ndup, nivar, noutside; /* rows noted (run_notes.c)              */
 } run_unit;
 
 /* Rows off .. off+n-1 of a batch belong to rows row0.. of a unit. */
@@ -51,6 +70,19 @@ typedef struct run_seg {
     size_t row0, off, n;
     rvfit_table_rows rows[RUN_MAX_TABLES];
 } run_seg;
+
+/* Spectra of a batch to draw (run_plot.c): chosen and copied before the
+ * batch goes to the backend (which frees flux), models and continua added
+ * after the fit, drawn by the writer. */
+typedef struct run_plot {
+    size_t n;
+    size_t *spec;              /* [n] index in the batch                   */
+    int64_t *tid;              /* [n] TARGETID (index in the file if none) */
+    run_unit **unit;           /* [n] the input it came from               */
+    float *flux[RVFIT_MAX_ARMS], *ivar[RVFIT_MAX_ARMS];   /* [n*npix]      */
+    float *model[RVFIT_MAX_ARMS], *cont[RVFIT_MAX_ARMS];  /* [n*npix]      */
+    int have_models;
+} run_plot;
 
 typedef struct run_batch {
     rvfit_batch b;             /* merged layout, b.nspec spectra          */
@@ -61,6 +93,7 @@ typedef struct run_batch {
     size_t nend, endcap;
     rvfit_result *res;         /* [b.nspec] after the fit                  */
     float *models[RVFIT_MAX_ARMS];
+    run_plot plot;
     int fitted;                /* results valid                            */
     int last;                  /* end of the stream                        */
 } run_batch;
@@ -121,15 +154,47 @@ void rb_clear(run_batch *rb);
 run_batch *reader_batch(run_ctx *c);
 /* Record a fatal error (the first one wins) and stop the run. */
 void run_fatal(run_ctx *c, int rc, const rvfit_err *err);
+/* Stop the run (RVFIT_ERR_CANCELLED) when rvfit_run.cancel is set. */
+void run_poll_cancel(run_ctx *c);
 /* Report a unit's outcome to the source (serialised) and count it. */
 void run_report(run_ctx *c, const rvfit_unit *u, int state,
                 const char *detail, size_t nspec, uint64_t points);
 /* Close the instrument handle and free the unit (output already gone). */
 void run_unit_free(run_ctx *c, run_unit *u);
 
+/* run_plot.c ([output] plot_dir) */
+/* Choose the spectra of rb to draw and copy their flux and ivar; call
+ * before the backend loads the batch.  Nothing when plots are off. */
+int plot_select(run_ctx *c, run_batch *rb, rvfit_err *err);
+/* Best-fit model and continuum of the chosen spectra, after the fit while
+ * the backend still holds the batch. */
+int plot_models(run_ctx *c, run_batch *rb, rvfit_err *err);
+/* Draw the chosen spectra (writer); a figure that fails is logged. */
+void plot_draw_batch(run_ctx *c, run_batch *rb);
+void plot_clear(run_plot *p);
+/* Summary figure of a whole input, <plot_dir>/<stem>_summary.png: the
+ * writer adds each segment's results, then draws it once the outputs are
+ * committed.  Nothing for parts of a file or when plots are off. */
+void plot_sum_add(run_ctx *c, run_unit *U, const rvfit_result *res,
+                  size_t n);
+void plot_sum_draw(run_ctx *c, run_unit *U);
+void plot_sum_free(run_sum *s);
+
+/* The name of an input without directory and .fits/.fits.gz/.fit. */
+void run_stem(const char *input, char *stem, size_t n);
+
 /* run_writer.c */
 /* Write a fitted batch's rows and finish the units that end in it. */
 void writer_batch(run_ctx *c, run_batch *rb);
+
+/* run_notes.c (writer only) */
+/* Before seg's rows are written: flag TARGETIDs already written to the
+ * unit (res: the segment's results) and log the per-star problems. */
+void notes_segment(run_ctx *c, run_unit *U, const rvfit_batch *b,
+                   const run_seg *seg, rvfit_result *res);
+/* Counts of what was not listed; at the end of the unit. */
+void notes_finish(run_ctx *c, const run_unit *U);
+void notes_free(run_unit *U);
 
 /* output_merge.c */
 /* Join the nparts part outputs of input `path` (rvfit_output_part_names)

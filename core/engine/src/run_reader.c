@@ -53,6 +53,8 @@ void run_unit_free(run_ctx *c, run_unit *u)
         return;
     if (u->h)
         c->r->inst->instrument.close(u->h);
+    plot_sum_free(u->sum);
+    notes_free(u);
     free(u->path);
     free(u);
 }
@@ -306,9 +308,13 @@ static int end_unit(run_ctx *c, run_batch *rb)
     return rc;
 }
 
-static int cancelled(const run_ctx *c)
+void run_poll_cancel(run_ctx *c)
 {
-    return c->r->cancel && *c->r->cancel;
+    if (atomic_load(&c->stop) || !c->r->cancel || !*c->r->cancel)
+        return;
+    rvfit_err e;
+    rvfit_err_set(&e, RVFIT_ERR_CANCELLED, "interrupted");
+    run_fatal(c, RVFIT_ERR_CANCELLED, &e);
 }
 
 /* Fill rb until it is full, the next unit does not fit its layout, or
@@ -316,14 +322,11 @@ static int cancelled(const run_ctx *c)
 static void fill_batch(run_ctx *c, run_batch *rb)
 {
     for (;;) {
-        if (!atomic_load(&c->stop) && cancelled(c)) {
-            rvfit_err e;
-            rvfit_err_set(&e, RVFIT_ERR_CANCELLED, "interrupted");
-            run_fatal(c, RVFIT_ERR_CANCELLED, &e);
-        }
+        run_poll_cancel(c);
         if (atomic_load(&c->stop)) {
             if (c->cur) {
                 snprintf(c->cur->rwhy, sizeof c->cur->rwhy, "run stopped");
+                atomic_store(&c->cur->stopped, 1);
                 atomic_store(&c->cur->rfailed, 1);
                 end_unit(c, rb);
             }

@@ -25,15 +25,20 @@ static void write_seg(run_ctx *c, const run_batch *rb, run_seg *seg)
     run_unit *U = seg->unit;
     rvfit_run *r = c->r;
     if (!rb->fitted) {
+        if (!atomic_load(&U->rfailed) && !U->wfailed)
+            atomic_store(&U->stopped, 1);
         unit_fail(U, "not fitted: ", c->fatal_err.msg);
     } else if (!atomic_load(&U->rfailed) && !U->wfailed) {
         rvfit_err e;
         rvfit_err_clear(&e);
+        notes_segment(c, U, &rb->b, seg, rb->res + seg->off);
         rvfit_output_rows v = {&rb->b, seg->off, seg->n, rb->res + seg->off,
                                seg->rows,
                                r->cfg->write_models ? rb->models : NULL};
         if (rvfit_output_write(U->out, seg->row0, &v, &e))
             unit_fail(U, "", e.msg);
+        else
+            plot_sum_add(c, U, rb->res + seg->off, seg->n);
         size_t warn = 0, bad = 0;
         for (size_t i = 0; i < seg->n; i++) {
             const rvfit_result *res = &rb->res[seg->off + i];
@@ -77,12 +82,21 @@ static void finish_unit(run_ctx *c, run_unit *U)
     if (why || rc) {
         rvfit_output_abort(U->out);
         U->out = NULL;
-        run_report(c, &U->u, RVFIT_UNIT_FAILED, why ? why : e.msg, 0, 0);
+        /* Cut short by a cancel, the unit did not fail: it was not done. */
+        pthread_mutex_lock(&c->mu);
+        int cancelled = c->fatal_rc == RVFIT_ERR_CANCELLED &&
+                        atomic_load(&U->stopped);
+        pthread_mutex_unlock(&c->mu);
+        run_report(c, &U->u,
+                   cancelled ? RVFIT_UNIT_SKIPPED : RVFIT_UNIT_FAILED,
+                   cancelled ? "interrupted" : why ? why : e.msg, 0, 0);
     } else {
+        notes_finish(c, U);
         rvfit_log(r->host, RVFIT_LOG_INFO, "rvfit",
                   "%s: wrote %s; backend %s on %s evaluated %" PRIu64
                   " points", U->path, U->tab, r->be->name,
                   r->be->ops->device(r->be->state), U->points);
+        plot_sum_draw(c, U);
         run_report(c, &U->u, RVFIT_UNIT_DONE, U->tab, U->count, U->points);
     }
     run_unit_free(c, U);
@@ -93,6 +107,8 @@ void writer_batch(run_ctx *c, run_batch *rb)
     double t0 = run_now();
     for (size_t i = 0; i < rb->nseg; i++)
         write_seg(c, rb, &rb->seg[i]);
+    if (rb->fitted)
+        plot_draw_batch(c, rb);
     for (size_t i = 0; i < rb->nend; i++)
         finish_unit(c, rb->ends[i]);
     c->t_write += run_now() - t0;

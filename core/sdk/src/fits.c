@@ -1,17 +1,61 @@
 /* fits.c — CFITSIO status conversion, atomic FITS writes and column
  * lookup, for the engine, the tools and plugins alike. */
 #include <errno.h>
+#include <fcntl.h>
 #include <fitsio.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "rvfit/files.h"
 #include "rvfit/fits.h"
 
+/* CFITSIO statuses that stand for a failed system call. */
+static int os_status(int fs)
+{
+    return fs == FILE_NOT_OPENED || fs == FILE_NOT_CREATED ||
+           fs == WRITE_ERROR || fs == READ_ERROR || fs == FILE_NOT_CLOSED ||
+           fs == SEEK_ERROR;
+}
+
+/* The OS reason behind CFITSIO status fs, 0 when unknown.  CFITSIO keeps
+ * no errno, so it is taken from errno as the failed call left it (writers
+ * clear errno before their CFITSIO calls), but only where it can be the
+ * cause: a stale "no such file" must not explain a write error.  A write
+ * that failed without a usable errno on a full file system is ENOSPC. */
+static int os_reason(int fs, int os, const char *path)
+{
+    if (!os_status(fs))
+        return 0;
+    int opening = fs == FILE_NOT_OPENED || fs == FILE_NOT_CREATED;
+    switch (os) {
+    case ENOSPC: case EDQUOT: case EFBIG: case EIO: case EROFS:
+    case ESTALE: case EMFILE: case ENFILE:
+        return os;
+    case ENOENT: case ENOTDIR: case ELOOP: case EACCES: case EPERM:
+    case ENAMETOOLONG: case EISDIR:
+        return opening ? os : 0;
+    default:
+        break;
+    }
+    if ((fs == WRITE_ERROR || fs == FILE_NOT_CLOSED) && path) {
+        char dir[4096];
+        const char *slash = strrchr(path, '/');
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1,
+                 slash ? path : ".");
+        struct statvfs v;
+        if (statvfs(dir[0] ? dir : "/", &v) == 0 && v.f_bavail == 0)
+            return ENOSPC;
+    }
+    return 0;
+}
+
 int rvfit_fits_error(rvfit_err *err, int fstatus, const char *path,
                      const char *hdu, const char *what)
 {
+    int os = os_reason(fstatus, errno, path);
     char text[FLEN_STATUS] = "";
     char detail[FLEN_ERRMSG] = "";
     fits_get_errstatus(fstatus, text);
@@ -21,10 +65,16 @@ int rvfit_fits_error(rvfit_err *err, int fstatus, const char *path,
         detail[0] = '\0';
     fits_clear_errmsg();
     int st = (fstatus == FILE_NOT_OPENED || fstatus == READ_ERROR ||
-              fstatus == WRITE_ERROR || fstatus == FILE_NOT_CREATED)
+              fstatus == WRITE_ERROR || fstatus == FILE_NOT_CREATED ||
+              os)
                  ? RVFIT_ERR_IO
                  : RVFIT_ERR_FORMAT;
     int has_hdu = hdu && hdu[0];
+    if (os) /* the OS's reason first: "already exists?" misleads */
+        return rvfit_err_set(err, st, "%s: %s%s%s%s: %s (CFITSIO %d: %s%s%s)",
+                             path, has_hdu ? "HDU " : "", has_hdu ? hdu : "",
+                             has_hdu ? ": " : "", what, strerror(os),
+                             fstatus, text, detail[0] ? ": " : "", detail);
     return rvfit_err_set(err, st, "%s: %s%s%s%s: %s (CFITSIO %d%s%s)", path,
                          has_hdu ? "HDU " : "", has_hdu ? hdu : "",
                          has_hdu ? ": " : "", what, text, fstatus,
@@ -36,15 +86,33 @@ int rvfit_fits_create(const char *path, char *tmp, size_t size, void *fpp,
 {
     fitsfile **fp = fpp;
     *fp = NULL;
-    if (rvfit_tmpname(tmp, size, path) != 0) {
+    if (rvfit_tmpname(tmp, size, path) != 0 ||
+        strlen(tmp) >= FLEN_FILENAME - 1) {
+        size_t need = strlen(path) + 32;
         if (size)
             tmp[0] = '\0';
-        return rvfit_err_set(err, RVFIT_ERR_IO, "%s: path too long", path);
+        return rvfit_err_set(err, RVFIT_ERR_IO, "%s: cannot create: its "
+                             "temporary name needs about %zu characters, "
+                             "CFITSIO takes at most %d: %s", path, need,
+                             FLEN_FILENAME - 2, strerror(ENAMETOOLONG));
     }
     /* A crashed run with our pid may have left it; CFITSIO will not
      * overwrite, and the diskfile call parses no extended syntax. */
     remove(tmp);
+    /* Ask the OS first: CFITSIO calls every failure to create "already
+     * exists?", whether the directory is read-only or the name too long. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0) {
+        int e = errno;
+        rvfit_err_set(err, RVFIT_ERR_IO, "%s: cannot create the temporary "
+                      "file %s: %s", path, tmp, strerror(e));
+        tmp[0] = '\0';
+        return RVFIT_ERR_IO;
+    }
+    close(fd);
+    remove(tmp);
     int fs = 0;
+    errno = 0;
     if (fits_create_diskfile(fp, tmp, &fs)) {
         *fp = NULL;
         tmp[0] = '\0';
@@ -61,7 +129,9 @@ int rvfit_fits_commit(void *f, int fstatus, const char *tmp,
     if (f)
         fits_close_file((fitsfile *)f, &cs);
     if (fstatus || cs) {
+        int e = errno; /* remove() must not replace the cause */
         remove(tmp);
+        errno = e;
         rvfit_fits_error(err, fstatus ? fstatus : cs, path, NULL,
                          fstatus ? "writing" : "closing");
         return RVFIT_ERR_IO;

@@ -7,6 +7,8 @@
 
 #include "rvfit/host.h"
 
+#define RVFIT_PATH_MAX_WHERE 1100 /* a file name and a line number */
+
 void rvfit_log(const rvfit_host *h, int level, const char *who,
                const char *fmt, ...)
 {
@@ -30,6 +32,15 @@ const char *rvfit_kv_get(const rvfit_kv *kv, int n, const char *key)
     return v;
 }
 
+const char *rvfit_kv_where(const char *file, int line, char *buf, size_t n)
+{
+    if (line > 0)
+        snprintf(buf, n, "%s:%d", file ? file : "?", line);
+    else
+        snprintf(buf, n, "%s", file ? file : "?");
+    return buf;
+}
+
 static const rvfit_kv *kv_find(const rvfit_kv *kv, int n, const char *key)
 {
     const rvfit_kv *p = NULL;
@@ -49,10 +60,14 @@ int rvfit_kv_int(const rvfit_kv *kv, int n, const char *key, long lo,
     errno = 0;
     long v = strtol(p->value, &end, 10);
     if (errno || end == p->value || *end != '\0' || v < lo || v > hi)
+    {
+        char at[RVFIT_PATH_MAX_WHERE];
         return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                             "%s:%d: key '%s': '%s' is not an integer in "
+                             "%s: key '%s': '%s' is not an integer in "
                              "[%ld, %ld]",
-                             p->file, p->line, key, p->value, lo, hi);
+                             rvfit_kv_where(p->file, p->line, at, sizeof at),
+                             key, p->value, lo, hi);
+    }
     *out = v;
     return RVFIT_OK;
 }
@@ -68,10 +83,14 @@ int rvfit_kv_double(const rvfit_kv *kv, int n, const char *key, double lo,
     double v = strtod(p->value, &end);
     if (errno || end == p->value || *end != '\0' || !isfinite(v) || v < lo ||
         v > hi)
+    {
+        char at[RVFIT_PATH_MAX_WHERE];
         return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                             "%s:%d: key '%s': '%s' is not a number in "
+                             "%s: key '%s': '%s' is not a number in "
                              "[%g, %g]",
-                             p->file, p->line, key, p->value, lo, hi);
+                             rvfit_kv_where(p->file, p->line, at, sizeof at),
+                             key, p->value, lo, hi);
+    }
     *out = v;
     return RVFIT_OK;
 }

@@ -110,3 +110,29 @@ int rvfit_batch_arm_check(const rvfit_library *lib, const rvfit_arm_batch *ba,
     }
     return RVFIT_OK;
 }
+
+int rvfit_stencils_check(const rvfit_library *lib, size_t n,
+                         const rvfit_stencils *st, rvfit_err *err)
+{
+    if (!st || !st->off || !st->pen || (n && st->off[0] != 0))
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "stencils: missing arrays or off[0] != 0");
+    if (st->off[n] > 0 && (!st->idx || !st->w))
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "stencils: missing idx or w");
+    for (size_t i = 0; i < n; i++) {
+        uint32_t e0 = st->off[i], e1 = st->off[i + 1];
+        if (e1 < e0 || e1 - e0 > RVFIT_MAX_STENCIL || !isfinite(st->pen[i]))
+            return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                                 "stencil %zu: %ld entries (at most %d), "
+                                 "penalty %g", i, (long)e1 - (long)e0,
+                                 RVFIT_MAX_STENCIL, st->pen[i]);
+        for (uint32_t e = e0; e < e1; e++)
+            if (st->idx[e] >= lib->nmodel || !isfinite(st->w[e]))
+                return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                                     "stencil %zu: vector %u (of %zu), "
+                                     "weight %g", i, st->idx[e], lib->nmodel,
+                                     st->w[e]);
+    }
+    return RVFIT_OK;
+}

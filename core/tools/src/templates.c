@@ -22,6 +22,7 @@
 #include "rvfit/physics.h"
 #include "rvfit/pool.h"
 #include "rvfit/templates.h"
+#include "rvfit/interp.h"
 #include "rvfit/library_io.h"
 
 #define TPL_NSIG 8.0          /* half width of the Gaussian window        */
@@ -459,7 +460,18 @@ int rvfit_templates_build(const char *griddir, int narm,
         free(tab);
     }
     if (!st)
-        st = rvfit_library_save(&lib, outdir, err);
+        st = rvfit_library_configure(
+            &lib, o->interpolator ? o->interpolator : "multilinear",
+            o->cubic, o->log_flux, err);
+    const char *kname = o->interpolator ? o->interpolator : "multilinear";
+    rvfit_interpolator ip;
+    memset(&ip, 0, sizeof ip);
+    if (!st) /* the simplex kind triangulates here, stored in the file */
+        st = rvfit_interp_open(&ip, &lib, rvfit_interp_kind_parse(kname),
+                               NULL, 0, err);
+    if (!st)
+        st = rvfit_library_save_interp(&lib, &ip, outdir, err);
+    rvfit_interp_close(&ip);
     for (int a = 0; a < narm; a++)
         free(j.arm[a].edge);
     free(model_of);

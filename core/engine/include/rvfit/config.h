@@ -39,8 +39,14 @@ typedef struct rvfit_config {
     char backend[256]; /* one name (strict) or a fallback list "a, b"   */
     /* [templates] */
     char templates[RVFIT_PATH_LEN]; /* library directory                  */
-    char cubic[128];   /* axes with cubic interpolation, "" = all linear */
-    long log_flux;     /* 1: interpolate in ln flux                      */
+    char interpolator[32]; /* kind `rvfit templates` records (interp.h) */
+    char cubic[128];   /* cubic axes: build parameter of interpolator =
+                          cubic ("" = every axis); at run time, when not
+                          "", replaces the library's ("none": linear)   */
+    long log_flux;     /* 1: interpolate in ln flux, 0: in flux, -1: as
+                          the library records (at build: flux)          */
+    long host_stencils; /* 1: stencils computed by the core, sent to the
+                           backend, also for the regular-grid kinds     */
     /* [fit] */
     long npoly;
     char basis[16];      /* "gauss" or "cheb"                            */
@@ -50,6 +56,7 @@ typedef struct rvfit_config {
     long fit_vsini;      /* 0: vsini fixed at 0                            */
     long max_iter;       /* optimizer iterations                          */
     double minsn;        /* minimum S/N of the best arm (0 = all)         */
+    long scale_errors;   /* 1: errors times sqrt(CHISQ_RED)               */
     /* [output] */
     char output_dir[RVFIT_PATH_LEN];
     long overwrite;
@@ -65,6 +72,9 @@ typedef struct rvfit_config {
     char source[RVFIT_PATH_LEN]; /* config file read ("" = defaults)  */
     char **strings;        /* owned storage for kv strings            */
     int nstrings;
+
+    /* [output], added last so that the layout above stays as it was */
+    char plot_dir[RVFIT_PATH_LEN];    /* fit figures (PNG), "" = none    */
 } rvfit_config;
 
 /* Fill with defaults. */

@@ -18,6 +18,7 @@
 
 #include "rvfit/backend.h"
 #include "rvfit/config.h"
+#include "rvfit/interp.h"
 #include "rvfit/library.h"
 #include "rvfit/loader.h"
 #include "rvfit/spectra.h"
@@ -34,6 +35,22 @@ extern "C" {
 #define RVFIT_WARN_VSINI 16u      /* VSINI > 100 km/s                    */
 #define RVFIT_WARN_BAD_SPECTRUM 32u /* no usable arm                     */
 #define RVFIT_WARN_BAD_HESSIAN 64u  /* Hessian not positive definite     */
+#define RVFIT_WARN_DUPLICATE 128u   /* TARGETID already in this output   */
+#define RVFIT_WARN_BAD_IVAR 256u    /* an arm's median S/N per pixel is
+                                       above RVFIT_SNR_ABSURD: its inverse
+                                       variances are not credible, nor the
+                                       errors derived from them          */
+#define RVFIT_WARN_ARM_OUTSIDE 512u /* an arm lies entirely outside the
+                                       templates' wavelengths: not used  */
+
+/* Median S/N per pixel no detector delivers (10^10 photons a pixel). */
+#define RVFIT_SNR_ABSURD 1e5
+
+/* Bits rvfit_prep_batch adds to rvfit_batch.flags (readers set only the
+ * RVFIT_SPEC_* bits of rvfit/spectra.h, below 0x100): the warnings above
+ * for each spectrum, and which arms were outside the templates. */
+#define RVFIT_SPEC_BAD_IVAR 0x100u
+#define RVFIT_SPEC_ARM_OUTSIDE(a) (0x10000u << (a)) /* a < RVFIT_MAX_ARMS */
 
 typedef struct rvfit_result {
     double vrad, vrad_err, vrad_skew, vrad_kurt;
@@ -41,6 +58,7 @@ typedef struct rvfit_result {
     double param[RVFIT_MAX_PARAMS];     /* physical units                */
     double param_err[RVFIT_MAX_PARAMS];
     double chisq_tot, chisq_c_tot;
+    double chisq_red;                   /* chisq_tot / degrees of freedom */
     long npix_tot;
     double chisq[RVFIT_MAX_ARMS], chisq_c[RVFIT_MAX_ARMS];
     double sn[RVFIT_MAX_ARMS];
@@ -74,7 +92,14 @@ typedef struct rvfit_fit_opts {
     double vmin, vmax, ccf_vstep, vsini_max;
     int fit_vsini;
     int max_iter;
+    int scale_errors;   /* errors times sqrt(chisq_red)                 */
     rvfit_model_opts model;
+    /* Interpolator whose stencils the core sends (host_stencils set), or
+     * NULL / host_stencils 0: the backend computes them from theta. */
+    const rvfit_interpolator *interp;
+    /* Non-zero (read before every backend call) stops rvfit_fit_batch
+     * with RVFIT_ERR_CANCELLED; may be NULL.  rvfit_run sets its own. */
+    const volatile int *cancel;
 } rvfit_fit_opts;
 
 RVFIT_EXPORT int rvfit_fit_opts_from_config(const rvfit_config *c,
@@ -91,7 +116,10 @@ RVFIT_EXPORT int rvfit_fit_batch(rvfit_backend *be, const rvfit_library *lib,
                                  const rvfit_host *host, rvfit_err *err);
 
 /* Preprocess a batch in place before load_batch (instrument-independent):
- * clamp sigma from below at 0.3 x the arm's median sigma, drop the
+ * flag arms with absurd inverse variances (RVFIT_SPEC_BAD_IVAR), drop
+ * arms that lie entirely outside the templates (ivar 0,
+ * RVFIT_SPEC_ARM_OUTSIDE), clamp sigma from below at 0.3 x the arm's
+ * median sigma, drop the
  * half-band edge pixels of band matrices, convert Gaussian LSFs to band
  * matrices, and correct band matrices for the library's own smoothing
  * (docs/architecture.md "no double smoothing").  May replace an arm's

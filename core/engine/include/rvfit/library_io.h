@@ -23,8 +23,24 @@ RVFIT_EXPORT int rvfit_library_save(const rvfit_library *lib,
                                     const char *dir, rvfit_err *err);
 RVFIT_EXPORT void rvfit_library_free(rvfit_library *lib);
 
+/* Save with the interpolator ip recorded (INTERP = its kind; for simplex
+ * also its triangulation, HDU SIMPLEX); ip NULL: as rvfit_library_save,
+ * the kind lib's axes describe. */
+struct rvfit_interpolator;
+RVFIT_EXPORT int rvfit_library_save_interp(
+    const rvfit_library *lib, const struct rvfit_interpolator *ip,
+    const char *dir, rvfit_err *err);
+/* The interpolator kind a library file records (enum rvfit_interp_kind;
+ * MULTILIN without INTERP). */
+RVFIT_EXPORT int rvfit_library_kind(const char *path, int *kind,
+                                    rvfit_err *err);
+/* The SIMPLEX HDU: *vert ([ns][nvert] model indices, caller frees). */
+RVFIT_EXPORT int rvfit_library_read_simplices(const char *path,
+                                              uint32_t **vert, size_t *ns,
+                                              int *nvert, rvfit_err *err);
+
 /* Interpolation along the axes named in `axes` (comma- or space-separated,
- * case-insensitive; "" = none) becomes cubic, every other axis linear.
+ * case-insensitive; "" or "none" = none) becomes cubic, every other axis linear.
  * Fails with RVFIT_ERR_CONFIG naming an unknown axis, or when the stencil
  * would exceed RVFIT_MAX_CORNERS (4^cubic * 2^linear); `lib` is unchanged
  * then.  Not thread-safe against concurrent readers of `lib`: call it
@@ -40,6 +56,17 @@ RVFIT_EXPORT int rvfit_library_set_cubic(rvfit_library *lib,
  * existing model has flux <= 0 or non-finite.  Call before sharing lib. */
 RVFIT_EXPORT int rvfit_library_set_log_flux(rvfit_library *lib,
                                             rvfit_err *err);
+
+/* Apply interpolation options: kind (NULL = keep the library's; else
+ * "multilinear", "simplex" (both: every axis linear) or "cubic", cubic on the axes in `cubic`, "" = every axis
+ * of >= 3 nodes), else `cubic` when not "" replaces the cubic axes
+ * ("none" = all linear); log_flux 1 switches to ln flux, 0 insists on
+ * flux (RVFIT_ERR_CONFIG if the library is ln flux), -1 keeps it.  Used
+ * by `rvfit templates` (kind given: recorded in the file) and at run time
+ * (kind NULL: overrides).  Call before sharing lib. */
+RVFIT_EXPORT int rvfit_library_configure(rvfit_library *lib,
+                                         const char *kind, const char *cubic,
+                                         long log_flux, rvfit_err *err);
 
 /* Interpolated template of arm `arm` at scaled theta into out[npix]
  * (double; flux, exponentiated when lib->log_flux).  Returns the penalty as rvfit_library_stencil does; a cell of

@@ -95,6 +95,7 @@ typedef struct rvfit_run {
     const rvfit_host *host;
     rvfit_backend *be;
     const rvfit_library *lib;
+    const rvfit_interpolator *interp; /* NULL: stencils from the backend       */
     const char *lib_path;
     rvfit_plugin_handle *inst;
     const char *cmdline;
@@ -102,12 +103,25 @@ typedef struct rvfit_run {
     size_t ntargetid;
     rvfit_progress_fn progress; /* may be NULL                           */
     void *progress_ctx;
-    const volatile int *cancel; /* non-zero stops the run (may be NULL) */
+    /* Non-zero stops the run (may be NULL): polled before each batch is
+     * read or fitted and before every backend call of a fit
+     * (rvfit_fit_opts.cancel); units not complete then are reported
+     * SKIPPED ("interrupted") with their temporaries removed, and the run
+     * returns RVFIT_ERR_CANCELLED.  The CLI sets it from the thread that
+     * takes SIGINT/SIGTERM (core/cli/cli_signal.c). */
+    const volatile int *cancel;
     /* accumulated over the run */
     rvfit_fit_opts fo;
     rvfit_profile prof;
     size_t nfiles, nskipped, nfailed, nspectra, nwarn, nbad;
     double busy;               /* seconds the backend was fitting        */
+    /* Figures (cfg [output] plot_dir, docs/plots.md): only spectra with
+     * these TARGETIDs are drawn; none listed: every fitted spectrum.
+     * Drawing evaluates one more model and continuum per drawn spectrum
+     * on the backend.  Added last: the layout above is unchanged. */
+    const int64_t *plot_targetid;
+    size_t nplot_targetid;
+    size_t nplots;             /* figures written                        */
 } rvfit_run;
 
 /* Output paths for an input: DIR/rvtab_<stem>.fits and rvmod_<stem>.fits

@@ -78,6 +78,31 @@ RVFIT_EXPORT int rvfit_batch_arm_check(const rvfit_library *lib,
                                        size_t nspec, int *lib_arm,
                                        rvfit_err *err);
 
+/* Interpolation stencils computed by the core (backend ops 1.1), one per
+ * point in CSR layout: point i's template is
+ *   sum_{e = off[i]}^{off[i+1]-1} w[e] * (library vector idx[e])
+ * over the library's stored vectors (lib->arm[a].flux + idx * npix, the
+ * same in every arm), exponentiated when lib->log_flux, and pen[i] is
+ * added to its -2 ln L.  An empty stencil (off[i+1] == off[i]) means a
+ * flat template of 1, as a cell of holes does.  At most
+ * RVFIT_MAX_STENCIL entries per point; indices < lib->nmodel.  This is
+ * how interpolators other than the regular grid's (simplex, ...) reach
+ * every backend without kernel changes (docs/architecture.md). */
+typedef struct rvfit_stencils {
+    const uint32_t *off; /* [n+1], off[0] == 0, non-decreasing            */
+    const uint32_t *idx; /* [off[n]] vector (model) indices               */
+    const double *w;     /* [off[n]] weights                              */
+    const double *pen;   /* [n] penalty added to -2 ln L                  */
+} rvfit_stencils;
+
+/* The contract of a stencil table for n points over library lib:
+ * off[0] == 0, each stencil 0..RVFIT_MAX_STENCIL entries, indices below
+ * lib->nmodel, finite weights and penalties.  Backends call it in
+ * chisq_st, vscan_st and models_st. */
+RVFIT_EXPORT int rvfit_stencils_check(const rvfit_library *lib, size_t n,
+                                      const rvfit_stencils *st,
+                                      rvfit_err *err);
+
 typedef struct rvfit_backend_ops {
     uint32_t size;    /* sizeof(rvfit_backend_ops) as compiled by the plugin */
     uint32_t version; /* RVFIT_BACKEND_OPS_VERSION as compiled              */
@@ -114,6 +139,24 @@ typedef struct rvfit_backend_ops {
                   float *const *model, float *const *cont, rvfit_err *err);
     void (*counters)(void *state, rvfit_counters *c);
     void (*close)(void *state);
+
+    /* --- backend ops 1.1 (ABI 2.0): stencils from the core --- */
+
+    /* chisq, vscan and models with the stencil of point (base point) i
+     * taken from st instead of computed from its theta, which the backend
+     * then ignores (RVFIT_PT_CONTINUUM still means a flat template).
+     * Check st with rvfit_stencils_check.  A backend that lacks them gets
+     * defaults returning RVFIT_ERR_UNAVAILABLE; the core then refuses
+     * interpolators that need them. */
+    int (*chisq_st)(void *state, size_t n, const rvfit_point *pts,
+                    const rvfit_stencils *st, rvfit_chisq_out *out,
+                    rvfit_err *err);
+    int (*vscan_st)(void *state, size_t nq, const rvfit_point *base,
+                    const rvfit_stencils *st, size_t nvel, const double *vel,
+                    double *m2lnl, rvfit_err *err);
+    int (*models_st)(void *state, size_t n, const rvfit_point *pts,
+                     const rvfit_stencils *st, float *const *model,
+                     float *const *cont, rvfit_err *err);
 } rvfit_backend_ops;
 
 #ifdef __cplusplus

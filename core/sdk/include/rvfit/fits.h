@@ -24,7 +24,13 @@ extern "C" {
 /* Fill err with "PATH: HDU NAME: WHAT: <CFITSIO text> (CFITSIO N: <oldest
  * message>)" (the HDU part only when hdu is non-empty), clear CFITSIO's
  * message stack, and return RVFIT_ERR_IO for open/read/write/create
- * failures and RVFIT_ERR_FORMAT for everything else. */
+ * failures and RVFIT_ERR_FORMAT for everything else.  When the status is a
+ * failed system call (open, create, read, write, seek, close) and errno
+ * holds a plausible cause, the OS's text comes first: "PATH: WHAT: No
+ * space left on device (CFITSIO 106: ...)".  CFITSIO keeps no errno, so
+ * clear errno before a sequence of CFITSIO writes whose failure you will
+ * convert; "no such file"-like errnos are used only for open/create, and a
+ * failed write on a file system with no space left is ENOSPC. */
 RVFIT_EXPORT int rvfit_fits_error(rvfit_err *err, int fits_status,
                                   const char *path, const char *hdu,
                                   const char *what);
@@ -33,7 +39,9 @@ RVFIT_EXPORT int rvfit_fits_error(rvfit_err *err, int fits_status,
  * rvfit_tmpname (tmp, size bytes; a stale file of that name is replaced)
  * and store its fitsfile * in *(fitsfile **)fpp.  On failure nothing is
  * left behind, *fpp is NULL, tmp is "" and the status is RVFIT_ERR_IO
- * naming path. */
+ * naming path with the OS's reason (read-only, permission, name too long:
+ * the file is created with open(2) first, as CFITSIO says "already
+ * exists?" for all of them) or CFITSIO's path limit. */
 RVFIT_EXPORT int rvfit_fits_create(const char *path, char *tmp, size_t size,
                                    void *fpp, rvfit_err *err);
 

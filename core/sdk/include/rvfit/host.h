@@ -44,9 +44,15 @@ typedef struct rvfit_host {
 typedef struct rvfit_kv {
     const char *key;
     const char *value;
-    const char *file; /* where it came from ("command line" for options) */
-    int line;
+    const char *file; /* where it came from: the INI file, or for a
+                         command-line option "option --set"           */
+    int line;         /* line in file; 0 for an option                */
 } rvfit_kv;
+
+/* Where a key came from, for messages: "FILE:LINE", or file alone when
+ * line <= 0 ("option --set").  Writes buf (n bytes) and returns it. */
+RVFIT_EXPORT const char *rvfit_kv_where(const char *file, int line,
+                                        char *buf, size_t n);
 
 /* Log through host h as `who` (e.g. "cpu", "desi"); printf-style. */
 RVFIT_EXPORT void rvfit_log(const rvfit_host *h, int level, const char *who,
@@ -57,7 +63,7 @@ RVFIT_EXPORT const char *rvfit_kv_get(const rvfit_kv *kv, int n,
                                       const char *key);
 
 /* Parse helpers for plugin options: on a malformed value they return
- * RVFIT_ERR_CONFIG with "FILE:LINE: key 'K': ..." in err.  When the key is
+ * RVFIT_ERR_CONFIG with "FILE:LINE: key 'K': ..." (rvfit_kv_where) in err.  When the key is
  * absent *out keeps its default and RVFIT_OK is returned. */
 RVFIT_EXPORT int rvfit_kv_int(const rvfit_kv *kv, int n, const char *key,
                               long lo, long hi, long *out, rvfit_err *err);

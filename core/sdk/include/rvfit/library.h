@@ -50,8 +50,8 @@ typedef struct rvfit_axis {
     char unit[16];     /* "K", "dex", ...                               */
     int scale;         /* enum rvfit_scale                               */
     int nnode;
-    int interp;        /* enum rvfit_interp: not stored in the file; the
-                          loader sets linear, rvfit_library_set_cubic
+    int interp;        /* enum rvfit_interp: the loader sets what the
+                          file's CUBAXES says, rvfit_library_set_cubic
                           changes it                                     */
     double node[RVFIT_MAX_NODES]; /* scaled coordinates, increasing      */
 } rvfit_axis;
@@ -82,8 +82,8 @@ typedef struct rvfit_library {
     double vmax;            /* km/s of padding on both sides of each arm */
     int log_flux;           /* 1: arm flux holds ln(flux) and templates
                                are interpolated in ln flux, then
-                               exponentiated (rvfit_library_set_log_flux);
-                               0 on load: linear in flux                 */
+                               exponentiated (rvfit_library_set_log_flux;
+                               on load when the file says LOGFLUX)       */
     char instrument[32];    /* instrument the arms were built for        */
     char source[256];       /* grid the library was built from           */
 } rvfit_library;

@@ -22,6 +22,9 @@
 /* Corners of one interpolation stencil (4^cubic * 2^linear axes must fit;
  * rvfit_library_stencil). */
 #define RVFIT_MAX_CORNERS (1 << RVFIT_MAX_PARAMS)
+/* Entries of one stencil the core sends (rvfit_stencils): what any
+ * interpolator may use per point; backends size local arrays by it. */
+#define RVFIT_MAX_STENCIL RVFIT_MAX_CORNERS
 #define RVFIT_MAX_POLY 32    /* continuum terms per arm (npoly)           */
 /* Largest half width of the rotation kernel, template pixels. */
 #define RVFIT_MAX_VSINI_HALF 512

@@ -52,7 +52,10 @@ typedef struct rvfit_err {
 RVFIT_EXPORT const char *rvfit_strerror(int status);
 
 /* Format msg into e (e may be NULL) and return status unchanged, so that
- * `return rvfit_err_set(err, RVFIT_ERR_IO, "%s: ...", path);` reads well. */
+ * `return rvfit_err_set(err, RVFIT_ERR_IO, "%s: ...", path);` reads well.
+ * A message longer than the buffer loses its middle (marked "[... N
+ * characters left out ...]"), never its end, where the reason is; the
+ * same holds for rvfit_err_prefix. */
 RVFIT_EXPORT int rvfit_err_set(rvfit_err *e, int status, const char *fmt, ...)
     RVFIT_PRINTF(3, 4);
 

@@ -25,6 +25,12 @@ typedef struct rvfit_templates_opts {
     double vmax;          /* padding, km/s (1000)                         */
     double teff_min, teff_max; /* optional cuts; 0 = none                  */
     int nthreads;
+    /* The interpolator recorded in the library (rvfit/interp.h):
+     * "multilinear" or "cubic" (NULL = multilinear), its cubic axes
+     * ("" = every axis of >= 3 nodes) and ln flux (1) or flux (0, -1). */
+    const char *interpolator;
+    const char *cubic;
+    int log_flux;
 } rvfit_templates_opts;
 
 RVFIT_EXPORT int rvfit_templates_build(const char *griddir, int narm,

@@ -1,0 +1,120 @@
+/* rvfit/interp.h — template interpolators: the core interface that turns a
+ * point theta (scaled coordinates) into a stencil, indices into the
+ * library's stored vectors plus weights (rvfit_stencils, at most
+ * RVFIT_MAX_STENCIL entries), that every backend evaluates as a weighted
+ * sum of vectors.
+ *
+ * Kinds are registered in the core (interp.c), not loaded as plugins: a
+ * kind is chosen when the library is built ([templates] interpolator,
+ * recorded in the library file as INTERP), its data live in that file, and
+ * backends never see the kind, only stencils (docs/architecture.md).
+ *
+ *   multilinear  regular grid, 2 nodes per axis, holes dropped
+ *   cubic        regular grid, cubic Hermite on the axes in CUBAXES
+ *                (rvfit_library_stencil)
+ *   simplex      Delaunay triangulation (Qhull) of the models present, in
+ *                scaled coordinates in node spacings, barycentric weights
+ *                (interp_simplex.c); stored in the library (HDU SIMPLEX)
+ * Both also interpolate in ln flux when the library says so (LOGFLUX).
+ * For them backends compute the stencil themselves on the device from the
+ * library's axes unless host stencils are asked for ([templates]
+ * host_stencils); kinds without a device stencil always use host ones.
+ *
+ * Ownership: rvfit_interp_open fills a caller-owned rvfit_interpolator that
+ * refers to (does not copy) the library; rvfit_interp_close frees the
+ * kind's data.  Thread-safety: an open interpolator is read-only and
+ * rvfit_interp_stencil is reentrant.
+ */
+#ifndef RVFIT_INTERP_H
+#define RVFIT_INTERP_H
+
+#include <stdint.h>
+
+#include "rvfit/backend.h"
+#include "rvfit/library.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum rvfit_interp_kind {
+    RVFIT_IKIND_MULTILINEAR = 0,
+    RVFIT_IKIND_CUBIC = 1,
+    RVFIT_IKIND_SIMPLEX = 2,
+    RVFIT_IKIND_NKIND
+};
+
+typedef struct rvfit_interpolator {
+    int kind;               /* enum rvfit_interp_kind                     */
+    int host_stencils;      /* 1: the core sends stencils (chisq_st, ...) */
+    const rvfit_library *lib;
+    void *data;             /* the kind's (simplex: its triangulation)    */
+} rvfit_interpolator;
+
+/* Kind by its [templates] interpolator name ("multilinear", "cubic") or
+ * its INTERP keyword ("MULTILIN", "CUBIC"), case-insensitive; -1 if
+ * unknown. */
+RVFIT_EXPORT int rvfit_interp_kind_parse(const char *name);
+/* Config name and INTERP keyword of a kind ("?" when out of range). */
+RVFIT_EXPORT const char *rvfit_interp_kind_name(int kind);
+RVFIT_EXPORT const char *rvfit_interp_kind_fits(int kind);
+/* The kind a loaded library's axes describe: cubic when any axis is. */
+RVFIT_EXPORT int rvfit_interp_kind_of(const rvfit_library *lib);
+
+/* Open the interpolator of kind `kind` over lib (as loaded by
+ * rvfit_library_load, interpolation options applied; -1 = the grid kind
+ * lib's axes describe).  For simplex, path names the library file whose
+ * SIMPLEX HDU holds the triangulation (NULL: triangulate now, with
+ * Qhull).  host_stencils forces stencils from the core for the
+ * regular-grid kinds. */
+RVFIT_EXPORT int rvfit_interp_open(rvfit_interpolator *ip,
+                                   const rvfit_library *lib, int kind,
+                                   const char *path, int host_stencils,
+                                   rvfit_err *err);
+RVFIT_EXPORT void rvfit_interp_close(rvfit_interpolator *ip);
+
+/* Load the library at path for fitting: the config's run-time options
+ * ([templates] cubic, log_flux, host_stencils) applied and the
+ * interpolator the file records opened in ip.  On success the caller
+ * owns both (rvfit_interp_close, then rvfit_library_free); on failure
+ * nothing is left to free. */
+struct rvfit_config;
+RVFIT_EXPORT int rvfit_library_open_fit(rvfit_library *lib,
+                                        rvfit_interpolator *ip,
+                                        const char *path,
+                                        const struct rvfit_config *c,
+                                        rvfit_err *err);
+/* The simplices of a simplex interpolator: [ns][nvert] model indices
+ * (valid while ip is open); -1 for another kind. */
+RVFIT_EXPORT int rvfit_interp_simplices(const rvfit_interpolator *ip,
+                                        const uint32_t **vert, size_t *ns,
+                                        int *nvert);
+
+/* Stencil of one point into idx/w (room for RVFIT_MAX_STENCIL each):
+ * returns the entry count (0 = flat template) and the out-of-domain
+ * penalty in *pen, the rules of rvfit_library_stencil for the grid
+ * kinds. */
+RVFIT_EXPORT int rvfit_interp_stencil(const rvfit_interpolator *ip,
+                                      const double *theta, uint32_t *idx,
+                                      double *w, double *pen);
+
+/* A reusable stencil table for batches of points (engine-side buffers
+ * behind an rvfit_stencils view). */
+typedef struct rvfit_stencil_buf {
+    rvfit_stencils view;
+    uint32_t *off, *idx;
+    double *w, *pen;
+    size_t cap_pts, cap_ent;
+} rvfit_stencil_buf;
+
+/* Fill buf with the stencils of n points (RVFIT_PT_CONTINUUM points get
+ * an empty one); grows the buffers as needed. */
+RVFIT_EXPORT int rvfit_stencil_fill(const rvfit_interpolator *ip, size_t n,
+                                    const rvfit_point *pts,
+                                    rvfit_stencil_buf *buf, rvfit_err *err);
+RVFIT_EXPORT void rvfit_stencil_buf_free(rvfit_stencil_buf *buf);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,261 @@
+/* interp_simplex.c — the simplex interpolator: a Delaunay triangulation
+ * (Qhull) of the models present, in scaled coordinates measured in node
+ * spacings, barycentric weights, point location through a grid index.
+ *
+ * Coordinates: u_p = (theta_p - node_p[0]) / h_p on the free axes (more
+ * than one node), h_p the mean node spacing, the unit the out-of-grid
+ * penalty already uses, so that a Delaunay "circle" weighs the axes as
+ * the grid does.  Axes with a single node take part only in the penalty.
+ *
+ * Outside the hull (holes at the edge, a missing corner, or beyond the
+ * axes) the point is clamped to the axes' box, with today's per-axis
+ * penalty; if the clamped point is still outside every simplex, the
+ * simplex whose smallest barycentric weight is largest is taken, its
+ * negative weights are zeroed and the rest renormalised (a point on that
+ * simplex's face), and the squared distance to that point, in node
+ * spacings, is added to the penalty.  The fit's PARAM_WARN then follows
+ * from the penalty as at the grid's edges. */
+#include <libqhull_r/qhull_ra.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp_internal.h"
+
+#define SX_EPS 1e-10 /* barycentric tolerance, and singular simplices */
+
+/* Delaunay triangulation of the existing models by Qhull; vertices
+ * (model indices) into sd->vert, count into sd->ns.  Qhull's messages go
+ * to a memory stream and into err on failure. */
+int sx_triangulate(const rvfit_library *lib, sx_data *sd, rvfit_err *err)
+{
+    int d = sd->d;
+    size_t npt = 0;
+    for (size_t m = 0; m < lib->nmodel; m++)
+        npt += !lib->exists || lib->exists[m];
+    coordT *pts = malloc((npt ? npt : 1) * (size_t)d * sizeof *pts);
+    uint32_t *id = malloc((npt ? npt : 1) * sizeof *id);
+    char *msg = NULL;
+    size_t msglen = 0;
+    FILE *ferr = open_memstream(&msg, &msglen);
+    int rc = (!pts || !id || !ferr)
+                 ? rvfit_err_set(err, RVFIT_ERR_NOMEM, "simplex: no memory")
+                 : RVFIT_OK;
+    for (size_t m = 0, i = 0; !rc && m < lib->nmodel; m++)
+        if (!lib->exists || lib->exists[m]) {
+            sx_model_u(lib, sd, m, pts + i * (size_t)d);
+            id[i++] = (uint32_t)m;
+        }
+    if (!rc && npt < (size_t)d + 1)
+        rc = rvfit_err_set(err, RVFIT_ERR_INVALID, "simplex: %zu models "
+                           "cannot span %d dimensions", npt, d);
+    qhT qh_qh, *qh = &qh_qh;
+    if (!rc) {
+        QHULL_LIB_CHECK
+        qh_zero(qh, ferr);
+        /* Qt: triangulated output (grid points are cospherical); Qbb:
+         * scale the lifted coordinate; Qz: a point at infinity, which
+         * keeps cospherical input stable. */
+        char cmd[] = "qhull d Qt Qbb Qz";
+        int ex = qh_new_qhull(qh, d, (int)npt, pts, False, cmd, NULL, ferr);
+        if (ex) {
+            fflush(ferr);
+            rc = rvfit_err_set(err, RVFIT_ERR_INVALID, "simplex: Qhull "
+                               "failed (%d): %.400s", ex, msg ? msg : "");
+        }
+        size_t ns = 0;
+        facetT *facet;
+        vertexT *vertex, **vertexp;
+        FORALLfacets ns += !rc && !facet->upperdelaunay;
+        sd->vert = rc ? NULL : malloc((ns ? ns : 1) * (size_t)(d + 1) *
+                                      sizeof *sd->vert);
+        if (!rc && !sd->vert)
+            rc = rvfit_err_set(err, RVFIT_ERR_NOMEM, "simplex: no memory");
+        sd->ns = 0;
+        FORALLfacets {
+            if (rc || facet->upperdelaunay)
+                continue;
+            size_t k = 0;
+            FOREACHvertex_(facet->vertices) {
+                int pid = qh_pointid(qh, vertex->point);
+                if (pid >= 0 && (size_t)pid < npt && k <= (size_t)d)
+                    sd->vert[sd->ns * (size_t)(d + 1) + k++] = id[pid];
+            }
+            sd->ns += k == (size_t)d + 1; /* the point at infinity: drop */
+        }
+        qh_freeqhull(qh, !qh_ALL);
+        int curlong, totlong;
+        qh_memfreeshort(qh, &curlong, &totlong);
+    }
+    if (ferr)
+        fclose(ferr);
+    free(msg);
+    free(pts);
+    free(id);
+    return rc;
+}
+
+/* Inverse of the d x d matrix a (row-major) into inv by Gauss-Jordan with
+ * partial pivoting; returns |det| (0 when singular). */
+static double sx_invert(int d, double *a, double *inv)
+{
+    double det = 1.0;
+    for (int i = 0; i < d; i++)
+        for (int j = 0; j < d; j++)
+            inv[i * d + j] = i == j;
+    for (int c = 0; c < d; c++) {
+        int piv = c;
+        for (int r = c + 1; r < d; r++)
+            if (fabs(a[r * d + c]) > fabs(a[piv * d + c]))
+                piv = r;
+        if (!(fabs(a[piv * d + c]) > SX_EPS))
+            return 0.0;
+        for (int j = 0; j < d && piv != c; j++) {
+            double t = a[c * d + j];
+            a[c * d + j] = a[piv * d + j], a[piv * d + j] = t;
+            t = inv[c * d + j];
+            inv[c * d + j] = inv[piv * d + j], inv[piv * d + j] = t;
+        }
+        double p = a[c * d + c];
+        det *= fabs(p);
+        for (int j = 0; j < d; j++)
+            a[c * d + j] /= p, inv[c * d + j] /= p;
+        for (int r = 0; r < d; r++) {
+            double f = a[r * d + c];
+            for (int j = 0; r != c && j < d; j++)
+                a[r * d + j] -= f * a[c * d + j],
+                    inv[r * d + j] -= f * inv[c * d + j];
+        }
+    }
+    return det;
+}
+
+/* Per simplex: vertex 0 and the inverse of [v1-v0 ... vd-v0], flat ones
+ * dropped; then the grid index (cells of one node spacing, each listing
+ * the simplices whose bounding box touches it). */
+int sx_prepare(const rvfit_library *lib, sx_data *sd, rvfit_err *err)
+{
+    int d = sd->d;
+    size_t dd = (size_t)d * (size_t)d, keep = 0;
+    sd->v0 = malloc((sd->ns ? sd->ns : 1) * (size_t)d * sizeof *sd->v0);
+    sd->inv = malloc((sd->ns ? sd->ns : 1) * dd * sizeof *sd->inv);
+    if (!sd->v0 || !sd->inv)
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "simplex: no memory");
+    for (size_t s = 0; s < sd->ns; s++) {
+        double u[RVFIT_MAX_PARAMS + 1][RVFIT_MAX_PARAMS], t[64];
+        for (int k = 0; k <= d; k++)
+            sx_model_u(lib, sd, sd->vert[s * (size_t)(d + 1) + k], u[k]);
+        for (int i = 0; i < d; i++)
+            for (int j = 0; j < d; j++)
+                t[i * d + j] = u[j + 1][i] - u[0][i];
+        if (!(sx_invert(d, t, sd->inv + keep * dd) > SX_EPS))
+            continue;
+        memmove(sd->vert + keep * (size_t)(d + 1),
+                sd->vert + s * (size_t)(d + 1), (size_t)(d + 1) * 4);
+        memcpy(sd->v0 + keep * (size_t)d, u[0], (size_t)d * sizeof(double));
+        keep++;
+    }
+    sd->ns = keep;
+    if (keep == 0)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID, "simplex: the models "
+                             "present span no %d-dimensional simplex", d);
+    return sx_index(lib, sd, err);
+}
+
+/* Barycentric weights of u in simplex s into lam[0..d]; returns the
+ * smallest. */
+static double sx_bary(const sx_data *sd, size_t s, const double *u,
+                      double *lam)
+{
+    int d = sd->d;
+    const double *inv = sd->inv + s * (size_t)d * (size_t)d;
+    const double *v0 = sd->v0 + s * (size_t)d;
+    double sum = 0.0, mn;
+    for (int i = 0; i < d; i++) {
+        double l = 0.0;
+        for (int j = 0; j < d; j++)
+            l += inv[i * d + j] * (u[j] - v0[j]);
+        lam[i + 1] = l;
+        sum += l;
+    }
+    lam[0] = 1.0 - sum;
+    mn = lam[0];
+    for (int i = 1; i <= d; i++)
+        mn = lam[i] < mn ? lam[i] : mn;
+    return mn;
+}
+
+/* The simplex containing u (grid index first), or the one whose smallest
+ * weight is largest when none does (*inside = 0). */
+static size_t sx_find(const sx_data *sd, const double *u, double *lam,
+                      int *inside)
+{
+    size_t c = sx_cell_of(sd, u), best = 0;
+    double bl = -INFINITY, l[RVFIT_MAX_PARAMS + 1];
+    for (size_t e = sd->cell_off[c]; e < sd->cell_off[c + 1]; e++) {
+        size_t s = sd->cell_list[e];
+        double mn = sx_bary(sd, s, u, l);
+        if (mn > bl)
+            bl = mn, best = s, memcpy(lam, l, sizeof l);
+        if (mn >= -SX_EPS) {
+            *inside = 1;
+            return s;
+        }
+    }
+    for (size_t s = 0; s < sd->ns; s++) {
+        double mn = sx_bary(sd, s, u, l);
+        if (mn > bl)
+            bl = mn, best = s, memcpy(lam, l, sizeof l);
+    }
+    *inside = bl >= -SX_EPS;
+    return best;
+}
+
+int sx_stencil(const rvfit_library *lib, const sx_data *sd,
+               const double *theta, uint32_t *idx, double *w, double *pen)
+{
+    double u[RVFIT_MAX_PARAMS], p = 0.0;
+    for (int a = 0, k = 0; a < lib->nparam; a++) {
+        const rvfit_axis *ax = &lib->axis[a];
+        double x = theta[a], hi = ax->node[ax->nnode - 1], dist = 0.0;
+        double h = ax->nnode > 1 ? sd->h[k] : 1.0;
+        if (!(x == x))
+            x = ax->node[0], dist = RVFIT_NAN_DISTANCE;
+        else if (x < ax->node[0])
+            dist = (ax->node[0] - x) / h, x = ax->node[0];
+        else if (x > hi)
+            dist = (x - hi) / h, x = hi;
+        p += dist * dist;
+        if (ax->nnode > 1)
+            u[k++] = (x - ax->node[0]) / h;
+    }
+    double lam[RVFIT_MAX_PARAMS + 1];
+    int inside = 0, d = sd->d, n = 0;
+    size_t s = sx_find(sd, u, lam, &inside);
+    if (!inside) { /* onto the nearest simplex's face */
+        double sum = 0.0, y[RVFIT_MAX_PARAMS] = {0};
+        for (int i = 0; i <= d; i++)
+            sum += lam[i] = lam[i] > 0.0 ? lam[i] : 0.0;
+        for (int i = 0; i <= d; i++) {
+            double v[RVFIT_MAX_PARAMS];
+            lam[i] /= sum;
+            sx_model_u(lib, sd, sd->vert[s * (size_t)(d + 1) + i], v);
+            for (int k = 0; k < d; k++)
+                y[k] += lam[i] * v[k];
+        }
+        for (int k = 0; k < d; k++)
+            p += (u[k] - y[k]) * (u[k] - y[k]);
+    }
+    double sum = 0.0;
+    for (int i = 0; i <= d; i++)
+        sum += lam[i] > 0.0 ? lam[i] : 0.0;
+    for (int i = 0; i <= d; i++)
+        if (lam[i] > 0.0) {
+            lam[i] /= sum;
+            idx[n] = sd->vert[s * (size_t)(d + 1) + i];
+            w[n++] = lam[i];
+        }
+    *pen = p * RVFIT_PENALTY_SCALE;
+    return n;
+}

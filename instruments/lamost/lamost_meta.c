@@ -1,0 +1,116 @@
+/* lamost_meta.c — what the primary header of an LRS file says: OBSID (the
+ * TARGETID), position, the pipeline's class, redshift and S/N (copied to
+ * the output), the log-lambda grid, and the wavelength frame.
+ *
+ * Frame: LAMOST publishes vacuum wavelengths in the heliocentric frame
+ * (the release documentation; VACUUM = T, HELIO_RV the correction that
+ * was applied).  rvfit fits vacuum wavelengths, and like the sdss and
+ * desi plugins takes the file's frame as the frame of VRAD: nothing is
+ * re-applied.  A file that says otherwise is honoured: VACUUM = F is
+ * refused (rvfit does not guess an air-to-vacuum convention for a survey
+ * that never used air), HELIO = F shifts the wavelengths by HELIO_RV
+ * (lamost_wave.c). */
+#include <math.h>
+#include <string.h>
+
+#include "lamost_internal.h"
+
+static double lamost_key(fitsfile *fp, const char *key)
+{
+    double v = NAN;
+    int st = 0;
+    if (fits_read_key(fp, TDOUBLE, key, &v, NULL, &st)) {
+        fits_clear_errmsg();
+        v = NAN;
+    }
+    return v;
+}
+
+/* Logical keyword: 1, 0, or -1 when absent or not logical. */
+static int lamost_key_bool(fitsfile *fp, const char *key)
+{
+    int v = 0, st = 0;
+    if (fits_read_key(fp, TLOGICAL, key, &v, NULL, &st)) {
+        fits_clear_errmsg();
+        return -1;
+    }
+    return v != 0;
+}
+
+static void lamost_key_str(fitsfile *fp, const char *key, char *out)
+{
+    char buf[FLEN_VALUE] = "";
+    int st = 0;
+    out[0] = '\0';
+    if (fits_read_key(fp, TSTRING, key, buf, NULL, &st)) {
+        fits_clear_errmsg();
+        return;
+    }
+    size_t n = strnlen(buf, LAMOST_STR_MAX - 1); /* longer: truncated */
+    while (n && buf[n - 1] == ' ')
+        n--;
+    memcpy(out, buf, n);
+    out[n] = '\0';
+}
+
+static int lamost_obsid(fitsfile *fp, const char *path, int64_t *obsid,
+                        rvfit_err *err)
+{
+    long long v = 0;
+    int st = 0;
+    if (fits_read_key(fp, TLONGLONG, "OBSID", &v, NULL, &st)) {
+        fits_clear_errmsg();
+        return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU PRIMARY: no "
+                             "integer OBSID keyword (the LAMOST observation "
+                             "id, used as TARGETID)", path);
+    }
+    if (v < 0)
+        return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU PRIMARY: OBSID "
+                             "%lld is negative", path, v);
+    *obsid = (int64_t)v;
+    return RVFIT_OK;
+}
+
+static int lamost_frame(fitsfile *fp, const char *path, lamost_meta *m,
+                        rvfit_err *err)
+{
+    if (lamost_key_bool(fp, "VACUUM") == 0)
+        return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU PRIMARY: VACUUM"
+                             " = F (air wavelengths); rvfit fits vacuum "
+                             "wavelengths and LAMOST LRS releases are in "
+                             "vacuum: convert the file first", path);
+    m->helio_rv = lamost_key(fp, "HELIO_RV");
+    m->helio_done = lamost_key_bool(fp, "HELIO") != 0;
+    if (!m->helio_done && !(fabs(m->helio_rv) < 1000.0))
+        return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU PRIMARY: HELIO "
+                             "= F (no heliocentric correction applied) but "
+                             "no usable HELIO_RV to apply", path);
+    return RVFIT_OK;
+}
+
+int lamost_read_meta(fitsfile *fp, const char *path, lamost_meta *m,
+                     rvfit_err *err)
+{
+    static const char *const snr[5] = {"SNRU", "SNRG", "SNRR", "SNRI",
+                                       "SNRZ"};
+    int st = 0, type = 0;
+    memset(m, 0, sizeof *m);
+    if (fits_movabs_hdu(fp, 1, &type, &st))
+        return rvfit_fits_error(err, st, path, "PRIMARY", "moving to HDU");
+    int rc = lamost_obsid(fp, path, &m->obsid, err);
+    if (!rc)
+        rc = lamost_frame(fp, path, m, err);
+    if (rc)
+        return rc;
+    m->ra = lamost_key(fp, "RA");
+    m->dec = lamost_key(fp, "DEC");
+    lamost_key_str(fp, "CLASS", m->cls);
+    lamost_key_str(fp, "SUBCLASS", m->subcls);
+    m->z = lamost_key(fp, "Z");
+    m->z_err = lamost_key(fp, "Z_ERR");
+    for (int i = 0; i < 5; i++)
+        m->snr[i] = lamost_key(fp, snr[i]);
+    m->coeff0 = lamost_key(fp, "COEFF0");
+    m->coeff1 = lamost_key(fp, "COEFF1");
+    return RVFIT_OK;
+}

@@ -1,0 +1,56 @@
+/* lamost_plugin.c — descriptor and operation table of the LAMOST LRS
+ * instrument plugin (one spec-*.fits file per spectrum, DR1-DR7 image or
+ * DR8+ COADD table layout). */
+#include "rvfit/plugin.h"
+
+#include "lamost_internal.h"
+
+#define LAMOST_PLUGIN_VERSION "1.0.0"
+
+/* [instrument.lamost] keys; see lamost_parse_opts() in lamost_opts.c. */
+static const char *const lamost_config_keys[] = {
+    "lam_min", "lam_max", "step", "sigma_kms", "resolution", "mock_layout",
+    NULL};
+
+static const rvfit_instrument_ops lamost_ops = {
+    .size = sizeof(rvfit_instrument_ops),
+    .version = RVFIT_INSTRUMENT_OPS_VERSION,
+    .open = lamost_open,
+    .info = lamost_info,
+    .read = lamost_read,
+    .read_rows = lamost_read_rows,
+    .close = lamost_close,
+    .template_arms = lamost_template_arms,
+};
+
+/* Synthetic files: the optional 'mock' extension (rvfit/instrument_mock.h). */
+static const rvfit_instrument_mock_ops lamost_mock_ops = {
+    .size = sizeof(rvfit_instrument_mock_ops),
+    .version = RVFIT_MOCK_EXT_VERSION,
+    .write_mock = lamost_write_mock,
+};
+
+static const rvfit_ext lamost_ext[] = {
+    {RVFIT_EXT_MOCK, &lamost_mock_ops},
+    {NULL, NULL},
+};
+
+static const rvfit_plugin lamost_descriptor = {
+    .abi_major = RVFIT_ABI_MAJOR,
+    .abi_minor = RVFIT_ABI_MINOR,
+    .size = sizeof(rvfit_plugin),
+    .kind = RVFIT_PLUGIN_INSTRUMENT,
+    .name = "lamost",
+    .version = LAMOST_PLUGIN_VERSION,
+    .description = "LAMOST LRS spec files, DR1-DR7 image or DR8+ COADD "
+                   "table (one arm, Gaussian LSF at R ~ 1800); synthetic "
+                   "spec files",
+    .config_keys = lamost_config_keys,
+    .ops = &lamost_ops,
+    .ext = lamost_ext,
+};
+
+RVFIT_EXPORT const rvfit_plugin *rvfit_plugin_entry(void)
+{
+    return &lamost_descriptor;
+}
