@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CTest fixture: the seed corpus of the fuzz targets in DIR/{ini,library,
-# desi,sdss}: small seeds from rvfit_fuzz_seeds, one mock star of each
+# desi,sdss,lamost}: small seeds from rvfit_fuzz_seeds, mock stars of each
 # instrument (rvfit mock spectra), and the real files when present.
 # Usage: fuzz_corpus.sh SEEDS_BINARY DIR
 set -euo pipefail
@@ -15,6 +15,12 @@ for inst in desi sdss; do
         --seed 7 --out "$dir/$inst/mock.fits" --truth "$tmp/truth-$inst.fits" \
         > "$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
 done
+# LAMOST: one file per star; the mock alternates the two file layouts
+mkdir -p "$dir/lamost"
+"$RVFIT_BIN" mock spectra --instrument lamost --nstar 2 --seed 7 \
+    --out "$tmp/lamost" --truth "$tmp/truth-lamost.fits" > "$tmp/log" 2>&1 ||
+    { cat "$tmp/log"; exit 1; }
+cp "$tmp"/lamost/*.fits "$dir/lamost/"
 real=${RVFIT_SHARED_DATA:-}
 if [ -n "$real" ] && [ -d "$real" ]; then
     cp "$real"/desi/coadd-*.fits "$dir/desi/" 2>/dev/null || true
