@@ -15,12 +15,15 @@ for inst in desi sdss; do
         --seed 7 --out "$dir/$inst/mock.fits" --truth "$tmp/truth-$inst.fits" \
         > "$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
 done
-# LAMOST: one file per star; the mock alternates the two file layouts
+# LAMOST: one star in each file layout (DR1-DR7 image, DR8+ table)
 mkdir -p "$dir/lamost"
-"$RVFIT_BIN" mock spectra --instrument lamost --nstar 2 --seed 7 \
-    --out "$tmp/lamost" --truth "$tmp/truth-lamost.fits" > "$tmp/log" 2>&1 ||
-    { cat "$tmp/log"; exit 1; }
-cp "$tmp"/lamost/*.fits "$dir/lamost/"
+for layout in dr7 dr8; do
+    printf '[instrument.lamost]\nmock_layout = %s\n' "$layout" > "$tmp/$layout.ini"
+    "$RVFIT_BIN" mock spectra --instrument lamost -c "$tmp/$layout.ini" \
+        --nstar 1 --seed 7 --out "$dir/lamost/mock-$layout.fits" \
+        --truth "$tmp/truth-lamost.fits" > "$tmp/log" 2>&1 ||
+        { cat "$tmp/log"; exit 1; }
+done
 real=${RVFIT_SHARED_DATA:-}
 if [ -n "$real" ] && [ -d "$real" ]; then
     cp "$real"/desi/coadd-*.fits "$dir/desi/" 2>/dev/null || true
