@@ -369,6 +369,28 @@ static void test_corrupt(const rvfit_instrument_ops *ops, const char *dir,
         }
         ops->close(h);
     }
+    /* a second BITPIX of 0.5 in the primary header (the first one counts,
+     * as for CFITSIO) must not stop the scan before the bad TTYPE5 of
+     * COADD (the long LAMOST fuzz run got a CFITSIO abort past it) */
+    corrupt_copy(real, dir, "bitpix2.fits", "TTYPE5", v70, p, sizeof p);
+    CHECK(tu_patch_card(p, 1, "EXPTIME", "                 0.5") == 0);
+    FILE *pf = fopen(p, "r+b");
+    char card[81] = "";
+    for (long at = 0; pf && at < 2880 * 4; at += 80) {
+        if (fseek(pf, at, SEEK_SET) || fread(card, 1, 80, pf) != 80)
+            break;
+        if (!memcmp(card, "EXPTIME =", 9)) {
+            fseek(pf, at, SEEK_SET);
+            fwrite("BITPIX  ", 1, 8, pf);
+            break;
+        }
+    }
+    if (pf)
+        fclose(pf);
+    CHECK(open_err(ops, p, &err) == RVFIT_ERR_FORMAT);
+    CHECK_MSG(tu_contains(err.msg, "bitpix2.fits: HDU 2: header card 17 "
+                                   "(TTYPE5)"), "%s", err.msg);
+    printf("  %s\n", err.msg);
     /* a column name must be a string */
     corrupt_copy(real, dir, "ttype-bare.fits", "TTYPE5", "wdisp", p,
                  sizeof p);

@@ -24,7 +24,17 @@ typedef struct fh_hdr {
     long long bitpix, naxis, pcount, gcount;
     long long ax[FH_MAXAX + 1];
     int groups;
+    unsigned seen; /* bits: the first BITPIX, NAXIS, PCOUNT, GCOUNT count */
 } fh_hdr;
+
+/* The first occurrence of a size keyword counts (CFITSIO reads them at
+ * their fixed places, where the first one is in a valid header). */
+static void fh_set(fh_hdr *h, unsigned bit, long long *dst, long long v)
+{
+    if (!(h->seen & bit))
+        *dst = v;
+    h->seen |= bit;
+}
 
 static int fh_int(const char *card, long long *v)
 {
@@ -44,13 +54,13 @@ static int fh_note(fh_hdr *h, const char *c)
     if (c[8] != '=' || c[9] != ' ')
         return 1;
     if (!memcmp(c, "BITPIX  ", 8) && fh_int(c, &v))
-        h->bitpix = v;
+        fh_set(h, 1u, &h->bitpix, v);
     else if (!memcmp(c, "NAXIS   ", 8) && fh_int(c, &v))
-        h->naxis = v;
+        fh_set(h, 2u, &h->naxis, v);
     else if (!memcmp(c, "PCOUNT  ", 8) && fh_int(c, &v))
-        h->pcount = v;
+        fh_set(h, 4u, &h->pcount, v);
     else if (!memcmp(c, "GCOUNT  ", 8) && fh_int(c, &v))
-        h->gcount = v;
+        fh_set(h, 8u, &h->gcount, v);
     else if (!memcmp(c, "GROUPS  ", 8))
         h->groups = memchr(c + 10, 'T', FH_CARD - 10) != NULL;
     else if (!memcmp(c, "NAXIS", 5) && sscanf(c + 5, "%3d", &n) == 1 &&
@@ -131,16 +141,21 @@ int rvfit_fits_check_headers(const char *path, rvfit_err *err)
         return RVFIT_OK; /* the caller's open says why */
     char blk[FH_BLOCK];
     fh_hdr *h = malloc(sizeof *h);
-    int rc = RVFIT_OK, more = h != NULL;
+    int rc = RVFIT_OK, more = h != NULL, lost = 0;
     for (int hdu = 1; more && !rc; hdu++) {
         memset(h, 0, sizeof *h);
         h->gcount = 1;
         int in_header = 1, card = 0;
         while (in_header && !rc) {
-            if (fread(blk, 1, FH_BLOCK, f) != FH_BLOCK ||
-                (card == 0 && memcmp(blk, hdu == 1 ? "SIMPLE  =" :
-                                     "XTENSION=", 9) != 0)) {
-                more = 0; /* the end, or not ours to judge */
+            if (fread(blk, 1, FH_BLOCK, f) != FH_BLOCK) {
+                more = 0; /* the end */
+                break;
+            }
+            if (card == 0 && memcmp(blk, hdu == 1 ? "SIMPLE  =" :
+                                    "XTENSION=", 9) != 0) {
+                if (lost) /* sizes unknown: look at every block */
+                    continue;
+                more = 0; /* not FITS, or not ours to judge */
                 break;
             }
             for (int k = 0; k < FH_BLOCK / FH_CARD && in_header && !rc; k++) {
@@ -149,8 +164,11 @@ int rvfit_fits_check_headers(const char *path, rvfit_err *err)
                 in_header = fh_note(h, c);
             }
         }
-        long long skip = more && !rc ? fh_data(h) : -1;
-        if (skip < 0 || fseeko(f, (off_t)skip, SEEK_CUR) != 0)
+        /* a header whose sizes make no sense: CFITSIO may still find
+         * the next one, so every block that starts like one is checked */
+        long long skip = more && !rc ? fh_data(h) : 0;
+        lost |= skip < 0;
+        if (skip > 0 && !lost && fseeko(f, (off_t)skip, SEEK_CUR) != 0)
             more = 0;
     }
     free(h);
