@@ -6,6 +6,11 @@ pkgs=(cmake make gcc pkg-config libcfitsio-dev libinih-dev libqhull-dev
       ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
       libopenmpi-dev openmpi-bin libcairo2-dev
       python3-numpy python3-astropy python3-pytest python3-pip)
+# --fuzz: clang (with libFuzzer) for the fuzz targets, tests/fuzz; without
+# it the build skips them and says so.
+if [ "${1:-}" = "--fuzz" ]; then
+    pkgs+=(clang)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -72,12 +72,49 @@ int main(void)
 
     expect_error("cfg_key", "[fit]\nnpoly = 4\n\nnpolly = 3\n",
                  ":4: unknown key 'npolly' in section [fit]");
+    /* a section header is checked on its own line, keys or not */
     expect_error("cfg_section", "[fitting]\nnpoly = 4\n",
-                 ":2: unknown section [fitting]");
+                 ":1: unknown section [fitting]");
+    expect_error("cfg_section_bare", "[fit]\nnpoly = 4\n[fitting]\n",
+                 ":3: unknown section [fitting]");
+    expect_error("cfg_empty_section", "[fit]\nnpoly = 4\n[]\n",
+                 ":3: unknown section []");
+    expect_error("cfg_plugin_noname", "; x\n[backend.]\n",
+                 ":2: section [backend.] names no plugin");
+    expect_error("cfg_inst_noname", "[instrument.]\nfoo = 1\n",
+                 ":1: section [instrument.] names no plugin");
+    /* a key given twice names both lines (once: the last one won) */
+    expect_error("cfg_dup", "[fit]\nnpoly = 4\nvmin = -5\nnpoly = 6\n",
+                 ":4: key 'npoly' in section [fit] given twice (first on "
+                 "line 2)");
+    expect_error("cfg_dup_plugin",
+                 "[backend.opencl]\ndevice = 1\n[fit]\nnpoly = 4\n"
+                 "[backend.opencl]\ndevice = 2\n",
+                 ":6: key 'device' in section [backend.opencl] given twice "
+                 "(first on line 2)");
     expect_error("cfg_value", "[fit]\nnpoly = ten\n", ":2: [fit] npoly");
     expect_error("cfg_range", "[run]\nthreads = -3\n", ":2:");
     expect_error("cfg_bool", "[output]\noverwrite = maybe\n", "boolean");
     expect_error("cfg_syntax", "[fit]\nnpoly 4\n", ":2: syntax error");
+
+    /* A 250-character value in a valid line: a clear error at its own
+     * line (once: "syntax error" at a line past the end of the file). */
+    char longline[600];
+    snprintf(longline, sizeof longline, "[fit]\nnpoly = 4\n[output]\n"
+             "status = /%0249d\n", 0);
+    expect_error("cfg_long", longline, ":4: line too long (at most 197 "
+                 "characters)");
+    /* the longest line that fits still works */
+    rvfit_config_defaults(&c);
+    snprintf(longline, sizeof longline, "[output]\nstatus = /%0187d\n",
+             7);
+    const char *fits = write_ini("cfg_long_ok", longline);
+    CHECK_MSG(rvfit_config_load(&c, fits, &err) == RVFIT_OK, "%s", err.msg);
+    CHECK(strlen(c.status) == 188 && c.status[187] == '7');
+    /* the command line may still override a key of the file */
+    CHECK(rvfit_config_set(&c, "output", "status", "x", "command line", 0,
+                           &err) == RVFIT_OK);
+    rvfit_config_free(&c);
 
     /* Missing file: an I/O error naming it. */
     rvfit_config_defaults(&c);

@@ -235,6 +235,89 @@ static void test_dead_arms(void)
     ops->close(h);
 }
 
+/* Set keyword key of HDU ext of file to the string v (CFITSIO rereads the
+ * header at the next open). */
+static void set_key(const char *file, const char *ext, const char *key,
+                    const char *v)
+{
+    fitsfile *f;
+    int st = 0;
+    fits_open_file(&f, file, READWRITE, &st);
+    fits_movnam_hdu(f, ANY_HDU, (char *)ext, 0, &st);
+    fits_update_key(f, TSTRING, key, (void *)v, NULL, &st);
+    fits_close_file(f, &st);
+    if (st) {
+        fits_report_error(stderr, st);
+        exit(1);
+    }
+}
+
+/* Column number of `col` in HDU ext of the source file. */
+static int src_colnum(const char *ext, const char *col)
+{
+    fitsfile *f;
+    int st = 0, cn = 0;
+    fits_open_file(&f, src, READONLY, &st);
+    fits_movnam_hdu(f, BINARY_TBL, (char *)ext, 0, &st);
+    fits_get_colnum(f, CASEINSEN, (char *)col, &cn, &st);
+    fits_close_file(f, &st);
+    CHECK(st == 0 && cn > 0);
+    return cn;
+}
+
+/* Columns whose TFORM says another type than the reader needs: the
+ * string OBJTYPE stored as 3 bytes ('3A' -> '3B', same row width; once a
+ * heap overflow), a scalar TARGETID stored as 2 ints, and a SCORES S/N
+ * column stored as characters. */
+static void test_column_types(void)
+{
+    char p[4096], key[16];
+    snprintf(p, sizeof p, "%s/objtype-numeric.fits", tmp);
+    copy_except(p, NULL);
+    snprintf(key, sizeof key, "TFORM%d", src_colnum("FIBERMAP", "OBJTYPE"));
+    set_key(p, "FIBERMAP", key, "3B");
+    expect_fail(p, RVFIT_ERR_FORMAT,
+                "HDU FIBERMAP: column OBJTYPE: TFORM15 '3B' is not a string");
+
+    snprintf(p, sizeof p, "%s/targetid-vector.fits", tmp);
+    copy_except(p, NULL);
+    snprintf(key, sizeof key, "TFORM%d", src_colnum("FIBERMAP", "TARGETID"));
+    set_key(p, "FIBERMAP", key, "2J");
+    expect_fail(p, RVFIT_ERR_FORMAT, "column TARGETID: TFORM1 '2J' is not "
+                "a one-number-per-row column");
+
+    snprintf(p, sizeof p, "%s/scores-string.fits", tmp);
+    copy_except(p, NULL);
+    int cn = src_colnum("SCORES", "MEDIAN_COADD_SNR_B");
+    snprintf(key, sizeof key, "TFORM%d", cn);
+    set_key(p, "SCORES", key, "4A"); /* E: 4 bytes */
+    char want[96];
+    snprintf(want, sizeof want, "HDU SCORES: column MEDIAN_COADD_SNR_B: "
+             "TFORM%d '4A'", cn);
+    expect_fail(p, RVFIT_ERR_FORMAT, want);
+}
+
+/* Wavelengths <= 0 pass a "finite and increasing" check but make ln
+ * lambda NaN: the whole B grid shifted by -10000 A, and a grid that
+ * starts at zero. */
+static void test_bad_wavelengths(void)
+{
+    static double w[3000];
+    char p[4096];
+    snprintf(p, sizeof p, "%s/negative-wave.fits", tmp);
+    copy_except(p, NULL);
+    for (int i = 0; i < 2751; i++)
+        w[i] = 3600.0 + 0.8 * i - 10000.0;
+    fill_file(p, "B_WAVELENGTH", TDOUBLE, 2751, w);
+    expect_fail(p, RVFIT_ERR_FORMAT, "HDU B_WAVELENGTH: wavelength 0 "
+                "(-6400) is not finite, positive and increasing");
+    for (int i = 0; i < 2751; i++)
+        w[i] = 0.8 * i;
+    fill_file(p, "B_WAVELENGTH", TDOUBLE, 2751, w);
+    expect_fail(p, RVFIT_ERR_FORMAT, "wavelength 0 (0) is not finite, "
+                "positive");
+}
+
 /* Without SCORES the S/N is the median of flux*sqrt(ivar) over good
  * pixels (values computed independently from the file). */
 static void test_snr_fallback(void)
@@ -273,5 +356,7 @@ int main(void)
     test_bad_pixels();
     test_dead_arms();
     test_snr_fallback();
+    test_column_types();
+    test_bad_wavelengths();
     return tu_finish("test_desi_bad");
 }

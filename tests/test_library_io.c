@@ -174,6 +174,81 @@ static void test_errors(const char *dir, const char *tmp)
           tu_contains(e.msg, "increasing"));
 }
 
+/* Load `bad` and expect a format error mentioning want. */
+static void expect_bad(const char *bad, const char *want)
+{
+    rvfit_library b;
+    rvfit_err e;
+    rvfit_err_clear(&e);
+    int st = rvfit_library_load(&b, bad, &e);
+    printf("%s\n", e.msg);
+    CHECK_MSG(st == RVFIT_ERR_FORMAT, "status %d", st);
+    CHECK_MSG(tu_contains(e.msg, bad) && tu_contains(e.msg, want),
+              "'%s' lacks '%s'", e.msg, want);
+    if (st == RVFIT_OK)
+        rvfit_library_free(&b);
+}
+
+/* Headers CFITSIO accepts but reads wrongly, and values no template can
+ * have (HDUs of the hand-made library: 1 primary, 2-4 AXIS_TEFF/LOGG/FEH,
+ * 5 EXISTS, 6 FLUX_B, 7 FLUX_R). */
+static void test_corrupt(const char *dir, const char *tmp)
+{
+    char good[8192], bad[8192], cmd[20000];
+    snprintf(good, sizeof good, "%s/%s", dir, RVFIT_LIBRARY_FILE);
+    snprintf(bad, sizeof bad, "%s/corrupt.fits", tmp);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", good, bad);
+    /* PCOUNT = -1: CFITSIO read FLUX_B one pixel off, without error */
+    CHECK(system(cmd) == 0);
+    CHECK(tu_patch_card(bad, 6, "PCOUNT", "                  -1") == 0);
+    expect_bad(bad, "HDU 6 (FLUX_B): PCOUNT = -1, GCOUNT = 1");
+    CHECK(system(cmd) == 0);
+    CHECK(tu_patch_card(bad, 3, "GCOUNT", "                   2") == 0);
+    expect_bad(bad, "HDU 3 (AXIS_LOGG): PCOUNT = 0, GCOUNT = 2");
+    /* a 29-character word where an integer belongs: CFITSIO 4.2 aborted
+     * the process while converting it (ffc2j) */
+    CHECK(system(cmd) == 0);
+    CHECK(tu_patch_card(bad, 1, "NARM", "ooooooooooooooooooooooooooooo") ==
+          0);
+    expect_bad(bad, "HDU 1: header card 9 (NARM): a value of 29 characters "
+               "is not a number (at most 28)");
+    /* an axis rvfit does not know, and an AXNAME that disagrees */
+    CHECK(system(cmd) == 0);
+    CHECK(tu_patch_card(bad, 4, "EXTNAME", "'AXIS_VMIC'") == 0);
+    CHECK(tu_patch_card(bad, 4, "AXNAME", "'VMIC'") == 0);
+    expect_bad(bad, "axis 2: unknown parameter 'VMIC'");
+    CHECK(system(cmd) == 0);
+    CHECK(tu_patch_card(bad, 4, "AXNAME", "'LOGG'") == 0);
+    expect_bad(bad, "HDU 4 (AXIS_FEH): AXNAME 'LOGG' does not match");
+    /* model 2 of FLUX_R all negative (finite, so once accepted) */
+    CHECK(system(cmd) == 0);
+    float neg[73];
+    for (int i = 0; i < 73; i++)
+        neg[i] = -1.0f - 0.01f * (float)i;
+    fitsfile *ff;
+    int fs = 0, type;
+    fits_open_file(&ff, bad, READWRITE, &fs);
+    fits_movabs_hdu(ff, 7, &type, &fs);
+    fits_write_img(ff, TFLOAT, 2 * 73 + 1, 73, neg, &fs);
+    fits_close_file(ff, &fs);
+    CHECK(fs == 0);
+    expect_bad(bad, "HDU 7 (FLUX_R): model 2: mean flux -1.36 is not "
+               "positive");
+    /* the untouched copy still loads */
+    CHECK(system(cmd) == 0);
+    rvfit_library b;
+    rvfit_err e;
+    CHECK_MSG(rvfit_library_load(&b, bad, &e) == RVFIT_OK, "%s", e.msg);
+    rvfit_library_free(&b);
+    /* and an unknown axis cannot be saved either */
+    rvfit_library a;
+    make_lib(&a);
+    snprintf(a.axis[1].name, sizeof a.axis[1].name, "VRAD");
+    CHECK(rvfit_library_save(&a, tmp, &e) == RVFIT_ERR_INVALID);
+    CHECK_MSG(tu_contains(e.msg, "unknown parameter 'VRAD'"), "%s", e.msg);
+    rvfit_library_free(&a);
+}
+
 static void set_key(const char *file, const char *key, const char *val)
 {
     fitsfile *ff;
@@ -254,6 +329,7 @@ int main(void)
     snprintf(dir, sizeof dir, "%s/lib", tmp); /* created by save */
     test_roundtrip(dir);
     test_errors(dir, tmp);
+    test_corrupt(dir, tmp);
     test_interp_record(tmp);
     return tu_finish("test_library_io");
 }

@@ -284,6 +284,122 @@ static void test_errors(const rvfit_instrument_ops *ops, const char *dir,
     CHECK(tu_contains(err.msg, "absent.fits"));
 }
 
+/* Copy the real file to dir/name and patch a card of COADD (HDU 2). */
+static void corrupt_copy(const char *real, const char *dir, const char *name,
+                         const char *key, const char *value, char *p,
+                         size_t np)
+{
+    char cmd[9000];
+    snprintf(p, np, "%s/%s", dir, name);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s' && chmod u+w '%s'", real, p, p);
+    CHECK(system(cmd) == 0);
+    CHECK(tu_patch_card(p, 2, key, value) == 0);
+}
+
+/* Headers that lie: a COADD claiming 1e8 rows in a 1.7 MB file (once a
+ * 32 GiB allocation or a hang), a numeric column stored as text, and
+ * header bytes CFITSIO must not see. */
+static void test_corrupt(const rvfit_instrument_ops *ops, const char *dir,
+                         const char *real)
+{
+    char p[4200];
+    rvfit_err err;
+    corrupt_copy(real, dir, "naxis2.fits", "NAXIS2", "           100000000",
+                 p, sizeof p);
+    CHECK(open_err(ops, p, &err) == RVFIT_ERR_FORMAT);
+    CHECK_MSG(tu_contains(err.msg, "naxis2.fits: HDU COADD: file truncated "
+                                   "(data end at byte "), "%s", err.msg);
+    printf("  %s\n", err.msg);
+    corrupt_copy(real, dir, "loglam-text.fits", "TFORM2", "'4A      '", p,
+                 sizeof p);
+    CHECK(open_err(ops, p, &err) == RVFIT_ERR_FORMAT);
+    CHECK_MSG(tu_contains(err.msg, "loglam-text.fits: HDU COADD: column "
+                                   "loglam: TFORM2 '4A' is not"), "%s",
+              err.msg);
+    printf("  %s\n", err.msg);
+    /* an unquoted TTYPE filling its 70 columns: CFITSIO 4.2 aborted the
+     * process ("buffer overflow detected") while moving to COADD */
+    char v70[71];
+    memset(v70, 'A', 70);
+    v70[70] = '\0';
+    corrupt_copy(real, dir, "ttype70.fits", "TTYPE5", v70, p, sizeof p);
+    CHECK(open_err(ops, p, &err) == RVFIT_ERR_FORMAT);
+    CHECK_MSG(tu_contains(err.msg, "ttype70.fits: HDU 2: header card 17 "
+                                   "(TTYPE5): a value of 70 characters is "
+                                   "not a number (at most 28)"),
+              "%s", err.msg);
+    printf("  %s\n", err.msg);
+    /* a WDISP of 1e30 pixels is junk: the previous WDISP is used (the LSF
+     * sigma was an infinite float, NaN in the band matrix) */
+    snprintf(p, sizeof p, "%s/wdisp-huge.fits", dir);
+    char cmd[13000];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s' && chmod u+w '%s'", real, p, p);
+    CHECK(system(cmd) == 0);
+    fitsfile *fp;
+    int st = 0, cn = 0;
+    float big = 1e30f;
+    fits_open_file(&fp, p, READWRITE, &st);
+    fits_movnam_hdu(fp, BINARY_TBL, "COADD", 0, &st);
+    fits_get_colnum(fp, CASEINSEN, "wdisp", &cn, &st);
+    fits_write_col(fp, TFLOAT, cn, 101, 1, 1, &big, &st);
+    fits_close_file(fp, &st);
+    CHECK(st == 0);
+    rvfit_host host = tu_host(RVFIT_LOG_WARN);
+    void *h = NULL;
+    CHECK(ops->open(&host, NULL, 0, p, NULL, &h, &err) == RVFIT_OK);
+    if (h) {
+        rvfit_file_info I;
+        rvfit_batch b;
+        ops->info(h, &I);
+        if (read_all(ops, h, &I, &b) == 0) {
+            const rvfit_arm_batch *A = &b.arm[0];
+            CHECK(isfinite(A->lsf[100]));
+            /* sigma / lambda is WDISP * 1e-4 ln 10: that of pixel 99 */
+            CHECK_NEAR(A->lsf[100] / A->wave[100], A->lsf[99] / A->wave[99],
+                       1e-7 * A->lsf[99] / A->wave[99]);
+            rvfit_batch_free(&b);
+        }
+        ops->close(h);
+    }
+    /* a second BITPIX of 0.5 in the primary header (the first one counts,
+     * as for CFITSIO) must not stop the scan before the bad TTYPE5 of
+     * COADD (the long LAMOST fuzz run got a CFITSIO abort past it) */
+    corrupt_copy(real, dir, "bitpix2.fits", "TTYPE5", v70, p, sizeof p);
+    CHECK(tu_patch_card(p, 1, "EXPTIME", "                 0.5") == 0);
+    FILE *pf = fopen(p, "r+b");
+    char card[81] = "";
+    for (long at = 0; pf && at < 2880 * 4; at += 80) {
+        if (fseek(pf, at, SEEK_SET) || fread(card, 1, 80, pf) != 80)
+            break;
+        if (!memcmp(card, "EXPTIME =", 9)) {
+            fseek(pf, at, SEEK_SET);
+            fwrite("BITPIX  ", 1, 8, pf);
+            break;
+        }
+    }
+    if (pf)
+        fclose(pf);
+    CHECK(open_err(ops, p, &err) == RVFIT_ERR_FORMAT);
+    CHECK_MSG(tu_contains(err.msg, "bitpix2.fits: HDU 2: header card 17 "
+                                   "(TTYPE5)"), "%s", err.msg);
+    printf("  %s\n", err.msg);
+    /* a column name must be a string */
+    corrupt_copy(real, dir, "ttype-bare.fits", "TTYPE5", "wdisp", p,
+                 sizeof p);
+    CHECK(open_err(ops, p, &err) == RVFIT_ERR_FORMAT);
+    CHECK_MSG(tu_contains(err.msg, "ttype-bare.fits: HDU 2: TTYPE5 is not a "
+                                   "quoted string"), "%s", err.msg);
+    printf("  %s\n", err.msg);
+    /* a header byte outside ASCII text */
+    corrupt_copy(real, dir, "latin1.fits", "TTYPE1", "'\xe9lux'", p,
+                 sizeof p);
+    CHECK(open_err(ops, p, &err) == RVFIT_ERR_FORMAT);
+    CHECK_MSG(tu_contains(err.msg, "latin1.fits: HDU 2: header card") &&
+                  tu_contains(err.msg, "byte 0xe9 in column 12 is not "
+                                       "ASCII text"), "%s", err.msg);
+    printf("  %s\n", err.msg);
+}
+
 static void test_arms(const rvfit_instrument_ops *ops, const char *real)
 {
     rvfit_template_arm arms[RVFIT_MAX_ARMS];
@@ -343,5 +459,6 @@ int main(void)
     test_list(ops, dir, real);
     test_errors(ops, dir, real);
     test_arms(ops, real);
+    test_corrupt(ops, dir, real);
     return tu_finish("test_sdss_read");
 }

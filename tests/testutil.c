@@ -554,3 +554,36 @@ double tu_cell(const rvfit_table_schema *s, const rvfit_table_rows *r,
     default: return NAN;
     }
 }
+
+int tu_patch_card(const char *path, int hdu, const char *key,
+                  const char *value)
+{
+    fitsfile *f;
+    int st = 0;
+    LONGLONG head = 0, data = 0, end = 0;
+    if (fits_open_file(&f, path, READONLY, &st))
+        return -1;
+    fits_movabs_hdu(f, hdu, NULL, &st);
+    fits_get_hduaddrll(f, &head, &data, &end, &st);
+    int s2 = 0;
+    fits_close_file(f, &s2);
+    FILE *fp = st ? NULL : fopen(path, "r+b");
+    if (!fp)
+        return -1;
+    char card[81], want[9];
+    snprintf(want, sizeof want, "%-8s", key);
+    int rc = -1;
+    for (LONGLONG at = head; at < data && rc; at += 80) {
+        if (fseek(fp, (long)at, SEEK_SET) || fread(card, 1, 80, fp) != 80)
+            break;
+        if (memcmp(card, want, 8) != 0 || card[8] != '=')
+            continue;
+        snprintf(card, sizeof card, "%-8s= %-70s", key, value);
+        rc = fseek(fp, (long)at, SEEK_SET) || fwrite(card, 1, 80, fp) != 80
+                 ? -1
+                 : 0;
+    }
+    if (fclose(fp))
+        rc = -1;
+    return rc;
+}

@@ -127,3 +127,9 @@ long tu_image_diff(const char *a, const char *b, const char *ext, char *why,
  * identical, else the number of differences (why: the first). */
 long tu_outputs_diff(const char *dir_a, const char *dir_b, const char *stem,
                      char *why, size_t nwhy);
+/* Overwrite the value of header card `key` of HDU hdu (1 = primary) of a
+ * FITS file in place, bytes only (CFITSIO would recompute sizes on close):
+ * the card becomes "KEY     = value" padded to 80 characters.  For
+ * corrupt-header tests; 0 when done, -1 when the card is not found. */
+int tu_patch_card(const char *path, int hdu, const char *key,
+                  const char *value);

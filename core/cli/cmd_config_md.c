@@ -150,8 +150,8 @@ static void md_core_keys(void)
          "error, warn,\n"
          "info, debug), `--overwrite`, `--skip-existing`, `--no-models` "
          "([output] models = 0).\n"
-         "`--targetid` (a comma list of integers or `@file`) has no INI "
-         "key.\n");
+         "`--targetid` (a comma list of integers or `@file`; an empty "
+         "list is an error) has no INI key.\n");
 }
 
 static void md_plugins(const md_list *l)

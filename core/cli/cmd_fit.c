@@ -112,6 +112,8 @@ static int read_list(const char *path, char ***files, int *n)
     return read_list_in(path, NULL, files, n);
 }
 
+/* A comma/blank list of TARGETIDs, or @file holding one; at least one.
+ * Errors go to stderr; on failure *ids is NULL. */
 int cli_parse_targetids(const char *spec, int64_t **ids, size_t *n)
 {
     char *text = NULL;
@@ -151,17 +153,31 @@ int cli_parse_targetids(const char *spec, int64_t **ids, size_t *n)
             fprintf(stderr, "rvfit: error: --targetid: '%s' is not an "
                             "integer\n", t);
             free(text);
+            free(*ids);
+            *ids = NULL;
             return 1;
         }
         int64_t *g = realloc(*ids, (*n + 1) * sizeof *g);
         if (!g) {
             free(text);
+            free(*ids);
+            *ids = NULL;
             return 1;
         }
         *ids = g;
         (*ids)[(*n)++] = (int64_t)v;
     }
     free(text);
+    /* an empty list would otherwise mean "no selection": every star */
+    if (*n == 0) {
+        if (spec[0] == '@')
+            fprintf(stderr, "rvfit: error: --targetid %s: the file lists no "
+                            "TARGETID\n", spec);
+        else
+            fprintf(stderr, "rvfit: error: --targetid '%s': no TARGETID "
+                            "given\n", spec);
+        return 1;
+    }
     return 0;
 }
 

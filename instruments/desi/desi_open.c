@@ -63,20 +63,17 @@ static int desi_check_size(desi_handle *h, int last, rvfit_err *err)
     int st = 0, type = 0;
     if (stat(h->path, &sb) != 0)
         return RVFIT_OK; /* not a plain path (CFITSIO filter syntax) */
-    fits_movabs_hdu(h->fp, last, &type, &st);
-    fits_get_hduaddrll(h->fp, &head, &data, &end, &st);
-    if (st)
-        return rvfit_fits_error(err, st, h->path, NULL, "locating HDUs");
     char name[FLEN_VALUE];
     desi_hdu_name(h->fp, last, name, sizeof name);
-    if ((LONGLONG)sb.st_size < end)
-        return rvfit_err_set(err, RVFIT_ERR_FORMAT,
-                             "%s: HDU %s: file truncated (data end at byte "
-                             "%lld, file has %lld bytes)",
-                             h->path, name, (long long)end,
-                             (long long)sb.st_size);
+    fits_movabs_hdu(h->fp, last, &type, &st);
+    if (st)
+        return rvfit_fits_error(err, st, h->path, NULL, "locating HDUs");
+    int rc = rvfit_fits_check_extent(h->fp, h->path, name, err);
+    if (rc)
+        return rc;
+    fits_get_hduaddrll(h->fp, &head, &data, &end, &st);
     /* less than a header block left over: a cut inside the next header */
-    if ((LONGLONG)sb.st_size > end)
+    if (st == 0 && (LONGLONG)sb.st_size > end)
         return rvfit_err_set(err, RVFIT_ERR_FORMAT,
                              "%s: file truncated or corrupt: %lld bytes "
                              "after HDU %s do not form a header",
@@ -169,10 +166,11 @@ static int desi_check_cam(desi_handle *h, desi_cam *c, long *nspec,
     if (st)
         return rvfit_fits_error(err, st, h->path, hn[0], "reading wavelengths");
     for (size_t i = 0; i < c->npix; i++)
-        if (!isfinite(c->wave[i]) || (i && c->wave[i] <= c->wave[i - 1]))
+        if (!isfinite(c->wave[i]) || !(c->wave[i] > 0.0) ||
+            (i && c->wave[i] <= c->wave[i - 1]))
             return rvfit_err_set(err, RVFIT_ERR_FORMAT,
                                  "%s: HDU %s: wavelength %zu (%g) is not "
-                                 "finite and increasing",
+                                 "finite, positive and increasing",
                                  h->path, hn[0], i, c->wave[i]);
     return RVFIT_OK;
 }
@@ -262,6 +260,9 @@ static int desi_open_file(desi_handle *h, const char *path, rvfit_err *err)
     if (stat(path, &sb) != 0)
         return rvfit_err_set(err, RVFIT_ERR_IO, "%s: %s", path,
                              strerror(errno));
+    int rc = rvfit_fits_check_headers(path, err);
+    if (rc)
+        return rc;
     int st = 0;
     if (fits_open_diskfile(&h->fp, path, READONLY, &st)) {
         h->fp = NULL;

@@ -94,6 +94,18 @@ static int desi_read_selcols(desi_handle *h, desi_selcols *s, rvfit_err *err)
     if (!cstat) /* spectra files: one row per exposure */
         cstat = rvfit_fits_colnum(h->fp, "FIBERSTATUS");
     int cobj = rvfit_fits_colnum(h->fp, "OBJTYPE");
+    /* check every column's type before reading it */
+    int cols[3] = {ctid, cstat, cobj};
+    long wobj = 1;
+    for (int k = 0; k < 3 && !rc; k++)
+        if (cols[k])
+            rc = rvfit_fits_check_col(h->fp, cols[k],
+                                      k == 2 ? RVFIT_FITS_STRING
+                                             : RVFIT_FITS_SCALAR,
+                                      h->path, "FIBERMAP",
+                                      k == 2 ? &wobj : NULL, err);
+    if (rc)
+        return rc;
     if (ctid && !(s->targetid = malloc(n * sizeof *s->targetid)))
         return RVFIT_ERR_NOMEM;
     if (cstat && !(s->status = malloc(n * sizeof *s->status)))
@@ -105,17 +117,14 @@ static int desi_read_selcols(desi_handle *h, desi_selcols *s, rvfit_err *err)
         rc = desi_read_col(h, "FIBERMAP", cstat, TLONGLONG, h->ntotal,
                            s->status, err);
     if (!rc && cobj) {
-        int tc = 0;
-        long rep = 0, w = 0;
-        fits_get_coltype(h->fp, cobj, &tc, &rep, &w, &st);
-        size_t wl = (size_t)(rep > 0 ? rep : 1) + 1;
+        size_t wl = (size_t)wobj + 1;
         s->objtype = malloc(n * sizeof *s->objtype);
         s->objbuf = calloc(n, wl);
         if (!s->objtype || !s->objbuf)
             return RVFIT_ERR_NOMEM;
         for (size_t i = 0; i < n; i++)
             s->objtype[i] = s->objbuf + i * wl;
-        if (st == 0 && h->ntotal)
+        if (h->ntotal)
             fits_read_col(h->fp, TSTRING, cobj, 1, 1, (LONGLONG)h->ntotal,
                           NULL, s->objtype, NULL, &st);
         if (st)
@@ -146,7 +155,11 @@ static int desi_read_scores_snr(desi_handle *h, double *snr, rvfit_err *err)
         int cn = rvfit_fits_colnum(h->fp, name);
         if (!cn)
             continue;
-        rc = desi_read_col(h, "SCORES", cn, TDOUBLE, h->ntotal, col, err);
+        rc = rvfit_fits_check_col(h->fp, cn, RVFIT_FITS_SCALAR, h->path,
+                                  "SCORES", NULL, err);
+        if (!rc)
+            rc = desi_read_col(h, "SCORES", cn, TDOUBLE, h->ntotal, col,
+                               err);
         for (size_t i = 0; i < h->ntotal && !rc; i++)
             snr[i * (size_t)h->ncam + (size_t)c] = col[i];
     }

@@ -87,6 +87,9 @@ int lamost_open_file(const char *path, fitsfile **fp, int *layout,
 {
     int st = 0, is_img = 0;
     *fp = NULL;
+    int hc = rvfit_fits_check_headers(path, err);
+    if (hc)
+        return hc;
     if (fits_open_diskfile(fp, path, READONLY, &st)) {
         *fp = NULL;
         int unreadable = access(path, R_OK) != 0;

@@ -20,6 +20,9 @@ int sdss_open_coadd(const char *path, fitsfile **fp, size_t *npix,
 {
     int st = 0;
     *fp = NULL;
+    int hc = rvfit_fits_check_headers(path, err);
+    if (hc)
+        return hc;
     if (fits_open_diskfile(fp, path, READONLY, &st)) {
         *fp = NULL;
         int unreadable = access(path, R_OK) != 0;
@@ -37,11 +40,18 @@ int sdss_open_coadd(const char *path, fitsfile **fp, size_t *npix,
     if (nrow < 2)
         return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU COADD: %ld "
                              "rows, need at least 2 pixels", path, nrow);
-    for (int c = 0; c < 5; c++)
+    /* NAXIS2 is trusted for allocations: it must fit in the file */
+    int rc = rvfit_fits_check_extent(*fp, path, "COADD", err);
+    for (int c = 0; c < 5 && !rc; c++) {
         if (!(cols[c] = rvfit_fits_colnum(*fp, sdss_coadd_cols[c])))
             return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU COADD: "
                                  "column %s missing", path,
                                  sdss_coadd_cols[c]);
+        rc = rvfit_fits_check_col(*fp, cols[c], RVFIT_FITS_SCALAR, path,
+                                  "COADD", NULL, err);
+    }
+    if (rc)
+        return rc;
     *npix = (size_t)nrow;
     return RVFIT_OK;
 }

@@ -78,20 +78,30 @@ static int sdss_wave(const sdss_spec *S, const double *ll, size_t n,
         else
             l = ll[n - 1] + step * (double)(i - n + 1);
         wave[i] = pow(10.0, l);
+        /* loglam of +-400 passes the loglam check but not this one */
+        if (i < n && (!isfinite(wave[i]) || !(wave[i] > 0.0) ||
+                      (i && wave[i] <= wave[i - 1])))
+            return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU COADD: "
+                                 "wavelength %zu = 10^%g is not finite, "
+                                 "positive and increasing", S->path, i,
+                                 ll[i]);
     }
     return RVFIT_OK;
 }
 
 /* LSF sigma (A) from WDISP; an unusable WDISP takes the previous usable
  * one (the first usable one before it; 1 pixel when none), padded pixels
- * the last one. */
+ * the last one.  WDISP is in pixels (about 1 for BOSS): beyond
+ * SDSS_WDISP_MAX it is junk, not a resolution. */
+#define SDSS_WDISP_MAX 1000.0f
 static int sdss_wdisp_ok(float w)
 {
-    return isfinite(w) && w > 0.0f;
+    return isfinite(w) && w > 0.0f && w < SDSS_WDISP_MAX;
 }
 
-static void sdss_lsf(const float *wdisp, const double *wave, size_t n,
-                     size_t npix, float *lsf)
+static int sdss_lsf(const sdss_spec *S, const float *wdisp,
+                    const double *wave, size_t n, size_t npix, float *lsf,
+                    rvfit_err *err)
 {
     size_t f0 = 0;
     while (f0 < n && !sdss_wdisp_ok(wdisp[f0]))
@@ -101,7 +111,12 @@ static void sdss_lsf(const float *wdisp, const double *wave, size_t n,
         if (i < n && sdss_wdisp_ok(wdisp[i]))
             last = wdisp[i];
         lsf[i] = (float)(last * SDSS_DLOGLAM * SDSS_LN10 * wave[i]);
+        if (!isfinite(lsf[i])) /* a wavelength no float sigma can follow */
+            return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU COADD: "
+                                 "LSF sigma at pixel %zu (%g A) is not "
+                                 "finite", S->path, i, wave[i]);
     }
+    return RVFIT_OK;
 }
 
 static int sdss_cols_alloc(sdss_cols *c, size_t n)
@@ -132,8 +147,9 @@ int sdss_read_one(sdss_handle *h, size_t k, double *wave, float *flux,
                                  S->path, npix);
     if (!rc)
         rc = sdss_wave(S, c.loglam, n, npix, wave, err);
+    if (!rc)
+        rc = sdss_lsf(S, c.wdisp, wave, n, npix, lsf, err);
     if (!rc) {
-        sdss_lsf(c.wdisp, wave, n, npix, lsf);
         for (size_t i = 0; i < npix; i++) {
             float f = i < n ? c.flux[i] : 0.0f;
             float iv = i < n ? c.ivar[i] : 0.0f;
@@ -148,21 +164,6 @@ int sdss_read_one(sdss_handle *h, size_t k, double *wave, float *flux,
     return rc;
 }
 
-static int sdss_check_batch(const sdss_handle *h, const rvfit_batch *b,
-                            size_t count, rvfit_err *err)
-{
-    const rvfit_arm_batch *A = &b->arm[0];
-    if (count > b->cap || b->narm != 1 || A->npix != h->npix ||
-        !A->wave_per_spec || A->res_kind != RVFIT_RES_LSF || !A->lsf)
-        return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                             "%s: batch (%zu spectra, %d arms, %zu pixels, "
-                             "res kind %d) does not fit %zu spectra of one "
-                             "LSF arm of %zu pixels with own wavelengths",
-                             h->path, b->cap, b->narm, A->npix, A->res_kind,
-                             count, h->npix);
-    return RVFIT_OK;
-}
-
 int sdss_read(void *handle, size_t first, size_t count, rvfit_batch *b,
               rvfit_err *err)
 {
@@ -171,7 +172,7 @@ int sdss_read(void *handle, size_t first, size_t count, rvfit_batch *b,
         return rvfit_err_set(err, RVFIT_ERR_INVALID, "%s: read of spectra "
                              "[%zu, %zu) but %zu selected", h->path, first,
                              first + count, h->nsel);
-    int rc = sdss_check_batch(h, b, count, err);
+    int rc = rvfit_batch_check_lsf(h->path, b, count, h->npix, err);
     rvfit_arm_batch *A = &b->arm[0];
     size_t n = h->npix;
     for (size_t s = 0; s < count && !rc; s++) {

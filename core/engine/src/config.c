@@ -240,7 +240,10 @@ int rvfit_config_set(rvfit_config *c, const char *section, const char *key,
     return set_value(c, k, value, at, err);
 }
 
-/* inih hands us no line numbers; count them in the reader. */
+/* inih hands us no line numbers and silently splits lines longer than
+ * its buffer: the reader counts lines, refuses over-long ones and checks
+ * section headers (inih reports a [section] line to nobody when no key
+ * follows it); the handler refuses a key given twice. */
 typedef struct parse_ctx {
     rvfit_config *c;
     FILE *f;
@@ -248,15 +251,81 @@ typedef struct parse_ctx {
     int line;
     int status;
     rvfit_err *err;
+    int seen[NKEYS]; /* line of each core key in this file, 0: not yet */
+    int plug0;       /* c->nplug before this file                      */
 } parse_ctx;
+
+#define INI_NAME_MAX 49 /* inih truncates longer section and key names */
+
+/* A "[name]" line (leading blanks allowed): name must be a known section
+ * or backend.NAME / instrument.NAME. */
+static int check_section_line(parse_ctx *p, const char *line)
+{
+    while (*line == ' ' || *line == '\t')
+        line++;
+    if (*line != '[')
+        return RVFIT_OK;
+    const char *end = strchr(line, ']');
+    if (!end)
+        return RVFIT_OK; /* inih reports the syntax error */
+    int n = (int)(end - line - 1);
+    char name[INI_NAME_MAX + 1];
+    if (n > INI_NAME_MAX)
+        return rvfit_err_set(p->err, RVFIT_ERR_CONFIG, "%s:%d: section "
+                             "name longer than %d characters", p->path,
+                             p->line, INI_NAME_MAX);
+    memcpy(name, line + 1, (size_t)n);
+    name[n] = '\0';
+    if (section_known(name) || is_plugin_section(name))
+        return RVFIT_OK;
+    if (!strcmp(name, "backend.") || !strcmp(name, "instrument."))
+        return rvfit_err_set(p->err, RVFIT_ERR_CONFIG, "%s:%d: section "
+                             "[%s] names no plugin (e.g. [%scpu])", p->path,
+                             p->line, name, name);
+    return rvfit_err_set(p->err, RVFIT_ERR_CONFIG,
+                         "%s:%d: unknown section [%s] (known: run, "
+                         "instrument, backend, templates, fit, output, "
+                         "backend.NAME, instrument.NAME)",
+                         p->path, p->line, name);
+}
 
 static char *reader(char *str, int num, void *stream)
 {
     parse_ctx *p = stream;
+    if (p->status != RVFIT_OK)
+        return NULL;
     char *r = fgets(str, num, p->f);
-    if (r)
-        p->line++;
-    return r;
+    if (!r)
+        return NULL;
+    p->line++;
+    size_t len = strlen(r);
+    if (len && r[len - 1] != '\n' && !feof(p->f)) {
+        p->status = rvfit_err_set(p->err, RVFIT_ERR_CONFIG, "%s:%d: line "
+                                  "too long (at most %d characters)",
+                                  p->path, p->line, num - 3);
+        return NULL;
+    }
+    p->status = check_section_line(p, r);
+    return p->status == RVFIT_OK ? r : NULL;
+}
+
+/* Line where section/key was set earlier in this file; 0 if not. */
+static int earlier_line(parse_ctx *p, const char *section, const char *key,
+                        int now)
+{
+    if (is_plugin_section(section)) {
+        for (int i = p->plug0; i < p->c->nplug; i++)
+            if (!strcmp(p->c->plug_section[i], section) &&
+                !strcmp(p->c->plug[i].key, key))
+                return p->c->plug[i].line;
+        return 0;
+    }
+    const key_desc *k = find_key(section, key);
+    if (!k)
+        return 0;
+    int *seen = &p->seen[k - keys], was = *seen;
+    *seen = now;
+    return was;
 }
 
 static int handler(void *user, const char *section, const char *name,
@@ -265,8 +334,22 @@ static int handler(void *user, const char *section, const char *name,
     parse_ctx *p = user;
     if (p->status != RVFIT_OK)
         return 0;
-    if (!name) /* a bare [section] line: validate the name early */
+    if (!name) /* a bare [section] line: checked by the reader */
         return 1;
+    if (strlen(name) >= INI_NAME_MAX) {
+        p->status = rvfit_err_set(p->err, RVFIT_ERR_CONFIG, "%s:%d: key "
+                                  "name longer than %d characters", p->path,
+                                  p->line, INI_NAME_MAX - 1);
+        return 0;
+    }
+    int was = earlier_line(p, section, name, p->line);
+    if (was) {
+        p->status = rvfit_err_set(p->err, RVFIT_ERR_CONFIG, "%s:%d: key "
+                                  "'%s' in section [%s] given twice (first "
+                                  "on line %d)", p->path, p->line, name,
+                                  section, was);
+        return 0;
+    }
     p->status = rvfit_config_set(p->c, section, name, value, p->path,
                                  p->line, p->err);
     return p->status == RVFIT_OK;
@@ -278,11 +361,22 @@ int rvfit_config_load(rvfit_config *c, const char *path, rvfit_err *err)
     if (!f)
         return rvfit_err_set(err, RVFIT_ERR_IO, "config %s: %s", path,
                              strerror(errno));
-    parse_ctx p = {c, f, path, 0, RVFIT_OK, err};
-    int rc = ini_parse_stream(reader, &p, handler, &p);
+    parse_ctx *p = calloc(1, sizeof *p);
+    if (!p) {
+        fclose(f);
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "config %s", path);
+    }
+    *p = (parse_ctx){.c = c, .f = f, .path = path, .err = err,
+                     .plug0 = c->nplug};
+    int rc = ini_parse_stream(reader, p, handler, p);
+    int status = p->status, bad = ferror(f);
+    free(p);
     fclose(f);
-    if (p.status != RVFIT_OK)
-        return p.status;
+    if (status != RVFIT_OK)
+        return status;
+    if (bad)
+        return rvfit_err_set(err, RVFIT_ERR_IO, "config %s: read failed",
+                             path);
     if (rc > 0)
         return rvfit_err_set(err, RVFIT_ERR_CONFIG,
                              "%s:%d: syntax error (expected [section] or "

@@ -46,6 +46,17 @@ static int lio_name_ok(const char *s)
     return 1;
 }
 
+/* Axis names become output columns (TEFF, TEFF_ERR, ...): only the
+ * parameters rvfit knows, so that no name collides with another column. */
+static int lio_axis_known(const char *s)
+{
+    static const char *const known[] = {"TEFF", "LOGG", "FEH", "ALPHAFE"};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (strcmp(s, known[i]) == 0)
+            return 1;
+    return 0;
+}
+
 /* Structural checks shared by save (before writing) and load (after
  * reading the headers): counts, axis names and nodes. */
 static int lio_check_axes(const rvfit_library *lib, const char *file,
@@ -63,6 +74,10 @@ static int lio_check_axes(const rvfit_library *lib, const char *file,
         if (!lio_name_ok(ax->name))
             return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: axis %d: bad "
                                  "name '%.16s'", file, i, ax->name);
+        if (!lio_axis_known(ax->name))
+            return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: axis %d: "
+                                 "unknown parameter '%s' (known: TEFF, "
+                                 "LOGG, FEH, ALPHAFE)", file, i, ax->name);
         if (ax->nnode < 1 || ax->nnode > RVFIT_MAX_NODES)
             return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: axis %s: %d "
                                  "nodes, need 1..%d", file, ax->name,
@@ -315,6 +330,25 @@ static int lio_fail(lio_rd *r, int fs, const char *what)
     return RVFIT_ERR_FORMAT;
 }
 
+/* An image extension has PCOUNT = 0 and GCOUNT = 1; CFITSIO accepts
+ * other values and then reads the pixels shifted (PCOUNT = -1: one pixel
+ * off, no error).  Its data must also lie within the file. */
+static int lio_layout(lio_rd *r)
+{
+    LONGLONG pc = 0, gc = 1;
+    int fs = 0;
+    if (fits_read_key(r->f, TLONGLONG, "PCOUNT", &pc, NULL, &fs) == 0 &&
+        fits_read_key(r->f, TLONGLONG, "GCOUNT", &gc, NULL, &fs) == 0 &&
+        (pc != 0 || gc != 1))
+        return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: %s: PCOUNT = "
+                             "%lld, GCOUNT = %lld (an image extension needs "
+                             "0 and 1)", r->path, r->hdu, (long long)pc,
+                             (long long)gc);
+    if (fs)
+        return lio_fail(r, fs, "keyword PCOUNT or GCOUNT");
+    return rvfit_fits_check_extent(r->f, r->path, r->hdu, r->err);
+}
+
 /* Move to HDU number `num` (1-based) and check its EXTNAME starts with
  * `prefix`; the rest of the name goes to `suffix`. */
 static int lio_goto(lio_rd *r, int num, const char *prefix, char *suffix)
@@ -338,7 +372,7 @@ static int lio_goto(lio_rd *r, int num, const char *prefix, char *suffix)
                              prefix);
     if (suffix)
         snprintf(suffix, 16, "%.15s", ext + pl);
-    return RVFIT_OK;
+    return lio_layout(r);
 }
 
 /* Check the image dimensions of the current HDU. */
@@ -425,6 +459,13 @@ static int lio_axis(lio_rd *r, int i, rvfit_library *lib)
     if (idx != i)
         return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: %s: AXINDEX = "
                              "%d, expected %d", r->path, r->hdu, idx, i);
+    char axname[FLEN_VALUE] = "";
+    if ((st = lio_key(r, TSTRING, "AXNAME", axname)))
+        return st;
+    if (strcmp(axname, ax->name) != 0)
+        return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: %s: AXNAME "
+                             "'%s' does not match the EXTNAME", r->path,
+                             r->hdu, axname);
     if (strcmp(scale, "LOG10") == 0)
         ax->scale = RVFIT_SCALE_LOG10;
     else if (strcmp(scale, "LINEAR") == 0)
@@ -511,11 +552,19 @@ static int lio_arm(lio_rd *r, int a, rvfit_library *lib)
         if (!lib->exists[m])
             continue;
         const float *row = ar->flux + m * ar->npix;
-        for (size_t p = 0; p < ar->npix; p++)
+        double sum = 0.0;
+        for (size_t p = 0; p < ar->npix; p++) {
             if (!isfinite(row[p]))
                 return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: %s: "
                                      "non-finite flux at model %zu pixel "
                                      "%zu", r->path, r->hdu, m, p);
+            sum += row[p];
+        }
+        /* flux is normalised to a mean of 1 over the arm (FLUXNORM) */
+        if (!(sum > 0.0))
+            return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: %s: model "
+                                 "%zu: mean flux %g is not positive",
+                                 r->path, r->hdu, m, sum / (double)ar->npix);
     }
     return RVFIT_OK;
 }
@@ -572,6 +621,8 @@ int rvfit_library_load(rvfit_library *lib, const char *path, rvfit_err *err)
     if (stat(file, &sb) != 0)
         return rvfit_err_set(err, RVFIT_ERR_IO, "template library %s not "
                              "found", file);
+    if ((st = rvfit_fits_check_headers(file, err)))
+        return st;
     if (fits_open_file(&r.f, file, READONLY, &fs)) {
         /* The file exists: anything but "cannot open" means not FITS. */
         int rc = rvfit_fits_error(err, fs, file, NULL, "cannot open");

@@ -174,9 +174,32 @@ static const float *spec_band(const rvfit_arm_batch *A, size_t s, int hs,
     return band;
 }
 
+/* Readers check their grids; this catches a plugin that does not: a
+ * wavelength <= 0 makes ln(lambda) NaN and a backend's pixel index
+ * overflow, so it is an error, not a bad star. */
+static int check_wave(const rvfit_batch *b, const rvfit_arm_batch *A,
+                      rvfit_err *err)
+{
+    size_t nw = A->wave_per_spec ? b->nspec : (b->nspec ? 1 : 0);
+    for (size_t s = 0; s < nw; s++) {
+        const double *w = spec_wave(A, s);
+        size_t n = rvfit_arm_npix(A, s);
+        for (size_t i = 0; i < n; i++)
+            if (!isfinite(w[i]) || !(w[i] > 0.0) || (i && w[i] <= w[i - 1]))
+                return rvfit_err_set(err, RVFIT_ERR_FORMAT,
+                                     "spectrum %zu of the file: wavelength "
+                                     "%zu (%g) is not finite, positive and "
+                                     "increasing",
+                                     b->index[s], i, w[i]);
+    }
+    return RVFIT_OK;
+}
+
 static int prep_arm(rvfit_batch *b, int a, const rvfit_library *lib,
                     rvfit_err *err)
 {
+    if (check_wave(b, &b->arm[a], err))
+        return RVFIT_ERR_FORMAT;
     int la = rvfit_library_arm(lib, b->arm[a].name);
     rvfit_arm_batch *A = &b->arm[a];
     size_t n = A->npix, ns = b->nspec;

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -176,4 +177,69 @@ double rvfit_fits_key_double(void *fptr, const char *key)
         v = NAN;
     }
     return v;
+}
+
+static const char *rvfit_fits_kind_name(int kind)
+{
+    return kind == RVFIT_FITS_STRING   ? "a string column"
+           : kind == RVFIT_FITS_SCALAR ? "a one-number-per-row column"
+                                       : "a numeric column";
+}
+
+int rvfit_fits_check_col(void *fptr, int col, int kind, const char *path,
+                         const char *hdu, long *repeat, rvfit_err *err)
+{
+    fitsfile *fp = fptr;
+    int st = 0, tc = 0;
+    long rep = 0, w = 0;
+    char key[FLEN_KEYWORD], name[FLEN_VALUE] = "", form[FLEN_VALUE] = "";
+    snprintf(key, sizeof key, "TTYPE%d", col);
+    fits_read_key(fp, TSTRING, key, name, NULL, &st);
+    st = 0;
+    snprintf(key, sizeof key, "TFORM%d", col);
+    fits_read_key(fp, TSTRING, key, form, NULL, &st);
+    st = 0;
+    if (fits_get_coltype(fp, col, &tc, &rep, &w, &st))
+        return rvfit_fits_error(err, st, path, hdu, "reading column types");
+    fits_clear_errmsg();
+    /* variable-length arrays have negative codes; bits and complex
+     * numbers are not what any reader wants */
+    int num = tc == TLOGICAL || tc == TBYTE || tc == TSBYTE ||
+              tc == TSHORT || tc == TUSHORT || tc == TINT || tc == TUINT ||
+              tc == TLONG || tc == TULONG || tc == TLONGLONG ||
+              tc == TULONGLONG || tc == TFLOAT || tc == TDOUBLE;
+    int ok = kind == RVFIT_FITS_STRING ? tc == TSTRING && rep >= 1
+             : kind == RVFIT_FITS_SCALAR ? num && rep == 1
+                                         : num && rep >= 1;
+    if (!ok)
+        return rvfit_err_set(err, RVFIT_ERR_FORMAT,
+                             "%s: %s%s%scolumn %s: TFORM%d '%s' is not %s",
+                             path, hdu && hdu[0] ? "HDU " : "",
+                             hdu && hdu[0] ? hdu : "",
+                             hdu && hdu[0] ? ": " : "", name, col, form,
+                             rvfit_fits_kind_name(kind));
+    if (repeat)
+        *repeat = rep;
+    return RVFIT_OK;
+}
+
+int rvfit_fits_check_extent(void *fptr, const char *path, const char *hdu,
+                            rvfit_err *err)
+{
+    struct stat sb;
+    LONGLONG head = 0, data = 0, end = 0;
+    int st = 0;
+    if (stat(path, &sb) != 0)
+        return RVFIT_OK;
+    if (fits_get_hduaddrll((fitsfile *)fptr, &head, &data, &end, &st))
+        return rvfit_fits_error(err, st, path, hdu, "locating the data");
+    if ((LONGLONG)sb.st_size < end)
+        return rvfit_err_set(err, RVFIT_ERR_FORMAT,
+                             "%s: %s%s%sfile truncated (data end at byte "
+                             "%lld, file has %lld bytes)",
+                             path, hdu && hdu[0] ? "HDU " : "",
+                             hdu && hdu[0] ? hdu : "",
+                             hdu && hdu[0] ? ": " : "", (long long)end,
+                             (long long)sb.st_size);
+    return RVFIT_OK;
 }

@@ -67,6 +67,40 @@ RVFIT_EXPORT int rvfit_fits_colnum(void *fptr, const char *name);
  * cleared). */
 RVFIT_EXPORT double rvfit_fits_key_double(void *fptr, const char *key);
 
+/* What rvfit_fits_check_col expects of a column. */
+enum {
+    RVFIT_FITS_STRING = 1, /* fixed-width characters (TFORM rA)          */
+    RVFIT_FITS_NUMBER = 2, /* fixed-size numbers or logicals, any repeat */
+    RVFIT_FITS_SCALAR = 3  /* one number per row (repeat 1)              */
+};
+
+/* Check that column col of the current table HDU of fptr holds `kind`
+ * data before it is read (CFITSIO converts a number read as TSTRING to
+ * text of its own width, overflowing a buffer sized from TFORM).  Stores
+ * the repeat count (characters for strings) in *repeat when not NULL.
+ * Otherwise RVFIT_ERR_FORMAT: "PATH: HDU HDU: column NAME: TFORMn 'X' is
+ * not ...". */
+RVFIT_EXPORT int rvfit_fits_check_col(void *fptr, int col, int kind,
+                                      const char *path, const char *hdu,
+                                      long *repeat, rvfit_err *err);
+
+/* Check that the data of the current HDU of fptr, as its header sizes
+ * them (NAXISn, PCOUNT), end within the file `path` (a header claiming
+ * more rows than the file holds would make a reader allocate or read for
+ * ever).  Paths that stat() cannot see (CFITSIO filter syntax) pass.
+ * Otherwise RVFIT_ERR_FORMAT: "PATH: HDU HDU: file truncated ...". */
+RVFIT_EXPORT int rvfit_fits_check_extent(void *fptr, const char *path,
+                                         const char *hdu, rvfit_err *err);
+
+/* Look at the raw header bytes of every HDU of the FITS file `path`
+ * before CFITSIO parses them: header bytes must be printable ASCII,
+ * TTYPEn values quoted strings and unquoted values at most 28 characters
+ * (CFITSIO 4.2 aborts the process on a 70-column unquoted TTYPEn and on
+ * an integer keyword holding a word of 29 or more).  A file that is not FITS, or whose structure
+ * cannot be followed, passes: CFITSIO and the reader's checks report it.
+ * Otherwise RVFIT_ERR_FORMAT: "PATH: HDU N: ...". */
+RVFIT_EXPORT int rvfit_fits_check_headers(const char *path, rvfit_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,114 @@
+/* fuzz_instrument.h — one input through an instrument plugin as the run
+ * uses it: open (with a selection for odd-sized inputs), info, read the
+ * first spectra, read every pass-through table, close.  Checked: a
+ * failure names the file; what a reader hands over has finite, positive,
+ * increasing wavelengths over the spectrum's own pixels, finite flux,
+ * finite ivar >= 0 and finite band or LSF values (the engine and backends
+ * rely on all of these). */
+#ifndef RVFIT_FUZZ_INSTRUMENT_H
+#define RVFIT_FUZZ_INSTRUMENT_H
+
+#include <math.h>
+
+#include "fuzz_util.h"
+#include "rvfit/plugin.h"
+
+#define FZ_MAX_SPEC 4 /* spectra read per input: enough to cover runs */
+
+static inline void fz_check_arm(const rvfit_arm_batch *A, size_t s)
+{
+    size_t n = rvfit_arm_npix(A, s), ld = A->npix;
+    const double *w = A->wave + (A->wave_per_spec ? s * ld : 0);
+    FZ_REQUIRE(n <= ld, "arm %s: %zu own pixels of %zu", A->name, n, ld);
+    for (size_t i = 0; i < n; i++) {
+        FZ_REQUIRE(isfinite(w[i]) && w[i] > 0 && (!i || w[i] > w[i - 1]),
+                   "arm %s spectrum %zu: wave[%zu] = %g", A->name, s, i,
+                   w[i]);
+        float f = A->flux[s * ld + i], iv = A->ivar[s * ld + i];
+        FZ_REQUIRE(isfinite(f) && isfinite(iv) && iv >= 0,
+                   "arm %s spectrum %zu pixel %zu: flux %g ivar %g", A->name,
+                   s, i, f, iv);
+        if (A->lsf)
+            FZ_REQUIRE(isfinite(A->lsf[s * ld + i]), "lsf[%zu]", i);
+    }
+    if (A->res)
+        for (size_t i = 0; i < ld * (size_t)A->ndiag; i++)
+            FZ_REQUIRE(isfinite(A->res[s * ld * (size_t)A->ndiag + i]),
+                       "res[%zu]", i);
+}
+
+static inline void fz_read_all(const rvfit_instrument_ops *ops, void *h,
+                               const char *path)
+{
+    rvfit_file_info I;
+    rvfit_err err;
+    rvfit_err_clear(&err);
+    ops->info(h, &I);
+    FZ_REQUIRE(I.nselect <= I.ntotal && I.narm >= 1 &&
+                   I.narm <= RVFIT_MAX_ARMS,
+               "info: %zu of %zu selected, %d arms", I.nselect, I.ntotal,
+               I.narm);
+    size_t n = I.nselect < FZ_MAX_SPEC ? I.nselect : FZ_MAX_SPEC;
+    if (n == 0)
+        return;
+    rvfit_batch b;
+    if (rvfit_batch_alloc(&b, I.narm, I.arm, n, &err) == RVFIT_OK) {
+        if (ops->read(h, 0, n, &b, &err) == RVFIT_OK) {
+            FZ_REQUIRE(b.nspec == n, "read %zu of %zu", b.nspec, n);
+            for (int a = 0; a < b.narm; a++)
+                for (size_t s = 0; s < n; s++)
+                    fz_check_arm(&b.arm[a], s);
+        } else {
+            fz_check_error(&err, path);
+        }
+        rvfit_batch_free(&b);
+    }
+    for (int t = 0; t < I.ntable; t++) {
+        rvfit_table_rows r;
+        rvfit_err_clear(&err);
+        if (rvfit_rows_alloc(&r, &I.table[t], n, &err) != RVFIT_OK)
+            continue;
+        if (ops->read_rows(h, t, 0, n, &r, &err) != RVFIT_OK)
+            fz_check_error(&err, path);
+        rvfit_rows_free(&r, &I.table[t]);
+    }
+}
+
+/* Run one input; FITS only (a gzip header would have CFITSIO inflate it
+ * in memory, and an SDSS text list names other files). */
+static inline int fz_instrument(const rvfit_plugin *p, const char *tag,
+                                const uint8_t *data, size_t size)
+{
+    if (size < 9 || memcmp(data, "SIMPLE  =", 9) != 0)
+        return 0;
+    char path[512];
+    if (fz_write(tag, "fits", data, size, path, sizeof path) != 0)
+        return 0;
+    const rvfit_instrument_ops *ops = p->ops;
+    rvfit_host host = fz_host();
+    /* odd-sized inputs also go through the selection paths: a minimum
+     * S/N (computed from the pixels when the file has none) and a
+     * TARGETID list (one id of the tiny seeds, one of no file) */
+    static const int64_t ids[2] = {39627000000002LL, 7};
+    rvfit_select sel;
+    memset(&sel, 0, sizeof sel);
+    if (size & 1) {
+        sel.minsn = 1.0;
+        sel.ntargetid = 2;
+        sel.targetid = ids;
+    }
+    rvfit_err err;
+    rvfit_err_clear(&err);
+    void *h = NULL;
+    if (ops->open(&host, NULL, 0, path, &sel, &h, &err) == RVFIT_OK) {
+        fz_read_all(ops, h, path);
+        ops->close(h);
+    } else {
+        FZ_REQUIRE(h == NULL, "open failed but left a handle");
+        fz_check_error(&err, path);
+    }
+    remove(path);
+    return 0;
+}
+
+#endif
