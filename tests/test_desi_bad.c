@@ -350,7 +350,7 @@ int main(void)
 {
     load();
     snprintf(src, sizeof src, "%s/desi/coadd-4-80613-thru20210324.fits",
-             tu_env("RVFIT_SHARED_DATA"));
+             tu_shared_data());
     tmp = tu_tmpdir("desi_bad");
     test_broken_files();
     test_bad_pixels();

@@ -129,7 +129,7 @@ static void check_file(const rvfit_instrument_ops *ops, const truth *t)
     rvfit_host host = tu_host(RVFIT_LOG_WARN);
     rvfit_err err = {{0}};
     char path[4096];
-    snprintf(path, sizeof path, "%s/desi/%s", tu_env("RVFIT_SHARED_DATA"),
+    snprintf(path, sizeof path, "%s/desi/%s", tu_shared_data(),
              t->file);
     rvfit_select sel = {0};
     void *h = NULL;
@@ -159,7 +159,7 @@ static long nsel(const rvfit_instrument_ops *ops, const char *file,
     rvfit_host host = tu_host(RVFIT_LOG_WARN);
     rvfit_err err = {{0}};
     char path[4096];
-    snprintf(path, sizeof path, "%s/desi/%s", tu_env("RVFIT_SHARED_DATA"),
+    snprintf(path, sizeof path, "%s/desi/%s", tu_shared_data(),
              file);
     void *h = NULL;
     if (ops->open(&host, kv, nkv, path, sel, &h, &err) != RVFIT_OK) {

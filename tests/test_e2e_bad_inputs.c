@@ -178,7 +178,7 @@ int main(void)
     data = tu_env("RVFIT_TEST_DATA");
     char real[4096];
     snprintf(real, sizeof real, "%s/desi/coadd-4-80613-thru20210324.fits",
-             tu_env("RVFIT_SHARED_DATA"));
+             tu_shared_data());
     const char *tmp0 = tu_tmpdir("bad_inputs");
     char tmp[2048];
     snprintf(tmp, sizeof tmp, "%s", tmp0);

@@ -96,7 +96,7 @@ int main(void)
     data = tu_env("RVFIT_TEST_DATA");
     char real[4096], mock[4096], tmp[2048];
     snprintf(real, sizeof real, "%s/desi/coadd-4-80613-thru20210324.fits",
-             tu_env("RVFIT_SHARED_DATA"));
+             tu_shared_data());
     snprintf(mock, sizeof mock, "%s/coadd-mock.fits", data);
     snprintf(tmp, sizeof tmp, "%s", tu_tmpdir("e2e_corrupt"));
     test_targetids(tmp, mock);

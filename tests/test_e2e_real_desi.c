@@ -87,7 +87,7 @@ static void check_file(const char *bin, const char *data, const char *in,
 int main(void)
 {
     const char *bin = tu_env("RVFIT_BIN"), *data = tu_env("RVFIT_TEST_DATA");
-    const char *shared = tu_env("RVFIT_SHARED_DATA");
+    const char *shared = tu_shared_data();
     char in[4096];
     snprintf(in, sizeof in, "%s/desi/coadd-4-80613-thru20210324.fits",
              shared);

@@ -146,7 +146,7 @@ static void test_recovery(void)
 
 int main(void)
 {
-    const char *data = tu_env("RVFIT_SHARED_DATA");
+    const char *data = tu_shared_data();
     snprintf(dir, sizeof dir, "%s", tu_tmpdir("sdss_fit"));
     char ini[4096];
     snprintf(ini, sizeof ini, "%s/out", dir);

@@ -445,7 +445,7 @@ int main(void)
 {
     const rvfit_instrument_ops *ops = load();
     char real[2048];
-    snprintf(real, sizeof real, "%s/sdss/%s", tu_env("RVFIT_SHARED_DATA"),
+    snprintf(real, sizeof real, "%s/sdss/%s", tu_shared_data(),
              REAL);
     FILE *f = fopen(real, "rb");
     if (!f)

@@ -6,6 +6,7 @@
 #include "rvfit/loader.h"
 
 #include <stdarg.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -62,6 +63,16 @@ const char *tu_env(const char *name)
         exit(2);
     }
     return v;
+}
+
+const char *tu_shared_data(void)
+{
+    const char *d = tu_env("RVFIT_SHARED_DATA");
+    struct stat sb;
+    if (stat(d, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        tu_skip("the real files of ../shared/data are not next to this "
+                "checkout (%s: %s)", d, strerror(errno));
+    return d;
 }
 
 const char *tu_tmpdir(const char *name)

@@ -46,6 +46,9 @@ extern int tu_checks;
 int tu_finish(const char *name);
 /* Skip the whole test with a visible reason (exit code 77). */
 void tu_skip(const char *fmt, ...);
+/* $RVFIT_SHARED_DATA (the real files in ../shared/data); skips the test
+ * (exit 77) with the reason when the directory is not there. */
+const char *tu_shared_data(void);
 /* Skip (exit 77, with the reason) unless this build configuration built
  * plugin target TARGET (e.g. "rvfit_backend_opencl"): listed in
  * $RVFIT_PLUGINS_BUILT or $RVFIT_TEST_PLUGINS (test doubles such as
