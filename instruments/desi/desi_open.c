@@ -260,18 +260,7 @@ static int desi_open_file(desi_handle *h, const char *path, rvfit_err *err)
     if (stat(path, &sb) != 0)
         return rvfit_err_set(err, RVFIT_ERR_IO, "%s: %s", path,
                              strerror(errno));
-    int rc = rvfit_fits_check_headers(path, err);
-    if (rc)
-        return rc;
-    int st = 0;
-    if (fits_open_diskfile(&h->fp, path, READONLY, &st)) {
-        h->fp = NULL;
-        int unreadable = access(path, R_OK) != 0;
-        rvfit_fits_error(err, st, path, NULL,
-                      unreadable ? "cannot read" : "not a FITS file");
-        return unreadable ? RVFIT_ERR_IO : RVFIT_ERR_FORMAT;
-    }
-    return RVFIT_OK;
+    return rvfit_fits_open_reader(path, (void **)&h->fp, err);
 }
 
 int desi_open(const rvfit_host *host, const rvfit_kv *opts, int nopt,

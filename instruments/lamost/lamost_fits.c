@@ -86,17 +86,9 @@ int lamost_open_file(const char *path, fitsfile **fp, int *layout,
                      size_t *npix, rvfit_err *err)
 {
     int st = 0, is_img = 0;
-    *fp = NULL;
-    int hc = rvfit_fits_check_headers(path, err);
+    int hc = rvfit_fits_open_reader(path, (void **)fp, err);
     if (hc)
         return hc;
-    if (fits_open_diskfile(fp, path, READONLY, &st)) {
-        *fp = NULL;
-        int unreadable = access(path, R_OK) != 0;
-        rvfit_fits_error(err, st, path, NULL,
-                         unreadable ? "cannot read" : "not a FITS file");
-        return unreadable ? RVFIT_ERR_IO : RVFIT_ERR_FORMAT;
-    }
     int rc = lamost_primary_shape(*fp, path, &is_img, npix, err);
     if (rc || is_img) {
         *layout = LAMOST_DR7;

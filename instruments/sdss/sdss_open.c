@@ -19,17 +19,9 @@ int sdss_open_coadd(const char *path, fitsfile **fp, size_t *npix,
                     int cols[5], rvfit_err *err)
 {
     int st = 0;
-    *fp = NULL;
-    int hc = rvfit_fits_check_headers(path, err);
+    int hc = rvfit_fits_open_reader(path, (void **)fp, err);
     if (hc)
         return hc;
-    if (fits_open_diskfile(fp, path, READONLY, &st)) {
-        *fp = NULL;
-        int unreadable = access(path, R_OK) != 0;
-        rvfit_fits_error(err, st, path, NULL,
-                      unreadable ? "cannot read" : "not a FITS file");
-        return unreadable ? RVFIT_ERR_IO : RVFIT_ERR_FORMAT;
-    }
     if (sdss_goto_hdu(*fp, "COADD"))
         return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU COADD missing "
                              "(not a BOSS spec file?)", path);

@@ -243,3 +243,20 @@ int rvfit_fits_check_extent(void *fptr, const char *path, const char *hdu,
                              (long long)sb.st_size);
     return RVFIT_OK;
 }
+
+int rvfit_fits_open_reader(const char *path, void **fptr, rvfit_err *err)
+{
+    fitsfile *fp = NULL;
+    int st = 0, rc = rvfit_fits_check_headers(path, err);
+    *fptr = NULL;
+    if (rc)
+        return rc;
+    if (fits_open_diskfile(&fp, path, READONLY, &st)) {
+        int unreadable = access(path, R_OK) != 0;
+        rvfit_fits_error(err, st, path, NULL,
+                         unreadable ? "cannot read" : "not a FITS file");
+        return unreadable ? RVFIT_ERR_IO : RVFIT_ERR_FORMAT;
+    }
+    *fptr = fp;
+    return RVFIT_OK;
+}

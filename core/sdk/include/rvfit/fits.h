@@ -101,6 +101,14 @@ RVFIT_EXPORT int rvfit_fits_check_extent(void *fptr, const char *path,
  * Otherwise RVFIT_ERR_FORMAT: "PATH: HDU N: ...". */
 RVFIT_EXPORT int rvfit_fits_check_headers(const char *path, rvfit_err *err);
 
+/* Open the FITS file `path` read-only for a reader: its headers checked
+ * first (rvfit_fits_check_headers), then CFITSIO's disk driver (no
+ * extended-filename syntax).  *fptr (a fitsfile **) is NULL on failure:
+ * RVFIT_ERR_IO "PATH: cannot read ..." when the file cannot be read,
+ * otherwise RVFIT_ERR_FORMAT "PATH: not a FITS file ...". */
+RVFIT_EXPORT int rvfit_fits_open_reader(const char *path, void **fptr,
+                                        rvfit_err *err);
+
 #ifdef __cplusplus
 }
 #endif
