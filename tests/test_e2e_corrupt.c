@@ -3,27 +3,12 @@
  * an empty --targetid list or @file (once: every star fitted), and a DESI
  * file whose B grid is negative (once: ln lambda NaN, stars silently
  * marked failed, exit 0). */
-#include <dirent.h>
 #include <fitsio.h>
 #include <string.h>
 
 #include "testutil.h"
 
 static const char *bin, *data;
-
-/* Entries of d other than . and .. (temporary files included). */
-static int dir_entries(const char *d)
-{
-    DIR *dp = opendir(d);
-    if (!dp)
-        return 0;
-    struct dirent *e;
-    int n = 0;
-    while ((e = readdir(dp)))
-        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-    closedir(dp);
-    return n;
-}
 
 /* rvfit fit EXTRA INPUT must exit with `want` and log `needle`. */
 static void expect_fail(const char *name, const char *extra,
@@ -40,7 +25,7 @@ static void expect_fail(const char *name, const char *extra,
     CHECK_MSG(rc == want, "%s: exit %d, want %d", name, rc, want);
     CHECK_MSG(log && tu_contains(log, needle), "%s: log lacks '%s'", name,
               needle);
-    CHECK_MSG(dir_entries(out) == 0, "%s: %s not empty", name, out);
+    CHECK_MSG(tu_count_files(out, "") == 0, "%s: %s not empty", name, out);
     free(log);
 }
 

@@ -500,7 +500,8 @@ int tu_count_files(const char *dir, const char *s)
     struct dirent *e;
     int n = 0;
     while (d && (e = readdir(d)))
-        n += strstr(e->d_name, s) != NULL;
+        n += strstr(e->d_name, s) != NULL && strcmp(e->d_name, ".") &&
+             strcmp(e->d_name, "..");
     if (d)
         closedir(d);
     return n;

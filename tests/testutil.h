@@ -74,7 +74,8 @@ const void *tu_plugin_ops(const char *file);
 const rvfit_instrument_mock_ops *tu_mock_ops(const char *name);
 /* Does substring `needle` occur in `hay`? */
 int tu_contains(const char *hay, const char *needle);
-/* Number of entries of dir (hidden ones included) whose names contain s;
+/* Number of entries of dir other than . and .. (hidden ones included)
+ * whose names contain s ("" counts them all);
  * 0 when dir cannot be read. */
 int tu_count_files(const char *dir, const char *s);
 /* Index of the column called name in schema s (exact match); -1 if

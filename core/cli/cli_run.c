@@ -11,7 +11,6 @@
 #include "cli.h"
 #include "rvfit/files.h"
 #include "rvfit/library_io.h"
-#include "rvfit/plot.h"
 #include "rvfit/statusfile.h"
 
 int cli_open_env(fit_env *e, rvfit_err *err)
@@ -37,10 +36,6 @@ int cli_open_env(fit_env *e, rvfit_err *err)
     if (rc0)
         return rvfit_err_set(err, rc0, "output directory %s: rank 0 could "
                              "not take it (see its message)", c->output_dir);
-    if (c->plot_dir[0] && !rvfit_plot_available())
-        return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "rvfit was built "
-                             "without Cairo: --plot-dir unavailable "
-                             "(install libcairo2-dev and rebuild)");
     if (c->plot_dir[0] && (rc = rvfit_mkdirs(c->plot_dir, err))) {
         rvfit_err_prefix(err, "plot directory");
         return rc;
