@@ -441,41 +441,52 @@ static void vr_update(fit_ctx *f, vr_state *s, size_t sp, const double *v,
     s->n = VR_N;
 }
 
+typedef struct vr_buf {
+    rvfit_point *base;
+    double *vel, *m;
+    size_t *idx;
+} vr_buf;
+
+/* One backend call scanning every unfinished spectrum whose next scan has
+ * L points (one call per scan length keeps vscan's rectangle). */
+static int vr_scan(fit_ctx *f, vr_state *st, size_t n, size_t L,
+                   const vr_buf *b)
+{
+    size_t nq = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (st[i].done || (size_t)st[i].n != L)
+            continue;
+        b->idx[nq] = i;
+        b->base[nq] = f->best[f->act[i]];
+        for (size_t k = 0; k < L; k++)
+            b->vel[nq * L + k] =
+                st[i].center +
+                st[i].half * (2.0 * (double)k / (double)(L - 1) - 1);
+        nq++;
+    }
+    int rc = nq ? fit_vscan(f, nq, b->base, L, b->vel, b->m) : RVFIT_OK;
+    for (size_t q = 0; q < nq && !rc; q++)
+        vr_update(f, &st[b->idx[q]], f->act[b->idx[q]], b->vel + q * L,
+                  b->m + q * L);
+    return rc;
+}
+
 int fit_stage_vrefine(fit_ctx *f)
 {
     size_t n = f->nact;
     vr_state *st = calloc(n, sizeof *st);
-    rvfit_point *base = malloc(n * sizeof *base);
-    double *vel = malloc(n * VR_NMAX * sizeof *vel);
-    double *m = malloc(n * VR_NMAX * sizeof *m);
-    size_t *idx = malloc(n * sizeof *idx);
-    int rc = (!st || !base || !vel || !m || !idx) ? nomem(f) : RVFIT_OK;
+    vr_buf b = {malloc(n * sizeof *b.base),
+                malloc(n * VR_NMAX * sizeof *b.vel),
+                malloc(n * VR_NMAX * sizeof *b.m), malloc(n * sizeof *b.idx)};
+    int rc = (!st || !b.base || !b.vel || !b.m || !b.idx) ? nomem(f)
+                                                         : RVFIT_OK;
     for (size_t i = 0; i < n && !rc; i++)
         st[i] = (vr_state){f->best[f->act[i]].v, VR_HALF1, VR_N1, 0};
     for (int it = 0; it < VR_MAX_IT && !rc; it++) {
-        /* One backend call per scan length keeps vscan's rectangle. */
-        static const int lens[2] = {VR_N1, VR_N};
-        for (int g = 0; g < 2 && !rc; g++) {
-            size_t nq = 0, L = (size_t)lens[g];
-            int len = lens[g];
-            for (size_t i = 0; i < n; i++) {
-                if (st[i].done || st[i].n != len)
-                    continue;
-                idx[nq] = i;
-                base[nq] = f->best[f->act[i]];
-                for (size_t k = 0; k < L; k++)
-                    vel[nq * L + k] = st[i].center +
-                                      st[i].half * (2.0 * (double)k /
-                                                    (double)(L - 1) - 1);
-                nq++;
-            }
-            if (nq)
-                rc = fit_vscan(f, nq, base, L, vel, m);
-            for (size_t q = 0; q < nq && !rc; q++)
-                vr_update(f, &st[idx[q]], f->act[idx[q]], vel + q * L,
-                          m + q * L);
-        }
+        rc = vr_scan(f, st, n, VR_N1, &b);
+        if (!rc)
+            rc = vr_scan(f, st, n, VR_N, &b);
     }
-    free(st), free(base), free(vel), free(m), free(idx);
+    free(st), free(b.base), free(b.vel), free(b.m), free(b.idx);
     return rc;
 }
