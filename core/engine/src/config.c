@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -430,17 +431,31 @@ int rvfit_config_check_keys(const rvfit_config *c, const char *section,
     return RVFIT_OK;
 }
 
+/* Appends to buf (capacity n, may be NULL with n = 0) and counts what a
+ * large enough buffer would hold, like snprintf. */
+static void dump_emit(char *buf, size_t n, size_t *used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void dump_emit(char *buf, size_t n, size_t *used, const char *fmt, ...)
+{
+    char *dst = NULL;
+    size_t room = 0;
+    if (buf && *used < n) {
+        dst = buf + *used;
+        room = n - *used;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(dst, room, fmt, ap);
+    va_end(ap);
+    if (w > 0)
+        *used += (size_t)w;
+}
+
 size_t rvfit_config_dump(const rvfit_config *c, char *buf, size_t n)
 {
     size_t used = 0;
     const char *cur = "";
-#define EMIT(...)                                                          \
-    do {                                                                   \
-        int w = snprintf(buf ? buf + (used < n ? used : n) : NULL,         \
-                         used < n ? n - used : 0, __VA_ARGS__);            \
-        if (w > 0)                                                         \
-            used += (size_t)w;                                             \
-    } while (0)
+#define EMIT(...) dump_emit(buf, n, &used, __VA_ARGS__)
     for (size_t i = 0; i < NKEYS; i++) {
         const key_desc *k = &keys[i];
         const char *base = (const char *)c + k->offset;
