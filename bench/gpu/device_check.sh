@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# GPU checks of issue 17, as one script for a short lease of a GPU machine:
+# equivalence tests, device listing, cpu/cuda/opencl comparison, desi-1k
+# and a desi-10k stream on cuda (precision, block size and batch sweeps),
+# GPU utilisation sampled by nvidia-smi, and an Nsight Compute report.
+#
+#   bash bench/gpu/device_check.sh OUTDIR [PHASES]
+#
+# The build (RVFIT_BUILD_DIR, default build-gpu) is made beforehand, on a
+# machine with the Debian packages, by bench/gpu/stage.sh; the shared
+# libraries it needs beyond the C runtime travel in .devlibs/.  PHASES is a
+# list of: env tests compare bench ncu stream wg (default: all, in this
+# order, which is also the order of importance).  RVFIT_GPU_DEADLINE
+# (seconds since the start, default 400) skips the fits that would begin
+# after it.
+# Every step has its own time limit so that one hang cannot eat the lease.
+set -uo pipefail
+out=$(realpath -m "${1:?usage: device_check.sh OUTDIR [PHASES]}")
+phases=${2:-env tests compare bench ncu stream wg}
+mkdir -p "$out/logs"
+root=$PWD
+b=$root/${RVFIT_BUILD_DIR:-build-gpu}
+rv=$b/rvfit
+export RVFIT_PLUGIN_PATH=$b/plugins
+export LD_LIBRARY_PATH=$root/.devlibs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+d=${RVFIT_GPU_DATA:-/tmp/rvb}
+mkdir -p "$d"
+t0=$(date +%s)
+stamp() { echo "=== [$(( $(date +%s) - t0 )) s] $*"; }
+has() { case " $phases " in *" $1 "*) return 0 ;; esac; return 1; }
+# RVFIT_GPU_EXPORT: a folder that gets a copy of the packed logs (and the
+# Nsight reports) after each phase, for leases that return one folder.
+pack() {
+    tar -C "$out" -czf "$out/logs.tgz" logs 2>/dev/null
+    [ -n "${RVFIT_GPU_EXPORT:-}" ] && cp "$out"/logs.tgz "$out"/*.ncu-rep "$RVFIT_GPU_EXPORT/" 2>/dev/null
+    return 0
+}
+
+# nvidia-smi samples (100 ms) around one command: utilisation, memory, clock.
+smi_run() {
+    local tag=$1; shift
+    nvidia-smi --query-gpu=timestamp,utilization.gpu,utilization.memory,memory.used,clocks.sm,power.draw \
+        --format=csv,noheader -lms 100 > "$out/logs/smi-$tag.csv" 2>/dev/null &
+    local smi=$!
+    local s=$(date +%s%N)
+    "$@" > "$out/logs/$tag.log" 2>&1
+    local rc=$?
+    local ms=$(( ($(date +%s%N) - s) / 1000000 ))
+    kill $smi 2>/dev/null; wait $smi 2>/dev/null
+    printf '%s: rc %d, %d.%03d s wall\n' "$tag" $rc $((ms / 1000)) $((ms % 1000))
+    grep -E "profile|evaluated|peak RSS|error|warn" "$out/logs/$tag.log" | head -20
+    awk -F', ' '{u=$2+0; if (u>0) {n++; s+=u}; m=$4+0; if (m>mm) mm=m} END {
+        if (n) printf "  GPU busy samples %d, mean utilisation %.0f %%, max memory %d MiB\n", n, s/n, mm}' \
+        "$out/logs/smi-$tag.csv"
+}
+
+fit() { # fit TAG BACKEND OUTDIR [options...] FILES...
+    local tag=$1 be=$2 od=$3; shift 3
+    if [ $(( $(date +%s) - t0 )) -gt "${RVFIT_GPU_DEADLINE:-400}" ]; then
+        echo "$tag: skipped (past the deadline)"; return 0
+    fi
+    mkdir -p "$od"
+    smi_run "$tag" timeout 120 "$rv" fit --templates "$d/lib" --output-dir "$od" \
+        --overwrite --backend "$be" "$@"
+}
+
+if has env; then
+    stamp env
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,compute_cap --format=csv
+    nvcc --version 2>/dev/null | tail -2
+    uname -r; head -2 /etc/os-release; nproc
+    # ctest's files hold the absolute paths of the machine that built them.
+    src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$b/CMakeCache.txt")
+    if [ "$src" != "$root" ] && [ ! -e "$src" ]; then
+        mkdir -p "$(dirname "$src")" && ln -s "$root" "$src" && echo "linked $src -> $root"
+    fi
+    ldd "$rv" "$b"/plugins/*.so | grep "not found" && { echo "missing libraries"; exit 3; }
+    # OpenCL: the NVIDIA ICD when the image has no vendors file for it.
+    if ! ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1; then
+        lib=$(find /usr/local/nvidia /usr/lib /usr/lib64 -name 'libnvidia-opencl.so.1' 2>/dev/null | head -1)
+        if [ -n "$lib" ]; then
+            mkdir -p /tmp/icd && echo "$lib" > /tmp/icd/nvidia.icd
+            echo "OpenCL ICD: $lib"
+        fi
+    fi
+    command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null
+fi
+[ -d /tmp/icd ] && export OCL_ICD_VENDORS=/tmp/icd
+
+if has tests; then
+    stamp tests
+    (cd "$b" && timeout 200 ctest -R 'cuda|opencl' -E emu --output-on-failure --timeout 150) \
+        > "$out/logs/ctest.log" 2>&1
+    tail -25 "$out/logs/ctest.log"
+    timeout 60 "$rv" plugins --devices 2>&1 | tee "$out/logs/plugins.log"
+    pack
+fi
+
+if has compare || has bench || has stream || has ncu || has wg; then
+    stamp data
+    [ -d "$d/grid" ] || timeout 200 "$rv" mock grid --preset std --out "$d/grid" 2>&1 | tail -1
+    [ -s "$d/lib/rvfit_library.fits" ] || \
+        timeout 200 "$rv" templates --grid "$d/grid" --instrument desi --out "$d/lib" 2>&1 | tail -1
+    [ -s "$d/coadd-desi-1000.fits" ] || timeout 200 "$rv" mock spectra --instrument desi \
+        --preset std --nstar 1000 --seed 2026 --vmax 400 --vsini-max 10 --snr-min 3 \
+        --snr-max 50 --out "$d/coadd-desi-1000.fits" --truth "$d/truth-desi-1000.fits" 2>&1 | tail -1
+    cp "$d/truth-desi-1000.fits" "$out/logs/" 2>/dev/null
+    ls -la "$d"
+fi
+
+if has compare; then
+    stamp compare
+    # cuda first, alone: an absent OpenCL GPU must not hide its result.
+    smi_run compare timeout 300 "$rv" compare --backends cpu,cuda \
+        --templates "$d/lib" -o "$d/cmp" "$d/coadd-desi-1000.fits"
+    grep -v -E "info|^\[" "$out/logs/compare.log" | tail -20
+    if grep -q "GPU" "$out/logs/plugins.log" 2>/dev/null && grep -q -i "opencl.*NVIDIA\|NVIDIA.*opencl\|platform.*NVIDIA" "$out/logs/plugins.log"; then
+        smi_run compare-ocl timeout 300 "$rv" compare --backends cpu,opencl \
+            --templates "$d/lib" -o "$d/cmp" "$d/coadd-desi-1000.fits"
+        grep -v -E "info|^\[" "$out/logs/compare-ocl.log" | tail -20
+    fi
+    for be in cpu cuda opencl; do
+        cp "$d/cmp/compare-$be/rvtab_coadd-desi-1000.fits" "$out/logs/rvtab-cmp-$be.fits" 2>/dev/null
+    done
+    pack
+fi
+
+if has bench; then
+    stamp bench
+    fit cuda64 cuda "$d/o-cuda64" "$d/coadd-desi-1000.fits"
+    cp "$d/o-cuda64/rvtab_coadd-desi-1000.fits" "$out/logs/rvtab-cuda64.fits"
+    fit cuda32 cuda "$d/o-cuda32" --set backend.cuda.fp64=0 "$d/coadd-desi-1000.fits"
+    cp "$d/o-cuda32/rvtab_coadd-desi-1000.fits" "$out/logs/rvtab-cuda32.fits"
+    fit cpu-all cpu "$d/o-cpu" "$d/coadd-desi-1000.fits"
+    pack
+fi
+
+if has ncu; then
+    stamp ncu
+    ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+    for p in 64 32; do
+        [ $(( $(date +%s) - t0 )) -gt "${RVFIT_GPU_DEADLINE:-400}" ] && { echo "ncu: past the deadline"; break; }
+        fp=$([ $p = 64 ] && echo 1 || echo 0)
+        timeout 150 "$ncu" --clock-control none --set basic --section MemoryWorkloadAnalysis \
+            --section ComputeWorkloadAnalysis --section Occupancy -k regex:rvk_ \
+            --launch-skip 10 --launch-count 4 -o "$out/prof$p" -f \
+            "$rv" fit --templates "$d/lib" --output-dir "$d/o-ncu" --overwrite --no-models \
+            --backend cuda --set backend.cuda.fp64=$fp --batch-size 1000 \
+            "$d/coadd-desi-1000.fits" > "$out/logs/ncu$p.log" 2>&1
+        tail -5 "$out/logs/ncu$p.log"
+        "$ncu" -i "$out/prof$p.ncu-rep" --page details > "$out/logs/ncu$p-details.txt" 2>&1
+        grep -E "rvk_|Duration|Achieved Occupancy|Memory Throughput|Compute \(SM\)|Registers|Theoretical Occ|Block Size|Grid Size|DRAM Throughput" \
+            "$out/logs/ncu$p-details.txt" | head -60
+    done
+    pack
+fi
+if has stream; then
+    stamp stream
+    # desi-10k as ten names of the desi-1k file: batches span files, so
+    # the batch size, not the file, sets the call size.
+    mkdir -p "$d/s10"
+    for i in 0 1 2 3 4 5 6 7 8 9; do ln -sf "$d/coadd-desi-1000.fits" "$d/s10/coadd-$i.fits"; done
+    for bs in 512 2048 8192; do
+        fit "cuda64-10k-b$bs" cuda "$d/o-s10" --no-models --batch-size $bs "$d"/s10/coadd-*.fits
+    done
+    fit "cuda32-10k-b8192" cuda "$d/o-s10" --no-models --batch-size 8192 \
+        --set backend.cuda.fp64=0 "$d"/s10/coadd-*.fits
+    pack
+fi
+
+if has wg; then
+    stamp wg
+    for wg in 32 128 256; do
+        fit "cuda64-wg$wg" cuda "$d/o-wg" --no-models --set backend.cuda.wgsize=$wg \
+            "$d/coadd-desi-1000.fits"
+    done
+    fit cuda64-nomodels cuda "$d/o-wg" --no-models "$d/coadd-desi-1000.fits"
+    pack
+fi
+stamp done
+pack
