@@ -16,8 +16,9 @@ if [ ! -e "$so" ]; then
     exit 1
 fi
 out=$("${RVFIT_BIN:?}" plugins 2>&1)
-# The cuda entry and the status line after it.
-block=$(printf '%s\n' "$out" | grep -A1 -E '^ +backend +cuda ')
+# The cuda entry up to its status line: the plugin's own log lines (the
+# device it opened, on a machine with a GPU) may come in between.
+block=$(printf '%s\n' "$out" | awk '/^ +backend +cuda /{f=1} f{print} f&&/status:/{exit}')
 echo "$block"
 fail=0
 if printf '%s\n' "$block" | grep -q 'status: available'; then

@@ -29,9 +29,12 @@
 #ifndef CUDA_SCRATCH_MB
 #define CUDA_SCRATCH_MB 1024
 #endif
-/* Default block size (option wgsize); see docs/kernels.md. */
+/* Default block size (option wgsize).  rvk_like's shared memory per
+ * block does not grow with the block, so on a GPU it limits how many
+ * blocks an SM holds: 256 threads gave 2.9x the backend throughput of 64
+ * on an H200 (desi-1k, docs/benchmarks.md "GPU"). */
 #ifndef CUDA_WG_DEFAULT
-#define CUDA_WG_DEFAULT 64
+#define CUDA_WG_DEFAULT 256
 #endif
 /* Device memory left untouched by per-call scratch (MiB): other
  * processes, the runtime's own allocations, fragmentation. */

@@ -19,9 +19,15 @@
 #ifndef OCL_SCRATCH_MB
 #define OCL_SCRATCH_MB 256
 #endif
-/* Default work-group size (option wgsize); see docs/kernels.md. */
+/* Default work-group size (option wgsize) on CPU devices (chosen on
+ * PoCL) and on GPUs (as CUDA_WG_DEFAULT, for the same reason: work-group
+ * local memory, not threads, limits the groups per compute unit); both
+ * are capped by the kernel's CL_KERNEL_WORK_GROUP_SIZE. */
 #ifndef OCL_WG_DEFAULT
 #define OCL_WG_DEFAULT 64
+#endif
+#ifndef OCL_WG_GPU
+#define OCL_WG_GPU 256
 #endif
 
 typedef struct ocl_state {
@@ -35,6 +41,7 @@ typedef struct ocl_state {
     int fp64;          /* device code uses double                        */
     size_t rsz;        /* sizeof(real) on the device                     */
     size_t wg;         /* work-group size                                */
+    int wg_auto;       /* wgsize not set: chosen by device type          */
     size_t maxgroups;  /* groups per launch (persistent-style loops)     */
     size_t scratch_bytes;
     char device[512];

@@ -155,6 +155,7 @@ static int ocl_options(ocl_state *st, const rvfit_kv *opts, int nopt,
                        long *fp64, rvfit_err *err)
 {
     /* The kernels take any power of two (rvfit_kernels.c). */
+    st->wg_auto = rvfit_kv_get(opts, nopt, "wgsize") == NULL;
     return rvk_options(opts, nopt, OCL_WG_DEFAULT, 1, OCL_SCRATCH_MB, &st->wg,
                        &st->scratch_bytes, fp64, err);
 }
@@ -174,6 +175,8 @@ static int ocl_setup(ocl_state *st, const ocl_devlist *L, int i, long fp64,
                              "fp64 = 1 but %s has no double precision",
                              L->dname[i]);
     st->fp64 = fp64 == 0 ? 0 : fc != 0;
+    if (st->wg_auto && L->gpu[i])
+        st->wg = OCL_WG_GPU;
     snprintf(st->device, sizeof st->device, "opencl: %s / %s", L->pname[i],
              L->dname[i]);
     cl_int e;

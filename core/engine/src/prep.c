@@ -136,27 +136,25 @@ static const double *spec_wave(const rvfit_arm_batch *A, size_t s)
  * (the model there would be a template's edge value stretched out) ->
  * dropped and flagged; a median S/N per pixel beyond any detector ->
  * flagged (its velocity error would claim 1e-9 km/s). */
-static void check_arm(rvfit_batch *b, int a, const rvfit_lib_arm *L,
-                      double *tmp)
+static void check_spec(rvfit_batch *b, int a, const rvfit_lib_arm *L,
+                       size_t s, double *tmp)
 {
     rvfit_arm_batch *A = &b->arm[a];
     double lo = exp(L->lnl0), hi = exp(L->lnl0 + L->dlnl * (L->npix - 1));
-    for (size_t s = 0; s < b->nspec; s++) {
-        const double *w = spec_wave(A, s);
-        float *f = A->flux + s * A->npix, *iv = A->ivar + s * A->npix;
-        size_t n = rvfit_arm_npix(A, s), used = 0, inside = 0;
-        for (size_t i = 0; i < n; i++)
-            if (iv[i] > 0) {
-                inside += w[i] >= lo && w[i] <= hi;
-                tmp[used++] = fabs((double)f[i]) * sqrt((double)iv[i]);
-            }
-        if (used && !inside) {
-            for (size_t i = 0; i < n; i++)
-                iv[i] = 0;
-            b->flags[s] |= RVFIT_SPEC_ARM_OUTSIDE(a);
-        } else if (used && rvfit_median(tmp, used) > RVFIT_SNR_ABSURD) {
-            b->flags[s] |= RVFIT_SPEC_BAD_IVAR;
+    const double *w = spec_wave(A, s);
+    float *f = A->flux + s * A->npix, *iv = A->ivar + s * A->npix;
+    size_t n = rvfit_arm_npix(A, s), used = 0, inside = 0;
+    for (size_t i = 0; i < n; i++)
+        if (iv[i] > 0) {
+            inside += w[i] >= lo && w[i] <= hi;
+            tmp[used++] = fabs((double)f[i]) * sqrt((double)iv[i]);
         }
+    if (used && !inside) {
+        for (size_t i = 0; i < n; i++)
+            iv[i] = 0;
+        b->flags[s] |= RVFIT_SPEC_ARM_OUTSIDE(a);
+    } else if (used && rvfit_median(tmp, used) > RVFIT_SNR_ABSURD) {
+        b->flags[s] |= RVFIT_SPEC_BAD_IVAR;
     }
 }
 
@@ -195,58 +193,120 @@ static int check_wave(const rvfit_batch *b, const rvfit_arm_batch *A,
     return RVFIT_OK;
 }
 
+/* One arm of a batch, spectra in parallel: each spectrum's preparation
+ * depends on that spectrum alone (and the arm's band width, found
+ * between the two passes), so the result is the same for any thread
+ * count. */
+typedef struct prep_job {
+    rvfit_batch *b;
+    int a, la, h_in, nd_out;
+    const rvfit_library *lib;
+    const int *hs;
+    float *out;
+} prep_job;
+
+typedef struct prep_scratch {
+    double *tmp;  /* npix + 1 */
+    float *band;  /* npix x (2 h_in + 1), LSF arms only */
+} prep_scratch;
+
+static void *prep_scratch_new(void *ctx)
+{
+    const prep_job *J = ctx;
+    const rvfit_arm_batch *A = &J->b->arm[J->a];
+    prep_scratch *S = calloc(1, sizeof *S);
+    if (!S)
+        return NULL;
+    S->tmp = malloc((A->npix + 1) * sizeof *S->tmp);
+    if (J->out && A->res_kind == RVFIT_RES_LSF)
+        S->band = malloc(A->npix * (size_t)(2 * J->h_in + 1) * sizeof *S->band);
+    if (!S->tmp || (J->out && A->res_kind == RVFIT_RES_LSF && !S->band)) {
+        free(S->tmp), free(S->band), free(S);
+        return NULL;
+    }
+    return S;
+}
+
+static void prep_scratch_free(void *scratch)
+{
+    prep_scratch *S = scratch;
+    free(S->tmp), free(S->band), free(S);
+}
+
+/* First pass: clean, floor and check spectrum s. */
+static int prep_clean_item(void *ctx, void *scratch, size_t s, rvfit_err *err)
+{
+    const prep_job *J = ctx;
+    rvfit_arm_batch *A = &J->b->arm[J->a];
+    prep_scratch *S = scratch;
+    clean_and_floor(A->flux + s * A->npix, A->ivar + s * A->npix, A->npix,
+                    S->tmp);
+    if (J->la >= 0)
+        check_spec(J->b, J->a, &J->lib->arm[J->la], s, S->tmp);
+    return RVFIT_OK;
+}
+
+/* Second pass: spectrum s's band matrix, corrected for the templates'
+ * smoothing, into its rows of J->out. */
+static int prep_band_item(void *ctx, void *scratch, size_t s, rvfit_err *err)
+{
+    const prep_job *J = ctx;
+    rvfit_arm_batch *A = &J->b->arm[J->a];
+    prep_scratch *S = scratch;
+    size_t n = A->npix, no = rvfit_arm_npix(A, s);
+    const float *src = spec_band(A, s, J->hs[s], J->h_in, S->band);
+    desmooth_band(spec_wave(A, s), no, n, src, J->h_in, J->lib, J->la,
+                  J->out + s * n * (size_t)J->nd_out, S->tmp);
+    /* Edge rows miss part of their kernel: do not fit them. */
+    for (size_t i = 0; i < (size_t)J->hs[s] + 1 && i < no; i++)
+        A->ivar[s * n + i] = A->ivar[s * n + no - 1 - i] = 0;
+    return RVFIT_OK;
+}
+
 static int prep_arm(rvfit_batch *b, int a, const rvfit_library *lib,
-                    rvfit_err *err)
+                    int nthreads, rvfit_err *err)
 {
     if (check_wave(b, &b->arm[a], err))
         return RVFIT_ERR_FORMAT;
-    int la = rvfit_library_arm(lib, b->arm[a].name);
     rvfit_arm_batch *A = &b->arm[a];
     size_t n = A->npix, ns = b->nspec;
-    double *tmp = malloc((n + 1) * sizeof *tmp);
+    prep_job J = {.b = b, .a = a, .la = rvfit_library_arm(lib, A->name),
+                  .lib = lib, .h_in = A->ndiag / 2};
+    rvfit_parallel_job pj = {.ctx = &J, .scratch_new = prep_scratch_new,
+                             .scratch_free = prep_scratch_free,
+                             .item = prep_clean_item};
+    int rc = rvfit_parallel_for(&pj, ns, nthreads, err);
+    if (rc != RVFIT_OK || A->res_kind == RVFIT_RES_NONE)
+        return rc;
     int *hs = malloc((ns ? ns : 1) * sizeof *hs);
-    if (!tmp || !hs) {
-        free(tmp), free(hs);
+    if (!hs)
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "prep: out of memory");
-    }
-    for (size_t s = 0; s < ns; s++)
-        clean_and_floor(A->flux + s * n, A->ivar + s * n, n, tmp);
-    if (la >= 0)
-        check_arm(b, a, &lib->arm[la], tmp);
-    int h_in = A->ndiag / 2;
     for (size_t s = 0; s < ns; s++) {
-        hs[s] = h_in;
+        hs[s] = A->ndiag / 2;
         if (A->res_kind == RVFIT_RES_LSF)
             hs[s] = lsf_half(spec_wave(A, s), A->lsf + s * n,
                              rvfit_arm_npix(A, s));
-        h_in = hs[s] > h_in ? hs[s] : h_in;
+        J.h_in = hs[s] > J.h_in ? hs[s] : J.h_in;
     }
-    if (A->res_kind == RVFIT_RES_NONE) {
-        free(tmp), free(hs);
-        return RVFIT_OK;
-    }
-    int nd_in = 2 * h_in + 1, nd_out = nd_in + 2;
-    float *band = malloc(n * (size_t)nd_in * sizeof *band);
-    float *out = malloc(ns * n * (size_t)nd_out * sizeof *out);
-    if (!band || !out) {
-        free(tmp), free(hs), free(band), free(out);
+    J.hs = hs;
+    J.nd_out = 2 * J.h_in + 3;
+    J.out = malloc(ns * n * (size_t)J.nd_out * sizeof *J.out);
+    if (!J.out) {
+        free(hs);
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "prep: out of memory");
     }
-    for (size_t s = 0; s < ns; s++) {
-        size_t no = rvfit_arm_npix(A, s);
-        const float *src = spec_band(A, s, hs[s], h_in, band);
-        desmooth_band(spec_wave(A, s), no, n, src, h_in, lib, la,
-                      out + s * n * nd_out, tmp);
-        /* Edge rows miss part of their kernel: do not fit them. */
-        for (size_t i = 0; i < (size_t)hs[s] + 1 && i < no; i++)
-            A->ivar[s * n + i] = A->ivar[s * n + no - 1 - i] = 0;
+    pj.item = prep_band_item;
+    rc = rvfit_parallel_for(&pj, ns, nthreads, err);
+    free(hs);
+    if (rc != RVFIT_OK) {
+        free(J.out);
+        return rc;
     }
-    free(tmp), free(hs), free(band);
     free(A->res);
     free(A->lsf);
     A->lsf = NULL;
-    A->res = out;
-    A->ndiag = nd_out;
+    A->res = J.out;
+    A->ndiag = J.nd_out;
     A->res_kind = RVFIT_RES_BAND;
     return RVFIT_OK;
 }
@@ -254,8 +314,14 @@ static int prep_arm(rvfit_batch *b, int a, const rvfit_library *lib,
 int rvfit_prep_batch(rvfit_batch *b, const rvfit_library *lib,
                      rvfit_err *err)
 {
+    return rvfit_prep_batch_threads(b, lib, 1, err);
+}
+
+int rvfit_prep_batch_threads(rvfit_batch *b, const rvfit_library *lib,
+                             int nthreads, rvfit_err *err)
+{
     for (int a = 0; a < b->narm; a++) {
-        int rc = prep_arm(b, a, lib, err);
+        int rc = prep_arm(b, a, lib, nthreads, err);
         if (rc != RVFIT_OK) {
             rvfit_err_prefix(err, "arm %s", b->arm[a].name);
             return rc;

@@ -368,7 +368,8 @@ run_batch *reader_batch(run_ctx *c)
     if (rb->have_b && rb->b.nspec > 0 && !atomic_load(&c->stop)) {
         rvfit_err e;
         rvfit_err_clear(&e);
-        int rc = rvfit_prep_batch(&rb->b, c->r->lib, &e);
+        int rc = rvfit_prep_batch_threads(&rb->b, c->r->lib,
+                                          c->r->host->nthreads, &e);
         if (rc)
             run_fatal(c, rc, &e);
     }

@@ -1,5 +1,6 @@
 /* numeric.c — random streams and medians shared by the plugins. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "rvfit/numeric.h"
@@ -46,16 +47,61 @@ double rvfit_rng_normal(rvfit_rng *r)
     return sqrt(-2.0 * log(u)) * cos(6.283185307179586477 * v);
 }
 
-static int cmp_double(const void *a, const void *b)
+static void swap_d(double *x, ptrdiff_t i, ptrdiff_t j)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    double t = x[i];
+    x[i] = x[j];
+    x[j] = t;
+}
+
+/* The k-th smallest of x[0..n-1] (k from 0), x reordered so that
+ * x[0..k-1] <= x[k] <= x[k+1..]: Hoare's selection with a median-of-three
+ * pivot, O(n) expected.  A full sort made the medians of the batch
+ * preparation the largest part of reading a DESI file (docs/benchmarks.md,
+ * "GPU"). */
+static double select_kth(double *x, ptrdiff_t n, ptrdiff_t k)
+{
+    ptrdiff_t lo = 0, hi = n - 1;
+    while (hi > lo) {
+        ptrdiff_t mid = lo + (hi - lo) / 2;
+        if (x[mid] < x[lo])
+            swap_d(x, mid, lo);
+        if (x[hi] < x[lo])
+            swap_d(x, hi, lo);
+        if (x[hi] < x[mid])
+            swap_d(x, hi, mid);
+        double p = x[mid];
+        ptrdiff_t i = lo, j = hi;
+        while (i <= j) { /* x[lo] <= p <= x[hi] bound both scans */
+            while (x[i] < p)
+                i++;
+            while (x[j] > p)
+                j--;
+            if (i <= j)
+                swap_d(x, i++, j--);
+        }
+        /* now x[lo..j] <= p, x[i..hi] >= p, and x[j+1..i-1] == p */
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return x[k];
+    }
+    return x[k];
 }
 
 double rvfit_median(double *x, size_t n)
 {
     if (n == 0)
         return NAN;
-    qsort(x, n, sizeof *x, cmp_double);
-    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+    ptrdiff_t m = (ptrdiff_t)n, h = m / 2;
+    double hi = select_kth(x, m, h);
+    if (m % 2)
+        return hi;
+    /* x[0..h-1] <= hi now: the lower middle is their maximum */
+    double lo = x[0];
+    for (ptrdiff_t i = 1; i < h; i++)
+        lo = x[i] > lo ? x[i] : lo;
+    return 0.5 * (lo + hi);
 }

@@ -126,6 +126,11 @@ RVFIT_EXPORT int rvfit_fit_batch(rvfit_backend *be, const rvfit_library *lib,
  * resolution arrays (ndiag grows by 2). */
 RVFIT_EXPORT int rvfit_prep_batch(rvfit_batch *b, const rvfit_library *lib,
                                   rvfit_err *err);
+/* The same on up to nthreads threads (spectra in parallel; the result
+ * does not depend on the count).  rvfit_prep_batch is this with 1. */
+RVFIT_EXPORT int rvfit_prep_batch_threads(rvfit_batch *b,
+                                          const rvfit_library *lib,
+                                          int nthreads, rvfit_err *err);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,7 @@
  * rvfit_parallel_for lives in rvfit/pool.h (included here).
  *
  * Ownership: caller-owned state.  Thread-safety: one rvfit_rng per thread;
- * rvfit_median sorts its argument in place.
+ * rvfit_median reorders its argument in place.
  */
 #ifndef RVFIT_NUMERIC_H
 #define RVFIT_NUMERIC_H
@@ -39,7 +39,8 @@ RVFIT_EXPORT uint64_t rvfit_splitmix64(uint64_t *state);
 /* Uniform in [0, 1) with 53 bits of the next splitmix64 output. */
 RVFIT_EXPORT double rvfit_splitmix_uniform(uint64_t *state);
 
-/* Median of x[0..n-1] (sorted in place); NaN for n == 0. */
+/* Median of x[0..n-1] (finite values; x is reordered in place, not
+ * sorted); NaN for n == 0. */
 RVFIT_EXPORT double rvfit_median(double *x, size_t n);
 
 #ifdef __cplusplus
