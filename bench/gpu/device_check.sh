@@ -9,14 +9,14 @@
 # The build (RVFIT_BUILD_DIR, default build-gpu) is made beforehand, on a
 # machine with the Debian packages, by bench/gpu/stage.sh; the shared
 # libraries it needs beyond the C runtime travel in .devlibs/.  PHASES is a
-# list of: env tests compare bench ncu stream wg (default: all, in this
+# list of: env tests compare bench stream procs ncu wg (default: all, in this
 # order, which is also the order of importance).  RVFIT_GPU_DEADLINE
 # (seconds since the start, default 400) skips the fits that would begin
 # after it.
 # Every step has its own time limit so that one hang cannot eat the lease.
 set -uo pipefail
 out=$(realpath -m "${1:?usage: device_check.sh OUTDIR [PHASES]}")
-phases=${2:-env tests compare bench ncu stream wg}
+phases=${2:-env tests compare bench stream procs ncu wg}
 mkdir -p "$out/logs"
 root=$PWD
 b=$root/${RVFIT_BUILD_DIR:-build-gpu}
@@ -75,28 +75,37 @@ if has env; then
         mkdir -p "$(dirname "$src")" && ln -s "$root" "$src" && echo "linked $src -> $root"
     fi
     ldd "$rv" "$b"/plugins/*.so | grep "not found" && { echo "missing libraries"; exit 3; }
-    # OpenCL: the NVIDIA ICD when the image has no vendors file for it.
-    if ! ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1; then
-        lib=$(find /usr/local/nvidia /usr/lib /usr/lib64 -name 'libnvidia-opencl.so.1' 2>/dev/null | head -1)
-        if [ -n "$lib" ]; then
-            mkdir -p /tmp/icd && echo "$lib" > /tmp/icd/nvidia.icd
-            echo "OpenCL ICD: $lib"
-        fi
+    # OpenCL: NVIDIA's ICD in a vendors folder of its own, when the driver
+    # has one (an image may list only PoCL).
+    lib=$(find /usr/local/nvidia /usr/lib /usr/lib64 /usr/lib/x86_64-linux-gnu \
+        -name 'libnvidia-opencl.so*' 2>/dev/null | head -1)
+    ls /etc/OpenCL/vendors/ 2>/dev/null
+    if [ -n "$lib" ]; then
+        mkdir -p /tmp/icd && echo "$lib" > /tmp/icd/nvidia.icd
+        echo "OpenCL ICD: $lib"
     fi
     command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null
 fi
-[ -d /tmp/icd ] && export OCL_ICD_VENDORS=/tmp/icd
+[ -s /tmp/icd/nvidia.icd ] && export OCL_ICD_VENDORS=/tmp/icd
 
 if has tests; then
     stamp tests
     (cd "$b" && timeout 200 ctest -R 'cuda|opencl' -E emu --output-on-failure --timeout 150) \
         > "$out/logs/ctest.log" 2>&1
     tail -25 "$out/logs/ctest.log"
+    # The image's own PoCL with the work-group method that avoids its
+    # compiler's abort on our kernels (pocl issue 1435).
+    if ls /etc/OpenCL/vendors/*pocl* >/dev/null 2>&1; then
+        (cd "$b" && POCL_WORK_GROUP_METHOD=cbs OCL_ICD_VENDORS=/etc/OpenCL/vendors \
+            timeout 200 ctest -R 'opencl_equiv' --output-on-failure --timeout 150) \
+            > "$out/logs/ctest-pocl-cbs.log" 2>&1
+        tail -8 "$out/logs/ctest-pocl-cbs.log"
+    fi
     timeout 60 "$rv" plugins --devices 2>&1 | tee "$out/logs/plugins.log"
     pack
 fi
 
-if has compare || has bench || has stream || has ncu || has wg; then
+if has compare || has bench || has stream || has procs || has ncu || has wg; then
     stamp data
     [ -d "$d/grid" ] || timeout 200 "$rv" mock grid --preset std --out "$d/grid" 2>&1 | tail -1
     [ -s "$d/lib/rvfit_library.fits" ] || \
@@ -131,14 +140,49 @@ if has bench; then
     cp "$d/o-cuda64/rvtab_coadd-desi-1000.fits" "$out/logs/rvtab-cuda64.fits"
     fit cuda32 cuda "$d/o-cuda32" --set backend.cuda.fp64=0 "$d/coadd-desi-1000.fits"
     cp "$d/o-cuda32/rvtab_coadd-desi-1000.fits" "$out/logs/rvtab-cuda32.fits"
-    fit cpu-all cpu "$d/o-cpu" "$d/coadd-desi-1000.fits"
+    [ -n "${RVFIT_GPU_CPU_BENCH-1}" ] && fit cpu-all cpu "$d/o-cpu" "$d/coadd-desi-1000.fits"
+    pack
+fi
+
+if has stream; then
+    stamp stream
+    # desi-10k as ten names of the desi-1k file: batches span files, so
+    # the batch size, not the file, sets the call size.
+    mkdir -p "$d/s10"
+    for i in 0 1 2 3 4 5 6 7 8 9; do ln -sf "$d/coadd-desi-1000.fits" "$d/s10/coadd-$i.fits"; done
+    for bs in 2048 8192; do
+        fit "cuda64-10k-b$bs" cuda "$d/o-s10" --no-models --batch-size $bs "$d"/s10/coadd-*.fits
+    done
+    fit "cuda32-10k-b8192" cuda "$d/o-s10" --no-models --batch-size 8192 \
+        --set backend.cuda.fp64=0 "$d"/s10/coadd-*.fits
+    pack
+fi
+
+if has procs; then
+    stamp procs
+    # Several processes share the GPU, each with its own reader (what
+    # `mpirun -n N rvfit fit` does, without MPI's coordination).
+    for np in 2 4; do
+        [ $(( $(date +%s) - t0 )) -gt "${RVFIT_GPU_DEADLINE:-400}" ] && break
+        s0=$(date +%s%N)
+        for r in $(seq 0 $((np - 1))); do
+            files=$(ls "$d"/s10/coadd-*.fits | awk -v n=$np -v r=$r 'NR % n == r')
+            timeout 120 "$rv" fit --templates "$d/lib" --output-dir "$d/o-p$np-$r" --overwrite \
+                --no-models --backend cuda --threads $((16 / np)) --batch-size 2048 $files \
+                > "$out/logs/procs$np-$r.log" 2>&1 &
+        done
+        wait
+        ms=$(( ($(date +%s%N) - s0) / 1000000 ))
+        echo "procs $np: 10000 spectra in $ms ms wall"
+        grep -h "profile: [0-9]" "$out"/logs/procs$np-*.log
+    done
     pack
 fi
 
 if has ncu; then
     stamp ncu
     ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-    for p in 64 32; do
+    for p in ${RVFIT_GPU_NCU_PREC:-64 32}; do
         [ $(( $(date +%s) - t0 )) -gt "${RVFIT_GPU_DEADLINE:-400}" ] && { echo "ncu: past the deadline"; break; }
         fp=$([ $p = 64 ] && echo 1 || echo 0)
         timeout 150 "$ncu" --clock-control none --set basic --section MemoryWorkloadAnalysis \
@@ -154,27 +198,12 @@ if has ncu; then
     done
     pack
 fi
-if has stream; then
-    stamp stream
-    # desi-10k as ten names of the desi-1k file: batches span files, so
-    # the batch size, not the file, sets the call size.
-    mkdir -p "$d/s10"
-    for i in 0 1 2 3 4 5 6 7 8 9; do ln -sf "$d/coadd-desi-1000.fits" "$d/s10/coadd-$i.fits"; done
-    for bs in 512 2048 8192; do
-        fit "cuda64-10k-b$bs" cuda "$d/o-s10" --no-models --batch-size $bs "$d"/s10/coadd-*.fits
-    done
-    fit "cuda32-10k-b8192" cuda "$d/o-s10" --no-models --batch-size 8192 \
-        --set backend.cuda.fp64=0 "$d"/s10/coadd-*.fits
-    pack
-fi
-
 if has wg; then
     stamp wg
-    for wg in 32 128 256; do
+    for wg in ${RVFIT_GPU_WGS:-32 64 128 256}; do
         fit "cuda64-wg$wg" cuda "$d/o-wg" --no-models --set backend.cuda.wgsize=$wg \
             "$d/coadd-desi-1000.fits"
     done
-    fit cuda64-nomodels cuda "$d/o-wg" --no-models "$d/coadd-desi-1000.fits"
     pack
 fi
 stamp done
