@@ -61,8 +61,9 @@ int cuda_kernel_limit_f(int *maxwg);
 #define rvk_template CUDA_SFX(rvk_template)
 #define rvk_like CUDA_SFX(rvk_like)
 
-#define CUDA_ARGS(LIST) RVK_TAIL(LIST(CUDA_ARG))
-#define CUDA_ARG(kind, type, name) , CUDA_ARG_##kind(RVK_T_##type, a->name)
+#define CUDA_ARGS(LIST) LIST##_FIRST(CUDA_ARG, CUDA_ARG1)
+#define CUDA_ARG(kind, type, name) , CUDA_ARG1(kind, type, name)
+#define CUDA_ARG1(kind, type, name) CUDA_ARG_##kind(RVK_T_##type, a->name)
 #define CUDA_ARG_VAL(t, x) (t)(x)
 #define CUDA_ARG_IN(t, x) (const t *)(x)
 #define CUDA_ARG_OUT(t, x) (t *)(x)

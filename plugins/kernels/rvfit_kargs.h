@@ -20,15 +20,19 @@
  *       floating type, double with RVK_FP64).  RVK_T_<type> is the device
  *       type, RVK_H_<type> the host type of a VAL (exact width; the host
  *       includes <stdint.h>).
- * Only macros: valid host C, OpenCL C and CUDA (inlined into the OpenCL
- * source by rvfit_embed.cmake).
+ * Only macros, and no variadic ones (OpenCL C has none: NVIDIA's compiler
+ * refuses them; PoCL let them pass): valid host C, OpenCL C and CUDA
+ * (inlined into the OpenCL source by rvfit_embed.cmake).  Comma-separated
+ * uses take LIST_FIRST(X, X1), the same list whose first argument goes
+ * to X1, so that no generator has to drop a leading comma.
  */
 #ifndef RVFIT_KARGS_H
 #define RVFIT_KARGS_H
 
 /* rvk_template: one work-group per template slot (see rvfit_kernels.c). */
-#define RVK_TEMPLATE_ARGS(X)                                               \
-    X(VAL, int, ntpl)      /* template slots of the launch              */ \
+#define RVK_TEMPLATE_ARGS(X) RVK_TEMPLATE_ARGS_FIRST(X, X)
+#define RVK_TEMPLATE_ARGS_FIRST(X, X1)                                     \
+    X1(VAL, int, ntpl)     /* template slots of the launch              */ \
     X(VAL, int, nparam)    /* library axes                              */ \
     X(VAL, int, narm)      /* batch arms                                */ \
     X(VAL, long, slot_len) /* reals per template slot (all arms)        */ \
@@ -53,8 +57,9 @@
     X(OUT, real, tint)     /* [groups][tint_len] scratch                */
 
 /* rvk_like: one work-group per point; point p uses slot p / nrep. */
-#define RVK_LIKE_ARGS(X)                                                   \
-    X(VAL, int, npt)       /* points of the launch                      */ \
+#define RVK_LIKE_ARGS(X) RVK_LIKE_ARGS_FIRST(X, X)
+#define RVK_LIKE_ARGS_FIRST(X, X1)                                         \
+    X1(VAL, int, npt)      /* points of the launch                      */ \
     X(VAL, int, nrep)      /* points per template slot                  */ \
     X(VAL, int, narm)      /* batch arms                                */ \
     X(VAL, int, npoly)     /* continuum terms per arm                   */ \
@@ -90,14 +95,10 @@
 #define RVK_H_int int32_t
 #define RVK_H_long int64_t
 
-/* RVK_TAIL(, a, b) is a, b: generators emit ", item" per argument and
- * drop the first comma, so lists need no separator argument. */
-#define RVK_TAIL(...) RVK_TAIL_(__VA_ARGS__)
-#define RVK_TAIL_(empty, ...) __VA_ARGS__
-
 /* The kernel parameter list of LIST: KERNEL void k(RVK_PARAMS(LIST)). */
-#define RVK_PARAMS(LIST) RVK_TAIL(LIST(RVK_PARAM))
-#define RVK_PARAM(kind, type, name) , RVK_PARAM_##kind(RVK_T_##type, name)
+#define RVK_PARAMS(LIST) LIST##_FIRST(RVK_PARAM, RVK_PARAM1)
+#define RVK_PARAM(kind, type, name) , RVK_PARAM1(kind, type, name)
+#define RVK_PARAM1(kind, type, name) RVK_PARAM_##kind(RVK_T_##type, name)
 #define RVK_PARAM_VAL(t, name) t name
 #define RVK_PARAM_IN(t, name) GLOBAL const t *name
 #define RVK_PARAM_OUT(t, name) GLOBAL t *name

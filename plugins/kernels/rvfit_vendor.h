@@ -18,7 +18,7 @@
 #ifndef RVFIT_VENDOR_H
 #define RVFIT_VENDOR_H
 
-#if defined(__OPENCL_VERSION__)
+#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
 
 #ifdef RVK_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
