@@ -9,14 +9,14 @@
 # The build (RVFIT_BUILD_DIR, default build-gpu) is made beforehand, on a
 # machine with the Debian packages, by bench/gpu/stage.sh; the shared
 # libraries it needs beyond the C runtime travel in .devlibs/.  PHASES is a
-# list of: env tests compare bench stream procs ncu wg (default: all, in this
+# list of: env tests compare bench stream procs big ncu wg (default: all, in this
 # order, which is also the order of importance).  RVFIT_GPU_DEADLINE
 # (seconds since the start, default 400) skips the fits that would begin
 # after it.
 # Every step has its own time limit so that one hang cannot eat the lease.
 set -uo pipefail
 out=$(realpath -m "${1:?usage: device_check.sh OUTDIR [PHASES]}")
-phases=${2:-env tests compare bench stream procs ncu wg}
+phases=${2:-env tests compare bench stream procs big ncu wg}
 mkdir -p "$out/logs"
 root=$PWD
 b=$root/${RVFIT_BUILD_DIR:-build-gpu}
@@ -60,7 +60,7 @@ fit() { # fit TAG BACKEND OUTDIR [options...] FILES...
         echo "$tag: skipped (past the deadline)"; return 0
     fi
     mkdir -p "$od"
-    smi_run "$tag" timeout 120 "$rv" fit --templates "$d/lib" --output-dir "$od" \
+    smi_run "$tag" timeout "${FIT_TIMEOUT:-120}" "$rv" fit --templates "$d/lib" --output-dir "$od" \
         --overwrite --backend "$be" "$@"
 }
 
@@ -105,7 +105,7 @@ if has tests; then
     pack
 fi
 
-if has compare || has bench || has stream || has procs || has ncu || has wg; then
+if has compare || has bench || has stream || has procs || has big || has ncu || has wg; then
     stamp data
     [ -d "$d/grid" ] || timeout 200 "$rv" mock grid --preset std --out "$d/grid" 2>&1 | tail -1
     [ -s "$d/lib/rvfit_library.fits" ] || \
@@ -119,15 +119,12 @@ fi
 
 if has compare; then
     stamp compare
-    # cuda first, alone: an absent OpenCL GPU must not hide its result.
-    smi_run compare timeout 300 "$rv" compare --backends cpu,cuda \
+    # NVIDIA's OpenCL beside cuda when the driver has it (env phase).
+    bes=cpu,cuda
+    grep -q "platform.*NVIDIA" "$out/logs/plugins.log" 2>/dev/null && bes=cpu,cuda,opencl
+    smi_run compare timeout 300 "$rv" compare --backends $bes \
         --templates "$d/lib" -o "$d/cmp" "$d/coadd-desi-1000.fits"
-    grep -v -E "info|^\[" "$out/logs/compare.log" | tail -20
-    if grep -q "GPU" "$out/logs/plugins.log" 2>/dev/null && grep -q -i "opencl.*NVIDIA\|NVIDIA.*opencl\|platform.*NVIDIA" "$out/logs/plugins.log"; then
-        smi_run compare-ocl timeout 300 "$rv" compare --backends cpu,opencl \
-            --templates "$d/lib" -o "$d/cmp" "$d/coadd-desi-1000.fits"
-        grep -v -E "info|^\[" "$out/logs/compare-ocl.log" | tail -20
-    fi
+    grep -v -E "info|^\[" "$out/logs/compare.log" | tail -24
     for be in cpu cuda opencl; do
         cp "$d/cmp/compare-$be/rvtab_coadd-desi-1000.fits" "$out/logs/rvtab-cmp-$be.fits" 2>/dev/null
     done
@@ -176,6 +173,27 @@ if has procs; then
         echo "procs $np: 10000 spectra in $ms ms wall"
         grep -h "profile: [0-9]" "$out"/logs/procs$np-*.log
     done
+    pack
+fi
+
+if has big; then
+    stamp big
+    # desi-50k: fifty names of the desi-1k file, one process, then two.
+    mkdir -p "$d/s50"
+    for i in $(seq -w 0 49); do ln -sf "$d/coadd-desi-1000.fits" "$d/s50/coadd-$i.fits"; done
+    FIT_TIMEOUT=170 fit cuda64-50k cuda "$d/o-s50" --no-models --batch-size 8192 "$d"/s50/coadd-*.fits
+    if [ $(( $(date +%s) - t0 )) -le "${RVFIT_GPU_DEADLINE:-400}" ]; then
+        s0=$(date +%s%N)
+        for r in 0 1; do
+            files=$(ls "$d"/s50/coadd-*.fits | awk -v r=$r 'NR % 2 == r')
+            timeout 150 "$rv" fit --templates "$d/lib" --output-dir "$d/o-b$r" --overwrite \
+                --no-models --backend cuda --threads 8 --batch-size 8192 $files \
+                > "$out/logs/big2-$r.log" 2>&1 &
+        done
+        wait
+        echo "big, 2 processes: 50000 spectra in $(( ($(date +%s%N) - s0) / 1000000 )) ms wall"
+        grep -h "profile: [0-9]" "$out"/logs/big2-*.log
+    fi
     pack
 fi
 
