@@ -14,10 +14,14 @@ static void add(out_cols *c, const char *name, const char *form,
     if (c->n >= OUT_MAX_COLS)
         return;
     out_col *k = &c->col[c->n++];
-    snprintf(k->name, sizeof k->name, "%s", name);
-    snprintf(k->form, sizeof k->form, "%s", form);
-    snprintf(k->unit, sizeof k->unit, "%s", unit);
-    snprintf(k->comment, sizeof k->comment, "%s", comment);
+    /* Truncation is intended (FITS cards bound these anyway); the
+     * precision says so to the compiler. */
+#define OC_COPY(dst, src) snprintf(dst, sizeof dst, "%.*s", (int)sizeof dst - 1, src)
+    OC_COPY(k->name, name);
+    OC_COPY(k->form, form);
+    OC_COPY(k->unit, unit);
+    OC_COPY(k->comment, comment);
+#undef OC_COPY
     k->kind = kind;
     k->index = index;
 }
