@@ -43,10 +43,10 @@ enum { PULL_OK, PULL_KNOWN };
 static const char *const pull_axis[4] = {"TEFF", "LOGG", "FEH", "ALPHAFE"};
 static const double bin_lo[3] = {0, 5, 15}, bin_hi[3] = {5, 15, 1e9};
 static const int pull_state[4][3] = {
-    {PULL_KNOWN /* 0.67 / 0.67 */, PULL_OK, PULL_KNOWN /* 1.36 / 1.57 */},
-    {PULL_OK, PULL_OK, PULL_KNOWN /* 1.73 / 2.29 */},
-    {PULL_OK, PULL_OK /* 1.24 / 1.32 */, PULL_KNOWN /* 1.69 / 3.10 */},
-    {PULL_OK, PULL_OK, PULL_KNOWN /* 1.47 / 1.90 */},
+    {PULL_KNOWN /* 0.67 / 0.67 */, PULL_OK, PULL_KNOWN /* 1.35 / 1.57 */},
+    {PULL_OK, PULL_OK, PULL_KNOWN /* 1.66 / 2.29 */},
+    {PULL_OK, PULL_OK /* 1.23 / 1.32 */, PULL_KNOWN /* 1.72 / 3.10 */},
+    {PULL_OK, PULL_OK, PULL_KNOWN /* 1.43 / 1.90 */},
 };
 static const double known_hi[4][3] = {
     {3.5, 0, 1.47}, {0, 0, 2.0}, {0, 0, 2.2}, {0, 0, 1.7}};

@@ -143,55 +143,88 @@ static int cell(const rvfit_axis *ax, double x, double *t)
     return k;
 }
 
-int rvfit_interp_error_stencil(const rvfit_interpolator *ip,
-                               const double *theta, int a, uint32_t *idx,
-                               double *w)
+/* Leading-order shape factor of axis a at theta for the corners ci/cw:
+ * 1/2 sum_i w_i (x_ia - theta_a)^2 on a linear share, the Catmull-Rom
+ * factor on a cubic one (*cubic set, *k the cell). */
+static double shape_of(const rvfit_interpolator *ip, const double *theta,
+                       int a, const uint32_t *ci, const double *cw, int nc,
+                       int *cubic, int *k)
 {
     const rvfit_library *L = ip->lib;
     const rvfit_axis *ax = &L->axis[a];
-    uint32_t ci[RVFIT_MAX_STENCIL];
-    double cw[RVFIT_MAX_STENCIL], pen = 0;
-    int nc = rvfit_interp_stencil(ip, theta, ci, cw, &pen);
-    int b = partner(L, a);
-    if (nc <= 0 || (ax->nnode < 3 && b < 0))
-        return 0; /* two nodes hold no curvature */
     int n[RVFIT_MAX_PARAMS], lo = ax->nnode, hi = -1;
-    double var = 0;
+    double var = 0, t;
     for (int i = 0; i < nc; i++) {
         unravel(L, ci[i], n);
         lo = n[a] < lo ? n[a] : lo;
         hi = n[a] > hi ? n[a] : hi;
         var += cw[i] * pow(ax->node[n[a]] - theta[a], 2);
     }
-    int cubic = ip->kind == RVFIT_IKIND_CUBIC &&
-                ax->interp == RVFIT_INTERP_CUBIC && hi - lo >= 2 &&
-                ax->nnode >= 4;
-    double t, shape = 0.5 * var;
-    int k = cell(ax, theta[a], &t);
-    if (cubic) {
-        double h = ax->node[k + 1] - ax->node[k];
-        shape = -h * h * h * t * (1 - t) * (2 * t - 1) / 6;
-    }
+    *cubic = ip->kind == RVFIT_IKIND_CUBIC &&
+             ax->interp == RVFIT_INTERP_CUBIC && hi - lo >= 2 &&
+             ax->nnode >= 4;
+    *k = cell(ax, theta[a], &t);
+    if (!*cubic)
+        return 0.5 * var;
+    double h = ax->node[*k + 1] - ax->node[*k];
+    return -h * h * h * t * (1 - t) * (2 * t - 1) / 6;
+}
+
+/* Whether corners m1 and m2 sit on the same nodes of every axis but a. */
+static int same_others(const rvfit_library *L, int a, uint32_t m1,
+                       uint32_t m2)
+{
+    int n1[RVFIT_MAX_PARAMS], n2[RVFIT_MAX_PARAMS];
+    unravel(L, m1, n1);
+    unravel(L, m2, n2);
+    for (int x = 0; x < L->nparam; x++)
+        if (x != a && n1[x] != n2[x])
+            return 0;
+    return 1;
+}
+
+int rvfit_interp_error_stencil(const rvfit_interpolator *ip,
+                               const double *theta, int a, uint32_t *idx,
+                               double *w)
+{
+    const rvfit_library *L = ip->lib;
+    uint32_t ci[RVFIT_MAX_STENCIL];
+    double cw[RVFIT_MAX_STENCIL], pen = 0;
+    int nc = rvfit_interp_stencil(ip, theta, ci, cw, &pen);
+    int b = partner(L, a), cubic, k;
+    if (nc <= 0 || (L->axis[a].nnode < 3 && b < 0))
+        return 0; /* two nodes hold no curvature */
+    double shape = shape_of(ip, theta, a, ci, cw, nc, &cubic, &k);
     if (shape == 0 || !isfinite(shape))
         return 0;
-    int ne = 0;
-    double wsum = 0;
+    /* The curvature along a is taken on the line of nodes through the
+     * heaviest corner only: it varies slowly across the other axes, and
+     * 4 entries instead of 4 x 2^(d-1) keep the extra points as cheap as
+     * the fit's own. */
+    int top = 0;
+    for (int i = 1; i < nc; i++)
+        top = cw[i] > cw[top] ? i : top;
+    int ne = 0, n[RVFIT_MAX_PARAMS];
+    double wsum = 0, wline = 0;
     for (int i = 0; i < nc; i++) {
         uint32_t di[4];
         double dw[4];
+        if (!same_others(L, a, ci[i], ci[top]))
+            continue;
+        wline += cw[i];
         unravel(L, ci[i], n);
         int nd = b >= 0  ? mixed(L, a, b, n, di, dw)
                  : cubic ? window(L, a, n, k - 1, 3, di, dw)
                          : window(L, a, n, n[a] - 1, 2, di, dw);
         if (!nd)
-            continue; /* holes: the other corners carry the estimate */
+            continue; /* a hole: the other node carries the estimate */
         wsum += cw[i];
         for (int e = 0; e < nd; e++)
             if (put(di[e], cw[i] * shape * dw[e], idx, w, &ne))
                 return 0;
     }
-    if (!(wsum > 0.5))
-        return 0; /* too few corners with a curvature to trust */
+    if (!(wsum > 0.5 * wline))
+        return 0; /* too few nodes with a curvature to trust */
     for (int e = 0; e < ne; e++)
         w[e] /= wsum;
     return ne;
