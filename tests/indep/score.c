@@ -1,7 +1,8 @@
 /* `rvfit-indep score RVTAB TRUTH`: recovered versus true parameters in S/N
  * bins, read with CFITSIO only (no rvfit code, no Python).  Bias = median of
  * (fit - truth); scatter = 1.4826 x median absolute deviation; pull width =
- * the same robust scatter of (fit - truth)/error. */
+ * the same robust scatter of (fit - truth)/error, for VRAD in the first
+ * table and for TEFF, LOGG, FEH and ALPHAFE in the second. */
 #include "mock.h"
 #include "util.h"
 
@@ -10,14 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { C_VRAD, C_VERR, C_TEFF, C_TERR, C_LOGG, C_GERR, C_FEH, C_FERR, C_NCOL };
+enum { C_VRAD, C_VERR, C_TEFF, C_TERR, C_LOGG, C_GERR, C_FEH, C_FERR, C_ALPHA,
+       C_AERR, C_NCOL };
+enum { T_VRAD, T_TEFF, T_LOGG, T_FEH, T_SNR, T_ALPHA, T_NCOL };
 
 typedef struct {
     size_t n;
     long long *tid;
     double *col[C_NCOL];
     long *warn;
-    double *tv[5];   /* truth: VRAD, TEFF, LOGG, FEH, SNR (matched) */
+    double *tv[T_NCOL]; /* truth (matched rows), T_* order */
 } table;
 
 static int read_col(fitsfile *fp, const char *name, int type, size_t n,
@@ -32,7 +35,8 @@ static int read_col(fitsfile *fp, const char *name, int type, size_t n,
 static int read_rvtab(const char *path, table *t, ind_err *e)
 {
     static const char *names[C_NCOL] = {"VRAD", "VRAD_ERR", "TEFF",
-        "TEFF_ERR", "LOGG", "LOGG_ERR", "FEH", "FEH_ERR"};
+        "TEFF_ERR", "LOGG", "LOGG_ERR", "FEH", "FEH_ERR", "ALPHAFE",
+        "ALPHAFE_ERR"};
     fitsfile *fp = NULL;
     int st = 0;
     long nrow = 0;
@@ -47,7 +51,7 @@ static int read_rvtab(const char *path, table *t, ind_err *e)
     t->warn = calloc(t->n + 1, sizeof *t->warn);
     for (int k = 0; k < C_NCOL; k++)
         t->col[k] = calloc(t->n + 1, sizeof(double));
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < T_NCOL; k++)
         t->tv[k] = calloc(t->n + 1, sizeof(double));
     read_col(fp, "TARGETID", TLONGLONG, t->n, t->tid, &st);
     read_col(fp, "RVS_WARN", TLONG, t->n, t->warn, &st);
@@ -59,7 +63,8 @@ static int read_rvtab(const char *path, table *t, ind_err *e)
 
 static int read_truth(const char *path, table *t, ind_err *e)
 {
-    static const char *names[5] = {"VRAD", "TEFF", "LOGG", "FEH", "SNR"};
+    static const char *names[T_NCOL] = {"VRAD", "TEFF", "LOGG", "FEH", "SNR",
+                                        "ALPHAFE"};
     fitsfile *fp = NULL;
     int st = 0;
     long nrow = 0;
@@ -68,11 +73,11 @@ static int read_truth(const char *path, table *t, ind_err *e)
     fits_get_num_rows(fp, &nrow, &st);
     size_t n = (size_t)(nrow > 0 ? nrow : 0);
     long long *tid = calloc(n + 1, sizeof *tid);
-    double *v = calloc(5 * n + 1, sizeof *v);
+    double *v = calloc(T_NCOL * n + 1, sizeof *v);
     if (!st && (!tid || !v))
         st = MEMORY_ALLOCATION;
     read_col(fp, "TARGETID", TLONGLONG, n, tid, &st);
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < T_NCOL; k++)
         read_col(fp, names[k], TDOUBLE, n, v + k * n, &st);
     fits_close_file(fp, &(int){0});
     int rc = st ? ind_fits_fail(e, st, path, "reading HDU TRUTH") : 0;
@@ -83,7 +88,7 @@ static int read_truth(const char *path, table *t, ind_err *e)
         if (j == n)
             rc = ind_fail(e, "%s: TARGETID %lld of the rvtab not in TRUTH",
                           path, t->tid[i]);
-        for (int k = 0; k < 5 && !rc; k++)
+        for (int k = 0; k < T_NCOL && !rc; k++)
             t->tv[k][i] = v[k * n + j];
     }
     free(tid);
@@ -97,7 +102,7 @@ static void free_table(table *t)
     free(t->warn);
     for (int k = 0; k < C_NCOL; k++)
         free(t->col[k]);
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < T_NCOL; k++)
         free(t->tv[k]);
 }
 
@@ -129,7 +134,25 @@ typedef struct {
     size_t n;
     double dv_b, dv_s, pull, out5, absdv, warn;
     double b[3], s[3];       /* Teff, logg, [Fe/H] bias and scatter */
+    double ppull[4];         /* pull widths of Teff, logg, [Fe/H], alpha */
 } bin_stats;
+
+/* Pull widths of the four parameters in the bin [lo, hi) of S/N. */
+static void param_pulls(const table *t, double lo, double hi, double *x,
+                        bin_stats *r)
+{
+    static const int fit[4] = {C_TEFF, C_LOGG, C_FEH, C_ALPHA};
+    static const int tru[4] = {T_TEFF, T_LOGG, T_FEH, T_ALPHA};
+    double dum;
+    for (int p = 0; p < 4; p++) {
+        size_t k = 0;
+        for (size_t i = 0; i < t->n; i++)
+            if (t->tv[T_SNR][i] >= lo && t->tv[T_SNR][i] < hi)
+                x[k++] = (t->col[fit[p]][i] - t->tv[tru[p]][i]) /
+                         t->col[fit[p] + 1][i];
+        robust(x, k, &dum, &r->ppull[p]);
+    }
+}
 
 static void bin_eval(const table *t, double lo, double hi, bin_stats *r)
 {
@@ -139,10 +162,10 @@ static void bin_eval(const table *t, double lo, double hi, bin_stats *r)
         return;
     size_t m = 0, out = 0, warned = 0;
     for (size_t i = 0; i < t->n; i++) {
-        double snr = t->tv[4][i];
+        double snr = t->tv[T_SNR][i];
         if (!(snr >= lo && snr < hi))
             continue;
-        double d = t->col[C_VRAD][i] - t->tv[0][i];
+        double d = t->col[C_VRAD][i] - t->tv[T_VRAD][i];
         x[m++] = d;
         out += fabs(d / t->col[C_VERR][i]) > 5.0;
         warned += t->warn[i] != 0;
@@ -160,7 +183,7 @@ static void bin_eval(const table *t, double lo, double hi, bin_stats *r)
     for (int p = 0; p < 4; p++) {
         size_t k = 0;
         for (size_t i = 0; i < t->n; i++) {
-            double snr = t->tv[4][i];
+            double snr = t->tv[T_SNR][i];
             if (!(snr >= lo && snr < hi))
                 continue;
             double d = t->col[fit[p]][i] - t->tv[p][i];
@@ -173,9 +196,10 @@ static void bin_eval(const table *t, double lo, double hi, bin_stats *r)
     }
     size_t k = 0;
     for (size_t i = 0; i < t->n; i++)
-        if (t->tv[4][i] >= lo && t->tv[4][i] < hi)
-            x[k++] = fabs(t->col[C_VRAD][i] - t->tv[0][i]);
+        if (t->tv[T_SNR][i] >= lo && t->tv[T_SNR][i] < hi)
+            x[k++] = fabs(t->col[C_VRAD][i] - t->tv[T_VRAD][i]);
     robust(x, k, &r->absdv, &dum);
+    param_pulls(t, lo, hi, x, r);
     free(x);
 }
 
@@ -205,11 +229,19 @@ int ind_score(const char *rvtab, const char *truth, double check_absdv,
                r.pull, r.out5, r.b[0], r.s[0], r.b[1], r.s[1], r.b[2],
                r.s[2], r.warn);
     }
+    printf("\n%-6s %4s %7s %7s %7s %7s   (pull widths of the parameters)\n",
+           "bin", "n", "TEFF", "LOGG", "FEH", "ALPHAFE");
+    for (size_t b = 0; b < sizeof bins / sizeof bins[0]; b++) {
+        bin_stats r;
+        bin_eval(&t, bins[b].lo, bins[b].hi, &r);
+        printf("%-6s %4zu %7.2f %7.2f %7.2f %7.2f\n", bins[b].name, r.n,
+               r.ppull[0], r.ppull[1], r.ppull[2], r.ppull[3]);
+    }
     /* inverse-variance weighted mean of VRAD - true: a velocity zero point
      * shared by all stars shows here first */
     double sw = 0.0, swd = 0.0;
     for (size_t i = 0; i < t.n; i++) {
-        double d = t.col[C_VRAD][i] - t.tv[0][i], e2 = t.col[C_VERR][i];
+        double d = t.col[C_VRAD][i] - t.tv[T_VRAD][i], e2 = t.col[C_VERR][i];
         if (isfinite(d) && e2 > 0) {
             sw += 1.0 / (e2 * e2);
             swd += d / (e2 * e2);

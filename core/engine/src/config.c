@@ -75,8 +75,12 @@ static const key_desc keys[] = {
     {"fit", "max_iter", K_LONG, OFF(max_iter), 0, 10, 100000, "400",
      "optimizer iterations per spectrum"},
     {"fit", "scale_errors", K_BOOL, OFF(scale_errors), 0, 0, 1, "0",
-     "multiply VRAD_ERR and the parameter errors by sqrt(CHISQ_RED) "
-     "(docs/output-format.md)"},
+     "multiply VRAD_ERR and the statistical part of the parameter errors "
+     "by sqrt(CHISQ_RED) (docs/output-format.md)"},
+    {"fit", "interp_errors", K_BOOL, OFF(interp_errors), 0, 0, 1, "1",
+     "add the template-interpolation error, estimated from the library's "
+     "own nodes, to the parameter errors (columns TEFF_ERR_INTERP, ...; "
+     "docs/output-format.md)"},
     {"fit", "minsn", K_DOUBLE, OFF(minsn), 0, 0, 1e6, "0",
      "skip spectra whose best arm has median S/N below this"},
     {"output", "dir", K_STR, OFF(output_dir), SZ(output_dir), 0, 0, ".",

@@ -34,6 +34,7 @@ int rvfit_fit_opts_from_config(const rvfit_config *c, rvfit_fit_opts *o,
     o->fit_vsini = (int)c->fit_vsini;
     o->max_iter = (int)c->max_iter;
     o->scale_errors = (int)c->scale_errors;
+    o->interp_errors = (int)c->interp_errors;
     o->model.npoly = (int)c->npoly;
     if (!strcasecmp(c->basis, "gauss"))
         o->model.basis = RVFIT_BASIS_GAUSS;
@@ -85,22 +86,20 @@ static int cancelled(fit_ctx *f)
     return rvfit_err_set(f->err, RVFIT_ERR_CANCELLED, "interrupted");
 }
 
-int fit_chisq(fit_ctx *f, size_t n, const rvfit_point *pts, double *m2lnl,
-              double *chisq_arm)
+/* One chisq call with the stencils st (NULL: the backend computes them
+ * from theta), the core penalties added. */
+static int chisq_call(fit_ctx *f, size_t n, const rvfit_point *pts,
+                      const rvfit_stencils *st, double *m2lnl,
+                      double *chisq_arm)
 {
-    if (n == 0)
-        return RVFIT_OK;
     if (cancelled(f))
         return RVFIT_ERR_CANCELLED;
     rvfit_counters c0;
     f->be->ops->counters(f->be->state, &c0);
     rvfit_chisq_out out = {m2lnl, chisq_arm};
-    int rc = f->hs ? rvfit_stencil_fill(f->hs, n, pts, &f->sbuf, f->err)
-                   : RVFIT_OK;
-    if (!rc)
-        rc = f->hs ? f->be->ops->chisq_st(f->be->state, n, pts,
-                                          &f->sbuf.view, &out, f->err)
-                   : f->be->ops->chisq(f->be->state, n, pts, &out, f->err);
+    int rc = st ? f->be->ops->chisq_st(f->be->state, n, pts, st, &out,
+                                       f->err)
+                : f->be->ops->chisq(f->be->state, n, pts, &out, f->err);
     if (rc != RVFIT_OK) {
         rvfit_err_prefix(f->err, "backend '%s': chisq(%zu points)",
                          f->be->name, n);
@@ -114,6 +113,23 @@ int fit_chisq(fit_ctx *f, size_t n, const rvfit_point *pts, double *m2lnl,
     }
     count(f, c0.points, c0.calls);
     return RVFIT_OK;
+}
+
+int fit_chisq(fit_ctx *f, size_t n, const rvfit_point *pts, double *m2lnl,
+              double *chisq_arm)
+{
+    if (n == 0)
+        return RVFIT_OK;
+    int rc = f->hs ? rvfit_stencil_fill(f->hs, n, pts, &f->sbuf, f->err)
+                   : RVFIT_OK;
+    return rc ? rc : chisq_call(f, n, pts, f->hs ? &f->sbuf.view : NULL,
+                                m2lnl, chisq_arm);
+}
+
+int fit_chisq_st(fit_ctx *f, size_t n, const rvfit_point *pts,
+                 const rvfit_stencils *st, double *m2lnl)
+{
+    return n ? chisq_call(f, n, pts, st, m2lnl, NULL) : RVFIT_OK;
 }
 
 int fit_vscan(fit_ctx *f, size_t nq, const rvfit_point *base, size_t nvel,
@@ -217,7 +233,7 @@ static void fill_bad(const fit_ctx *f, rvfit_result *r, size_t s)
     r->vrad = r->vrad_err = r->vrad_skew = r->vrad_kurt = NAN;
     r->vsini = r->chisq_tot = r->chisq_c_tot = r->chisq_red = r->m2lnl = NAN;
     for (int i = 0; i < RVFIT_MAX_PARAMS; i++)
-        r->param[i] = r->param_err[i] = NAN;
+        r->param[i] = r->param_err[i] = r->param_err_interp[i] = NAN;
     for (int a = 0; a < RVFIT_MAX_ARMS; a++) {
         r->chisq[a] = r->chisq_c[a] = NAN;
         r->sn[a] = a < f->b->narm ? f->b->snr[s * (size_t)f->b->narm + a]
@@ -300,18 +316,20 @@ static int stage_diag(fit_ctx *f, rvfit_result *res, float *const *models)
  * continuum coefficients per arm with pixels, the velocity, vsini when
  * fitted and the free library axes.  With scale_errors the statistical
  * errors are multiplied by sqrt(chi^2/dof), as for a likelihood whose
- * noise is underestimated by that factor (docs/output-format.md). */
+ * noise is underestimated by that factor; the interpolation part is not
+ * noise and is added after (docs/output-format.md). */
 static void reduced_chisq(const fit_ctx *f, rvfit_result *r, int narm_used)
 {
     long dof = r->npix_tot - (long)f->o->model.npoly * narm_used -
                (1 + (f->o->fit_vsini ? 1 : 0) + f->nfree);
     r->chisq_red = dof > 0 ? r->chisq_tot / (double)dof : NAN;
-    if (!f->o->scale_errors || !(r->chisq_red > 0))
-        return;
-    double k = sqrt(r->chisq_red);
+    double k = f->o->scale_errors && r->chisq_red > 0 ? sqrt(r->chisq_red)
+                                                      : 1.0;
     r->vrad_err *= k;
-    for (int i = 0; i < f->lib->nparam; i++)
-        r->param_err[i] *= k;
+    for (int i = 0; i < f->lib->nparam; i++) {
+        double s = r->param_err[i] * k, e = r->param_err_interp[i];
+        r->param_err[i] = isfinite(e) ? sqrt(s * s + e * e) : s;
+    }
 }
 
 static void finish_result(const fit_ctx *f, rvfit_result *r, size_t s)

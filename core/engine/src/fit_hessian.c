@@ -1,6 +1,8 @@
 /* fit_hessian.c — stage 4: parameter uncertainties from a finite-
  * difference Hessian of -ln L over the free library axes, all spectra and
- * all stencil points in one backend call. */
+ * all stencil points in one backend call, plus the template-interpolation
+ * part (fit_syserr.c), kept apart so that scale_errors scales only the
+ * statistical part (fit.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,11 +38,10 @@ static void stencil_centre(const fit_ctx *f, const rvfit_point *best,
 }
 
 static void make_points(const fit_ctx *f, size_t i, rvfit_point *p,
-                        double *h)
+                        double *c, double *h)
 {
     int d = f->nfree;
     const rvfit_point *best = &f->best[f->act[i]];
-    double c[RVFIT_MAX_PARAMS];
     stencil_centre(f, best, c, h);
     int k = 0;
     for (int s = 0; s < stencil_size(d); s++) {
@@ -78,47 +79,69 @@ static void hessian(int d, const double *m, const double *h, double *H)
         }
 }
 
+/* Errors of spectrum i in physical units: statistical from the inverse
+ * Hessian hinv (or 1/sqrt(diag) without one), interpolation from var. */
+static void write_errors(const fit_ctx *f, size_t i, rvfit_result *res,
+                         const double *hinv, const double *diag, int ok,
+                         const double *var)
+{
+    int d = f->nfree;
+    rvfit_result *r = &res[f->act[i]];
+    const rvfit_point *best = &f->best[f->act[i]];
+    if (!ok)
+        r->warn |= RVFIT_WARN_BAD_HESSIAN;
+    for (int a = 0; a < f->lib->nparam; a++)
+        r->param_err[a] = r->param_err_interp[a] = NAN;
+    for (int j = 0; j < d; j++) {
+        int a = f->free_axis[j];
+        const rvfit_axis *ax = &f->lib->axis[a];
+        /* d value / d scaled coordinate */
+        double dv = ax->scale == RVFIT_SCALE_LOG10
+                        ? rvfit_axis_unscale(ax, best->theta[a]) * log(10.0)
+                        : 1.0;
+        double st = ok ? hinv[j * d + j] : (diag[j] > 0 ? 1 / diag[j] : NAN);
+        r->param_err[a] = dv * sqrt(st);
+        r->param_err_interp[a] = dv * sqrt(var[j]);
+    }
+}
+
 int fit_stage_hessian(fit_ctx *f, rvfit_result *res)
 {
-    int d = f->nfree, ns = stencil_size(d);
+    int d = f->nfree, ns = stencil_size(d), dd = d * d;
     size_t n = f->nact;
     if (d == 0)
         return RVFIT_OK;
     rvfit_point *p = calloc(n * (size_t)ns, sizeof *p);
     double *m = malloc(n * (size_t)ns * sizeof *m);
     double *h = malloc(n * (size_t)d * sizeof *h);
-    if (!p || !m || !h) {
-        free(p), free(m), free(h);
-        return rvfit_err_set(f->err, RVFIT_ERR_NOMEM, "fit: out of memory");
-    }
-    for (size_t i = 0; i < n; i++)
-        make_points(f, i, p + i * (size_t)ns, h + i * (size_t)d);
-    int rc = fit_chisq(f, n * (size_t)ns, p, m, NULL);
+    double *c = malloc(n * (size_t)d * sizeof *c);
+    double *var = malloc(n * (size_t)d * sizeof *var);
+    double *hinv = malloc(n * (size_t)dd * sizeof *hinv);
+    double *diag = malloc(n * (size_t)d * sizeof *diag);
+    int *ok = malloc(n * sizeof *ok);
+    int rc = p && m && h && c && var && hinv && diag && ok
+                 ? RVFIT_OK
+                 : rvfit_err_set(f->err, RVFIT_ERR_NOMEM,
+                                 "fit: out of memory");
+    for (size_t i = 0; i < n && !rc; i++)
+        make_points(f, i, p + i * (size_t)ns, c + i * (size_t)d,
+                    h + i * (size_t)d);
+    if (!rc)
+        rc = fit_chisq(f, n * (size_t)ns, p, m, NULL);
     for (size_t i = 0; i < n && !rc; i++) {
-        rvfit_result *r = &res[f->act[i]];
-        const rvfit_point *best = &f->best[f->act[i]];
-        double H[RVFIT_MAX_PARAMS * RVFIT_MAX_PARAMS];
+        double *H = hinv + i * (size_t)dd;
         hessian(d, m + i * (size_t)ns, h + i * (size_t)d, H);
-        double diag[RVFIT_MAX_PARAMS];
         for (int j = 0; j < d; j++)
-            diag[j] = H[j * d + j];
-        int ok = rvfit_spd_inverse(d, H) == RVFIT_OK;
-        if (!ok)
-            r->warn |= RVFIT_WARN_BAD_HESSIAN;
-        for (int i2 = 0; i2 < f->lib->nparam; i2++)
-            r->param_err[i2] = NAN;
-        for (int j = 0; j < d; j++) {
-            int a = f->free_axis[j];
-            /* Without an inverse, fall back to the conditional error. */
-            double var = ok ? H[j * d + j] : (diag[j] > 0 ? 1 / diag[j] : NAN);
-            double sx = sqrt(var);
-            const rvfit_axis *ax = &f->lib->axis[a];
-            double val = rvfit_axis_unscale(ax, best->theta[a]);
-            r->param_err[a] = ax->scale == RVFIT_SCALE_LOG10
-                                  ? val * log(10.0) * sx
-                                  : sx;
-        }
+            diag[i * (size_t)d + (size_t)j] = H[j * d + j];
+        ok[i] = rvfit_spd_inverse(d, H) == RVFIT_OK;
     }
-    free(p), free(m), free(h);
+    if (!rc)
+        rc = fit_interp_var(f, c, h, m, ns, hinv, ok, var);
+
+    for (size_t i = 0; i < n && !rc; i++)
+        write_errors(f, i, res, hinv + i * (size_t)dd, diag + i * (size_t)d,
+                     ok[i], var + i * (size_t)d);
+    free(p), free(m), free(h), free(c), free(var), free(hinv), free(diag);
+    free(ok);
     return rc;
 }

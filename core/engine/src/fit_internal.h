@@ -31,6 +31,9 @@ typedef struct fit_ctx {
  * accounting of points into the current stage. */
 int fit_chisq(fit_ctx *f, size_t n, const rvfit_point *pts, double *m2lnl,
               double *chisq_arm);
+/* The same with the stencils st (backend ops 1.1), no per-arm chi^2. */
+int fit_chisq_st(fit_ctx *f, size_t n, const rvfit_point *pts,
+                 const rvfit_stencils *st, double *m2lnl);
 int fit_vscan(fit_ctx *f, size_t nq, const rvfit_point *base, size_t nvel,
               const double *vel, double *m2lnl);
 
@@ -39,6 +42,16 @@ int fit_stage_init(fit_ctx *f);
 int fit_stage_optim(fit_ctx *f);
 int fit_stage_vrefine(fit_ctx *f);
 int fit_stage_hessian(fit_ctx *f, rvfit_result *res);
+
+/* The template-interpolation part of the parameter covariance
+ * (fit_syserr.c): for the nact spectra, given the Hessian stencil of
+ * fit_hessian.c — its centres c and steps h [nact*nfree], its -2 ln L
+ * values m0 [nact*ns], and the inverse Hessians hinv [nact*nfree^2] of
+ * -ln L (ok[i] = 0: none) — the variance of each free axis in scaled
+ * units^2 into var [nact*nfree], NaN where not computed. */
+int fit_interp_var(fit_ctx *f, const double *c, const double *h,
+                   const double *m0, int ns, const double *hinv,
+                   const int *ok, double *var);
 
 /* Parabolic refinement of the minimum of y on a uniform grid x at index
  * k (0 < k < n-1); returns the abscissa. */

@@ -29,7 +29,7 @@ static void add(out_cols *c, const char *name, const char *form,
 void out_rvtab_columns(out_cols *c, const rvfit_library *lib,
                        const rvfit_file_info *info)
 {
-    char name[80], com[80];
+    char name[72], com[72]; /* out_col's sizes */
     c->n = 0;
     add(c, "VRAD", "D", "km/s", "radial velocity (barycentric)", OC_VRAD, 0);
     add(c, "VRAD_ERR", "D", "km/s", "radial velocity uncertainty",
@@ -44,8 +44,13 @@ void out_rvtab_columns(out_cols *c, const rvfit_library *lib,
         snprintf(com, sizeof com, "best-fit %s", a->name);
         add(c, a->name, "D", a->unit, com, OC_PARAM, i);
         snprintf(name, sizeof name, "%s_ERR", a->name);
-        snprintf(com, sizeof com, "uncertainty of %s (Hessian)", a->name);
+        snprintf(com, sizeof com, "uncertainty of %s (statistical + "
+                 "interpolation)", a->name);
         add(c, name, "D", a->unit, com, OC_PARAM_ERR, i);
+        snprintf(name, sizeof name, "%s_ERR_INTERP", a->name);
+        snprintf(com, sizeof com, "template-interpolation part of %s_ERR",
+                 a->name);
+        add(c, name, "D", a->unit, com, OC_PARAM_ERR_INTERP, i);
     }
     add(c, "CHISQ_TOT", "D", "", "chi-square of the best fit, all arms",
         OC_CHISQ_TOT, 0);
@@ -89,6 +94,7 @@ double out_value(const out_col *c, const rvfit_result *r)
     case OC_VSINI: return r->vsini;
     case OC_PARAM: return r->param[c->index];
     case OC_PARAM_ERR: return r->param_err[c->index];
+    case OC_PARAM_ERR_INTERP: return r->param_err_interp[c->index];
     case OC_CHISQ_TOT: return r->chisq_tot;
     case OC_CHISQ_C_TOT: return r->chisq_c_tot;
     case OC_CHISQ_RED: return r->chisq_red;

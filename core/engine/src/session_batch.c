@@ -228,7 +228,7 @@ int rvfit_session_batch_load(rvfit_session *s, const double *snr,
                              : s->have_b ? "batch already loaded"
                                          : "no batch started");
     int rc = rvfit_fit_opts_from_config(&s->cfg, &s->fo, err);
-    s->fo.interp = &s->interp; /* used when it sends stencils */
+    s->fo.interp = &s->interp; /* stencils, interpolation errors */
     if (!rc)
         rc = alloc_batch(s, err);
     if (rc)

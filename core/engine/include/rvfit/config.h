@@ -75,6 +75,8 @@ typedef struct rvfit_config {
 
     /* [output], added last so that the layout above stays as it was */
     char plot_dir[RVFIT_PATH_LEN];    /* fit figures (PNG), "" = none    */
+    /* [fit], added last likewise */
+    long interp_errors;  /* 1: parameter errors include interpolation */
 } rvfit_config;
 
 /* Fill with defaults. */

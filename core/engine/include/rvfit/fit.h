@@ -56,7 +56,7 @@ typedef struct rvfit_result {
     double vrad, vrad_err, vrad_skew, vrad_kurt;
     double vsini;
     double param[RVFIT_MAX_PARAMS];     /* physical units                */
-    double param_err[RVFIT_MAX_PARAMS];
+    double param_err[RVFIT_MAX_PARAMS]; /* sqrt(stat^2 + interp^2)    */
     double chisq_tot, chisq_c_tot;
     double chisq_red;                   /* chisq_tot / degrees of freedom */
     long npix_tot;
@@ -66,6 +66,11 @@ typedef struct rvfit_result {
     double m2lnl;                       /* at the optimum                */
     uint32_t warn;                      /* RVFIT_WARN_*                  */
     uint64_t npoints;                   /* backend points spent on it    */
+    /* The template-interpolation part of param_err (physical units; NaN
+     * when not computed: [fit] interp_errors = 0, a backend without
+     * stencil ops, no inverse Hessian); param_err^2 = statistical^2 +
+     * param_err_interp^2 (docs/output-format.md). */
+    double param_err_interp[RVFIT_MAX_PARAMS];
 } rvfit_result;
 
 /* Stages of the profile.  READ (reading and preparing input) and WRITE
@@ -92,14 +97,19 @@ typedef struct rvfit_fit_opts {
     double vmin, vmax, ccf_vstep, vsini_max;
     int fit_vsini;
     int max_iter;
-    int scale_errors;   /* errors times sqrt(chisq_red)                 */
+    int scale_errors;   /* statistical errors times sqrt(chisq_red)     */
     rvfit_model_opts model;
-    /* Interpolator whose stencils the core sends (host_stencils set), or
-     * NULL / host_stencils 0: the backend computes them from theta. */
+    /* The library's interpolator: the core sends its stencils when
+     * host_stencils is set (otherwise the backend computes them from
+     * theta), and the interpolation-error term of the parameter errors
+     * needs it (NULL: no such term). */
     const rvfit_interpolator *interp;
     /* Non-zero (read before every backend call) stops rvfit_fit_batch
      * with RVFIT_ERR_CANCELLED; may be NULL.  rvfit_run sets its own. */
     const volatile int *cancel;
+    /* Non-zero: add the template-interpolation error to the parameter
+     * errors (param_err_interp; needs interp and backend ops 1.1). */
+    int interp_errors;
 } rvfit_fit_opts;
 
 RVFIT_EXPORT int rvfit_fit_opts_from_config(const rvfit_config *c,
@@ -114,6 +124,18 @@ RVFIT_EXPORT int rvfit_fit_batch(rvfit_backend *be, const rvfit_library *lib,
                                  const rvfit_fit_opts *o, rvfit_result *res,
                                  float *const *models, rvfit_profile *prof,
                                  const rvfit_host *host, rvfit_err *err);
+
+/* The interpolation-error template of point theta (scaled coordinates)
+ * along library axis a: a stencil over the library's vectors (room for
+ * RVFIT_MAX_STENCIL entries in idx, w) whose weighted sum estimates
+ * interpolant minus true spectrum to leading order, from divided
+ * differences of the library's own nodes (second along a linear share,
+ * third along a cubic one; fit_interr.c).  Returns the entry count, 0
+ * when there is no estimate: a point on a node, an axis of two nodes,
+ * holes all around.  Reentrant. */
+RVFIT_EXPORT int rvfit_interp_error_stencil(const rvfit_interpolator *ip,
+                                            const double *theta, int a,
+                                            uint32_t *idx, double *w);
 
 /* Preprocess a batch in place before load_batch (instrument-independent):
  * flag arms with absurd inverse variances (RVFIT_SPEC_BAD_IVAR), drop
