@@ -98,8 +98,8 @@ int fit_chisq(fit_ctx *f, size_t n, const rvfit_point *pts, double *m2lnl,
     int rc = f->hs ? rvfit_stencil_fill(f->hs, n, pts, &f->sbuf, f->err)
                    : RVFIT_OK;
     if (!rc)
-        rc = f->hs ? f->be->ops->chisq_st(f->be->state, n, pts,
-                                          &f->sbuf.view, &out, f->err)
+        rc = f->hs ? rvfit_stencil_chisq(f->be->ops, f->be->state, n, pts,
+                                         &f->sbuf, &out, f->err)
                    : f->be->ops->chisq(f->be->state, n, pts, &out, f->err);
     if (rc != RVFIT_OK) {
         rvfit_err_prefix(f->err, "backend '%s': chisq(%zu points)",
@@ -128,8 +128,8 @@ int fit_vscan(fit_ctx *f, size_t nq, const rvfit_point *base, size_t nvel,
     int rc = f->hs ? rvfit_stencil_fill(f->hs, nq, base, &f->sbuf, f->err)
                    : RVFIT_OK;
     if (!rc && f->hs)
-        rc = f->be->ops->vscan_st(f->be->state, nq, base, &f->sbuf.view,
-                                  nvel, vel, m2lnl, f->err);
+        rc = rvfit_stencil_vscan(f->be->ops, f->be->state, nq, base,
+                                 &f->sbuf, nvel, vel, m2lnl, f->err);
     else if (!rc)
         rc = f->be->ops->vscan(f->be->state, nq, base, nvel, vel, m2lnl,
                                f->err);
@@ -269,9 +269,8 @@ static int stage_diag(fit_ctx *f, rvfit_result *res, float *const *models)
         if (!rc && f->hs)
             rc = rvfit_stencil_fill(f->hs, n, p, &f->sbuf, f->err);
         if (!rc)
-            rc = f->hs ? f->be->ops->models_st(f->be->state, n, p,
-                                               &f->sbuf.view, mp, NULL,
-                                               f->err)
+            rc = f->hs ? rvfit_stencil_models(f->be->ops, f->be->state, n,
+                                              p, &f->sbuf, mp, NULL, f->err)
                        : f->be->ops->models(f->be->state, n, p, mp, NULL,
                                             f->err);
         if (!rc)
