@@ -25,10 +25,11 @@ for lib in "$@"; do
     pts=$(grep -o 'evaluated [0-9]* points in' "$out/log_$tag" | tail -1 |
           awk '{print $2}')
     tot=$(grep -o 'Collected : [0-9]*' "$out/log_$tag" | awk '{print $3}')
-    ann=$(callgrind_annotate --inclusive=yes "$cg" 2>/dev/null)
+    ann=$(callgrind_annotate --inclusive=yes --threshold=100 "$cg" 2>/dev/null)
     # inclusive counts of a function: the first line naming it
     incl() {
-        printf '%s\n' "$ann" | grep -E "^ *[0-9,]+ .*:$1(\.arch[^ ]*)? \[" |
+        { printf '%s\n' "$ann" | grep -E "^ *[0-9,]+ .*:$1(\.arch[^ ]*)? \[" ||
+              true; } |
             head -"${2:-1}" | awk '{gsub(",", "", $1); s += $1} END {print s + 0}'
     }
     itp=$(incl cpu_interp 2)
