@@ -7,8 +7,15 @@
  * component i is Xc^T u_i / sqrt(l_i) (unit norm) and model m's
  * coefficient sqrt(l_i) u_i[m] (here: its projection on the component
  * as stored); the squared reconstruction error of k components summed
- * over models and pixels is sum_{i>k} l_i. */
+ * over models and pixels is sum_{i>k} l_i.
+ *
+ * LAPACKE and CBLAS (Debian's liblapacke, libblas/OpenBLAS) are loaded
+ * with dlopen when a decomposition runs, not linked: OpenBLAS starts its
+ * worker threads as soon as it is loaded, with every signal unblocked,
+ * and a process that only fits (and takes SIGINT with sigwait in one
+ * thread, core/cli/cli_signal.c) must not carry them. */
 #include <cblas.h>
+#include <dlfcn.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
@@ -17,6 +24,76 @@
 #include "interp_internal.h"
 
 #define PB 1024 /* pixels per block */
+
+/* The three routines, by their C ABI (enums are ints; LP64 integers). */
+typedef void (*pb_dsyrk_fn)(int order, int uplo, int trans, int n, int k,
+                            double alpha, const double *a, int lda,
+                            double beta, double *c, int ldc);
+typedef void (*pb_dgemm_fn)(int order, int ta, int tb, int m, int n, int k,
+                            double alpha, const double *a, int lda,
+                            const double *b, int ldb, double beta, double *c,
+                            int ldc);
+typedef lapack_int (*pb_dsyevd_fn)(int layout, char jobz, char uplo,
+                                   lapack_int n, double *a, lapack_int lda,
+                                   double *w);
+_Static_assert(sizeof(lapack_int) == sizeof(int) &&
+                   CblasRowMajor == LAPACK_ROW_MAJOR,
+               "pca: LP64 LAPACKE and CBLAS expected");
+
+typedef struct pb_la {
+    void *h[2];
+    pb_dsyrk_fn dsyrk;
+    pb_dgemm_fn dgemm;
+    pb_dsyevd_fn dsyevd;
+} pb_la;
+
+/* The first of names that loads and has sym. */
+static void *pb_sym(const char *const *names, const char *sym, void **h)
+{
+    for (int i = 0; names[i]; i++) {
+        /* NODELETE: OpenBLAS must not be unloaded while its threads run */
+        void *d = dlopen(names[i], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+        void *f = d ? dlsym(d, sym) : NULL;
+        if (f) {
+            *h = d;
+            return f;
+        }
+        if (d)
+            dlclose(d);
+    }
+    return NULL;
+}
+
+static int pb_la_open(pb_la *L, rvfit_err *err)
+{
+    static const char *const lapacke[] = {"liblapacke.so.3",
+                                          "libopenblas.so.0", NULL};
+    static const char *const cblas[] = {"libblas.so.3", "libcblas.so.3",
+                                        "libopenblas.so.0", NULL};
+    memset(L, 0, sizeof *L);
+    void *f = pb_sym(lapacke, "LAPACKE_dsyevd", &L->h[0]);
+    memcpy(&L->dsyevd, &f, sizeof f); /* object to function pointer */
+    f = pb_sym(cblas, "cblas_dsyrk", &L->h[1]);
+    memcpy(&L->dsyrk, &f, sizeof f);
+    f = L->h[1] ? dlsym(L->h[1], "cblas_dgemm") : NULL;
+    memcpy(&L->dgemm, &f, sizeof f);
+    if (L->dsyevd && L->dsyrk && L->dgemm)
+        return RVFIT_OK;
+    const char *why = dlerror();
+    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "pca: cannot load %s "
+                         "(%s): install liblapacke-dev and libopenblas-dev "
+                         "(scripts/setup-deps.sh)",
+                         L->dsyevd ? "CBLAS (libblas.so.3)"
+                                   : "LAPACKE (liblapacke.so.3)",
+                         why ? why : "symbol not found");
+}
+
+static void pb_la_close(pb_la *L)
+{
+    for (int i = 0; i < 2; i++)
+        if (L->h[i])
+            dlclose(L->h[i]);
+}
 
 /* One arm's existing models minus their mean, pixels p0..p0+n-1, into
  * xc[ne][n]; the mean into mu (once, by the caller's first pass). */
@@ -37,8 +114,9 @@ typedef struct pb_arm {
     double *mu;
 } pb_arm;
 
-static int pb_decompose(const rvfit_lib_arm *la, const size_t *mod,
-                        size_t ne, double *xc, pb_arm *pa, rvfit_err *err)
+static int pb_decompose(const pb_la *L, const rvfit_lib_arm *la,
+                        const size_t *mod, size_t ne, double *xc, pb_arm *pa,
+                        rvfit_err *err)
 {
     size_t np = la->npix;
     memset(pa->mu, 0, np * sizeof *pa->mu);
@@ -53,12 +131,11 @@ static int pb_decompose(const rvfit_lib_arm *la, const size_t *mod,
     for (size_t p0 = 0; p0 < np; p0 += PB) {
         size_t n = np - p0 < PB ? np - p0 : PB;
         pb_block(la, mod, ne, pa->mu, p0, n, xc);
-        cblas_dsyrk(CblasRowMajor, CblasUpper, CblasNoTrans, (int)ne, (int)n,
-                    1.0, xc, (int)n, 1.0, pa->g, (int)ne);
+        L->dsyrk(CblasRowMajor, CblasUpper, CblasNoTrans, (int)ne, (int)n,
+                 1.0, xc, (int)n, 1.0, pa->g, (int)ne);
     }
-    lapack_int info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'U',
-                                     (lapack_int)ne, pa->g, (lapack_int)ne,
-                                     pa->lam);
+    lapack_int info = L->dsyevd(LAPACK_ROW_MAJOR, 'V', 'U', (lapack_int)ne,
+                                pa->g, (lapack_int)ne, pa->lam);
     if (info != 0)
         return rvfit_err_set(err, RVFIT_ERR_INTERNAL, "pca: arm %s: "
                              "LAPACKE_dsyevd failed (info %d)", la->name,
@@ -120,9 +197,10 @@ static void pb_orthonormalize(double *v, size_t k, size_t np)
  * components (least squares to their rounding); each component's sign
  * makes its largest coefficient positive (the eigen-solver's sign is
  * arbitrary).  vd: [k][npix] scratch. */
-static void pb_components(const rvfit_lib_arm *la, const size_t *mod,
-                          size_t ne, const pb_arm *pa, int k, double *xc,
-                          double *ut, double *vd, pca_data *pd, int a)
+static void pb_components(const pb_la *L, const rvfit_lib_arm *la,
+                          const size_t *mod, size_t ne, const pb_arm *pa,
+                          int k, double *xc, double *ut, double *vd,
+                          pca_data *pd, int a)
 {
     size_t np = la->npix, K = (size_t)k;
     for (size_t i = 0; i < K; i++) {
@@ -134,9 +212,8 @@ static void pb_components(const rvfit_lib_arm *la, const size_t *mod,
     for (size_t p0 = 0; p0 < np; p0 += PB) {
         size_t n = np - p0 < PB ? np - p0 : PB;
         pb_block(la, mod, ne, pa->mu, p0, n, xc);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)K,
-                    (int)n, (int)ne, 1.0, ut, (int)ne, xc, (int)n, 0.0, vb,
-                    (int)n);
+        L->dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)K, (int)n,
+                 (int)ne, 1.0, ut, (int)ne, xc, (int)n, 0.0, vb, (int)n);
         for (size_t i = 0; i < K; i++)
             memcpy(vd + i * np + p0, vb + i * n, n * sizeof *vd);
     }
@@ -150,9 +227,8 @@ static void pb_components(const rvfit_lib_arm *la, const size_t *mod,
     for (size_t p0 = 0; p0 < np; p0 += PB) {
         size_t n = np - p0 < PB ? np - p0 : PB;
         pb_block(la, mod, ne, pa->mu, p0, n, xc);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)ne,
-                    (int)K, (int)n, 1.0, xc, (int)n, vd + p0, (int)np, 1.0,
-                    c, (int)K);
+        L->dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)ne, (int)K,
+                 (int)n, 1.0, xc, (int)n, vd + p0, (int)np, 1.0, c, (int)K);
     }
     float *v = pd->vec[a];
     for (size_t j = 0; j < np; j++)
@@ -223,15 +299,17 @@ int pca_build(const rvfit_library *lib, int k, double rms, pca_data **out,
             mod[ne++] = m;
     pb_arm pa[RVFIT_MAX_ARMS];
     memset(pa, 0, sizeof pa);
-    double *xc = malloc(ne * PB * sizeof *xc);
-    int rc = xc ? RVFIT_OK
-                : rvfit_err_set(err, RVFIT_ERR_NOMEM, "pca: no memory");
+    pb_la L;
+    int rc = pb_la_open(&L, err);
+    double *xc = rc ? NULL : malloc(ne * PB * sizeof *xc);
+    if (!rc && !xc)
+        rc = rvfit_err_set(err, RVFIT_ERR_NOMEM, "pca: no memory");
     for (int a = 0; a < lib->narm && !rc; a++) {
         pa[a].g = malloc(ne * ne * sizeof(double));
         pa[a].lam = malloc(ne * sizeof(double));
         pa[a].mu = malloc(lib->arm[a].npix * sizeof(double));
         rc = pa[a].g && pa[a].lam && pa[a].mu
-                 ? pb_decompose(&lib->arm[a], mod, ne, xc, &pa[a], err)
+                 ? pb_decompose(&L, &lib->arm[a], mod, ne, xc, &pa[a], err)
                  : rvfit_err_set(err, RVFIT_ERR_NOMEM, "pca: no memory for "
                                  "%zu models", ne);
     }
@@ -248,7 +326,8 @@ int pca_build(const rvfit_library *lib, int k, double rms, pca_data **out,
     if (!rc && (!ut || !vd))
         rc = rvfit_err_set(err, RVFIT_ERR_NOMEM, "pca: no memory");
     for (int a = 0; a < lib->narm && !rc; a++) {
-        pb_components(&lib->arm[a], mod, ne, &pa[a], k, xc, ut, vd, pd, a);
+        pb_components(&L, &lib->arm[a], mod, ne, &pa[a], k, xc, ut, vd, pd,
+                      a);
         pd->rms[a] = pb_rms(pa[a].lam, ne, (size_t)k, lib->arm[a].npix);
     }
     if (!rc) {
@@ -257,6 +336,7 @@ int pca_build(const rvfit_library *lib, int k, double rms, pca_data **out,
     }
     free(ut), free(vd), free(xc), free(mod);
     pb_arms_free(pa, lib->narm);
+    pb_la_close(&L);
     if (rc)
         pca_free(pd);
     else
