@@ -3,6 +3,7 @@
 # As root it installs them; otherwise it prints the command and fails.
 set -euo pipefail
 pkgs=(cmake make gcc pkg-config libcfitsio-dev libinih-dev libqhull-dev
+      liblapacke-dev libopenblas-dev
       ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
       libopenmpi-dev openmpi-bin libcairo2-dev
       python3-numpy python3-astropy python3-pytest python3-pip)

@@ -10,8 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "rvfit/physics.h"
+#include "rvfit/interp.h"
 #include "rvfit/library_io.h"
+#include "rvfit/physics.h"
 #include "testutil.h"
 
 double be_unif(uint64_t *rng)
@@ -692,6 +693,174 @@ static void be_check_stencils(const be_target *t, be_backend *cpu,
     be_problem_free(&pr);
 }
 
+/* Backend ops 1.2: stencils with a weight per library arm (what the pca
+ * interpolator sends).  The batch lists the library's arms in reverse
+ * order, so that a backend that weighs batch arm a by library arm a's
+ * weights fails.  Scattered stencils with independent random weights per
+ * arm: cpu and backend agree on chisq_sta, vscan_sta and models_sta;
+ * with every arm given the same weights, chisq_sta equals chisq_st. */
+static void be_check_arm_stencils(const be_target *t, be_backend *cpu,
+                                  be_backend *gpu, uint64_t *rng, double tol)
+{
+    enum { N = 64, NV = 7, NA = 2 };
+    be_problem pr;
+    rvfit_err err;
+    int rc = be_problem_make(&pr, &be_cases[7].sh, rng, &err);
+    if (!rc) {
+        rvfit_arm_batch tmp = pr.batch.arm[0];
+        pr.batch.arm[0] = pr.batch.arm[1];
+        pr.batch.arm[1] = tmp;
+        rc = be_load(cpu, &pr, &err);
+    }
+    if (!rc)
+        rc = be_load(gpu, &pr, &err);
+    CHECK_MSG(rc == RVFIT_OK && pr.lib.narm == NA, "arm stencils: %s",
+              err.msg);
+    if (rc || pr.lib.narm != NA)
+        return;
+    size_t np = pr.batch.arm[0].npix;
+    static rvfit_point pts[N];
+    static uint32_t off[N + 1], idx[N * RVFIT_MAX_STENCIL];
+    static double w[N * RVFIT_MAX_STENCIL], wa[N * RVFIT_MAX_STENCIL * NA];
+    static double pen[N], m[3][N], c[3][N * NA], vel[N * NV], sv[2][N * NV];
+    static float mb[2][2][NA][16 * 600];
+    be_points(&pr, N, rng, pts);
+    for (size_t k = 0; k < N * NV; k++)
+        vel[k] = -250.0 + 9.0 * (double)k / N;
+    be_make_stencils(&pr.lib, N, pts, 1, rng, off, idx, w, pen);
+    for (uint32_t e = 0; e < off[N]; e++) /* the same in both arms */
+        wa[e * NA] = wa[e * NA + 1] = w[e];
+    rvfit_stencils sn = {off, idx, w, pen};
+    rvfit_arm_stencils sa = {off, idx, wa, pen, NA, 0};
+    rvfit_chisq_out o[3] = {{m[0], c[0]}, {m[1], c[1]}, {m[2], c[2]}};
+    int r = gpu->ops->chisq_st(gpu->st, N, pts, &sn, &o[0], &err);
+    r = r ? r : gpu->ops->chisq_sta(gpu->st, N, pts, &sa, &o[1], &err);
+    CHECK_MSG(r == RVFIT_OK, "arm stencils: %s", err.msg);
+    CHECK_MSG(memcmp(m[0], m[1], sizeof m[0]) == 0,
+              "equal arm weights differ from shared ones on %s", t->name);
+    for (size_t i = 0; i < N; i++) /* independent weights per arm */
+        for (uint32_t e = off[i]; e < off[i + 1]; e++)
+            wa[e * NA + 1] = (0.1 + be_unif(rng)) /
+                             (double)(off[i + 1] - off[i]) * 1.6;
+    r = r ? r : cpu->ops->chisq_sta(cpu->st, N, pts, &sa, &o[1], &err);
+    r = r ? r : gpu->ops->chisq_sta(gpu->st, N, pts, &sa, &o[2], &err);
+    r = r ? r : cpu->ops->vscan_sta(cpu->st, N, pts, &sa, NV, vel, sv[0],
+                                    &err);
+    r = r ? r : gpu->ops->vscan_sta(gpu->st, N, pts, &sa, NV, vel, sv[1],
+                                    &err);
+    float *mp[2][NA], *cp[2][NA];
+    for (int b = 0; b < 2; b++)
+        for (int a = 0; a < NA; a++)
+            mp[b][a] = mb[b][0][a], cp[b][a] = mb[b][1][a];
+    r = r ? r : cpu->ops->models_sta(cpu->st, 16, pts, &sa, mp[0], cp[0],
+                                     &err);
+    r = r ? r : gpu->ops->models_sta(gpu->st, 16, pts, &sa, mp[1], cp[1],
+                                     &err);
+    CHECK_MSG(r == RVFIT_OK, "arm stencils: %s", err.msg);
+    if (!r) {
+        double d1 = be_maxrel(m[1], m[2], N), d2 = be_maxrel(c[1], c[2],
+                                                            N * NA);
+        double d3 = be_maxrel(sv[0], sv[1], N * NV), d4 = 0.0, d5;
+        for (int a = 0; a < NA; a++)
+            for (size_t i = 0; i < 16 * np; i++) {
+                double mx = fmax(fabs(mb[0][0][a][i]), 1e-3);
+                d4 = fmax(d4, fabs(mb[0][0][a][i] - mb[1][0][a][i]) / mx);
+            }
+        d5 = be_maxrel(m[0], m[1], N); /* arm 1's weights changed it */
+        printf("  stencils per arm: m2lnl %.1e chisq %.1e vscan %.1e models "
+               "%.1e (changed by arm weights: %.1e)\n", d1, d2, d3, d4, d5);
+        CHECK_MSG(d1 <= tol && d2 <= tol && d3 <= tol, "arm stencils");
+        CHECK_MSG(d4 <= (tol > BE_TOL ? tol : BE_TOL_MODEL), "models %.3g",
+                  d4);
+        CHECK_MSG(d5 > 1e-3, "arm weights changed nothing: %.3g", d5);
+    }
+    sa.nw = 3; /* neither 1 nor the library's arms: refused */
+    CHECK(gpu->ops->chisq_sta(gpu->st, 1, pts, &sa, &o[1], &err) ==
+          RVFIT_ERR_INVALID);
+    be_problem_free(&pr);
+}
+
+/* Every interpolator whose stencils the core sends, with its real
+ * stencils: simplex (Delaunay over the models present; be_cases[9]:
+ * holes, ln flux) through the 1.1 entries, pca (8 components, their
+ * coefficients cubic on every axis; be_cases[7]: holes, ln flux) through
+ * the 1.2 entries over its component view.  cpu and backend agree on
+ * chisq, vscan and models. */
+static void be_check_kinds(const be_target *t, be_backend *cpu,
+                           be_backend *gpu, uint64_t *rng, double tol)
+{
+    enum { N = 48, NV = 5 };
+    static const int kind[2] = {RVFIT_IKIND_SIMPLEX, RVFIT_IKIND_PCA};
+    static const int icase[2] = {9, 7};
+    for (int k = 0; k < 2; k++) {
+        be_problem pr;
+        rvfit_interpolator ip;
+        rvfit_stencil_buf sb;
+        memset(&sb, 0, sizeof sb);
+        rvfit_err err;
+        int rc = be_problem_make(&pr, &be_cases[icase[k]].sh, rng, &err);
+        if (rc)
+            break;
+        rc = kind[k] == RVFIT_IKIND_PCA
+                 ? rvfit_interp_open_pca(&ip, &pr.lib, 8, 0.0, &err)
+                 : rvfit_interp_open(&ip, &pr.lib, kind[k], NULL, 0, &err);
+        const rvfit_library *v = rc ? NULL : rvfit_interp_vectors(&ip);
+        for (int b = 0; b < 2 && !rc; b++) {
+            be_backend *be = b ? gpu : cpu;
+            rc = be->ops->load_library(be->st, v, &err);
+            if (!rc)
+                rc = be->ops->load_batch(be->st, &pr.batch, &pr.mo, &err);
+        }
+        static rvfit_point pts[N];
+        static double m[2][N], c[2][N * 3], vel[N * NV], sv[2][N * NV];
+        static float mb[2][3][8 * 600];
+        be_points(&pr, N, rng, pts);
+        for (size_t q = 0; q < N * NV; q++)
+            vel[q] = -200.0 + 7.0 * (double)q / N;
+        if (!rc)
+            rc = rvfit_stencil_fill(&ip, N, pts, &sb, &err);
+        float *mp[2][RVFIT_MAX_ARMS];
+        for (int b = 0; b < 2; b++)
+            for (int a = 0; a < pr.sh.narm; a++)
+                mp[b][a] = mb[b][a];
+        for (int b = 0; b < 2 && !rc; b++) {
+            be_backend *be = b ? gpu : cpu;
+            rvfit_chisq_out o = {m[b], c[b]};
+            rc = rvfit_stencil_chisq(be->ops, be->st, N, pts, &sb, &o, &err);
+            if (!rc)
+                rc = rvfit_stencil_vscan(be->ops, be->st, N, pts, &sb, NV,
+                                         vel, sv[b], &err);
+            if (!rc)
+                rc = rvfit_stencil_models(be->ops, be->st, 8, pts, &sb,
+                                          mp[b], NULL, &err);
+        }
+        CHECK_MSG(rc == RVFIT_OK, "%s: %s", rvfit_interp_kind_name(kind[k]),
+                  err.msg);
+        if (!rc) {
+            size_t na = (size_t)pr.sh.narm, np = pr.batch.arm[0].npix;
+            double d1 = be_maxrel(m[0], m[1], N);
+            double d2 = be_maxrel(c[0], c[1], N * na);
+            double d3 = be_maxrel(sv[0], sv[1], N * NV), d4 = 0.0;
+            for (size_t a = 0; a < na; a++)
+                for (size_t i = 0; i < 8 * np; i++) {
+                    double mx = fmax(fabs(mb[0][a][i]), 1e-3);
+                    d4 = fmax(d4, fabs(mb[0][a][i] - mb[1][a][i]) / mx);
+                }
+            printf("  %s interpolator (%u weights per entry): m2lnl %.1e "
+                   "chisq %.1e vscan %.1e models %.1e\n",
+                   rvfit_interp_kind_name(kind[k]), sb.nw, d1, d2, d3, d4);
+            CHECK_MSG(d1 <= tol && d2 <= tol && d3 <= tol, "%s",
+                      rvfit_interp_kind_name(kind[k]));
+            CHECK_MSG(d4 <= (tol > BE_TOL ? tol : BE_TOL_MODEL),
+                      "%s models %.3g", rvfit_interp_kind_name(kind[k]), d4);
+        }
+        rvfit_stencil_buf_free(&sb);
+        if (v)
+            rvfit_interp_close(&ip);
+        be_problem_free(&pr);
+    }
+}
+
 /* DESI-like throughput: 3 arms x ~2700 px, npoly 10, ndiag 11; 2048
  * points on the cpu, t->bench_points on the backend. */
 static void be_bench(const be_target *t, be_backend *cpu, be_backend *gpu,
@@ -737,6 +906,8 @@ void be_equiv_suite(const be_target *t, be_backend *gpu, be_backend *cpu,
            res.m2lnl, res.chisq, res.models, res.vscan);
     be_check_counters(t, gpu, &rng);
     be_check_stencils(t, cpu, gpu, &rng, BE_TOL);
+    be_check_arm_stencils(t, cpu, gpu, &rng, BE_TOL);
+    be_check_kinds(t, cpu, gpu, &rng, BE_TOL);
     if (getenv("RVFIT_BENCH"))
         be_bench(t, cpu, gpu, &rng);
     be_close(gpu);
@@ -754,6 +925,8 @@ void be_equiv_suite(const be_target *t, be_backend *gpu, be_backend *cpu,
     printf("float device code (fp64 = 0):\n");
     be_run_case(t, cpu, gpu, &be_cases[2], &rng, &rf, BE_TOL_FLOAT);
     be_check_stencils(t, cpu, gpu, &rng, BE_TOL_FLOAT);
+    be_check_arm_stencils(t, cpu, gpu, &rng, BE_TOL_FLOAT);
+    be_check_kinds(t, cpu, gpu, &rng, BE_TOL_FLOAT);
     if (getenv("RVFIT_BENCH"))
         be_bench(t, cpu, gpu, &rng);
     be_close(gpu);

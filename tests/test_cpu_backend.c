@@ -288,6 +288,62 @@ static void test_stencils(void *st, const rvfit_library *lib)
           RVFIT_ERR_INVALID);
 }
 
+/* Backend ops 1.2: weights per library arm.  Arm B weighs model 2 and
+ * arm R model 4: each arm's chisq and model equal those of the shared
+ * stencil naming that arm's model, bitwise; equal weights in both arms
+ * reproduce chisq_st bitwise; nw other than 1 or narm, and a non-finite
+ * weight of arm R, are refused. */
+static void test_arm_stencils(void *st)
+{
+    rvfit_err err = {{0}};
+    rvfit_point q[2];
+    memset(q, 0, sizeof q);
+    for (int i = 0; i < 2; i++) {
+        q[i].spec = (uint32_t)i;
+        q[i].v = 123.4 - 40.0 * i;
+        q[i].vsini = 25.0 * i;
+    }
+    uint32_t off[3] = {0, 2, 4}, idx[4] = {2, 4, 2, 4};
+    double wa[8] = {1, 0, 0, 1, 1, 0, 0, 1}, pen[2] = {0.0, 3.0};
+    double w2[4] = {1, 0, 1, 0}, w4[4] = {0, 1, 0, 1};
+    rvfit_arm_stencils sa = {off, idx, wa, pen, 2, 0};
+    rvfit_stencils s2 = {off, idx, w2, pen}, s4 = {off, idx, w4, pen};
+    double m[3][2], c[3][4];
+    rvfit_chisq_out o[3] = {{m[0], c[0]}, {m[1], c[1]}, {m[2], c[2]}};
+    must(OPS->chisq_sta(st, 2, q, &sa, &o[0], &err), &err, "chisq_sta");
+    must(OPS->chisq_st(st, 2, q, &s2, &o[1], &err), &err, "chisq model 2");
+    must(OPS->chisq_st(st, 2, q, &s4, &o[2], &err), &err, "chisq model 4");
+    for (int i = 0; i < 2; i++) {
+        CHECK(c[0][2 * i] == c[1][2 * i]);         /* arm B: model 2 */
+        CHECK(c[0][2 * i + 1] == c[2][2 * i + 1]); /* arm R: model 4 */
+        CHECK(c[1][2 * i + 1] != c[2][2 * i + 1]); /* they differ */
+    }
+    static float mo[3][2][2 * LD_N];
+    float *mp[3][2];
+    for (int k = 0; k < 3; k++)
+        mp[k][0] = mo[k][0], mp[k][1] = mo[k][1];
+    must(OPS->models_sta(st, 2, q, &sa, mp[0], NULL, &err), &err, "models");
+    must(OPS->models_st(st, 2, q, &s2, mp[1], NULL, &err), &err, "models 2");
+    must(OPS->models_st(st, 2, q, &s4, mp[2], NULL, &err), &err, "models 4");
+    CHECK(memcmp(mo[0][0], mo[1][0], sizeof mo[0][0]) == 0);
+    CHECK(memcmp(mo[0][1], mo[2][1], sizeof mo[0][1]) == 0);
+    double vel[6] = {100, 110, 120, 130, 140, 150}, v1[6], v2[6];
+    double wsame[8] = {0.3, 0.3, 0.7, 0.7, 0.6, 0.6, 0.4, 0.4};
+    double wone[4] = {0.3, 0.7, 0.6, 0.4};
+    rvfit_arm_stencils ss = {off, idx, wsame, pen, 2, 0};
+    rvfit_stencils s1 = {off, idx, wone, pen};
+    must(OPS->vscan_sta(st, 2, q, &ss, 3, vel, v1, &err), &err, "vscan_sta");
+    must(OPS->vscan_st(st, 2, q, &s1, 3, vel, v2, &err), &err, "vscan_st");
+    CHECK(memcmp(v1, v2, sizeof v1) == 0);
+    sa.nw = 3;
+    CHECK(OPS->chisq_sta(st, 2, q, &sa, &o[0], &err) == RVFIT_ERR_INVALID);
+    CHECK_MSG(tu_contains(err.msg, "weights per entry"), "%s", err.msg);
+    sa.nw = 2;
+    wa[7] = NAN;
+    CHECK(OPS->chisq_sta(st, 2, q, &sa, &o[0], &err) == RVFIT_ERR_INVALID);
+    CHECK_MSG(tu_contains(err.msg, "arm 1"), "%s", err.msg);
+}
+
 /* Random points over both spectra; threads=1 vs 2 must agree bitwise. */
 static void test_threads(const rvfit_library *lib, const rvfit_batch *b,
                          const rvfit_model_opts *mo)
@@ -658,6 +714,7 @@ int main(void)
               (unsigned long long)c.points, (unsigned long long)npts);
     CHECK(c.calls == 7 && c.seconds > 0);
     test_stencils(st, &lib);
+    test_arm_stencils(st);
     OPS->close(st);
 
     test_threads(&lib, &b, &mo);

@@ -196,6 +196,29 @@ int main(void)
         }
     }
 
+    /* A backend of ops 1.1 loads; its entries of weights per arm (1.2)
+     * are defaults that say what the pca interpolator lacks. */
+    {
+        char *dirs[2] = {dirs_one(tu_env("RVFIT_STUB_DIR")), NULL};
+        rvfit_plugin_handle h;
+        rvfit_err err;
+        int stage;
+        CHECK(rvfit_plugin_load(dirs, RVFIT_PLUGIN_BACKEND, "ops11", &h,
+                                &stage, &err) == RVFIT_OK);
+        if (h.dl) {
+            rvfit_chisq_out out = {NULL, NULL};
+            CHECK(h.backend.chisq_sta(NULL, 0, NULL, NULL, &out, &err) ==
+                  RVFIT_ERR_UNAVAILABLE);
+            CHECK_MSG(tu_contains(err.msg, "backend ops < 1.2") &&
+                          tu_contains(err.msg, "pca"), "%s", err.msg);
+            CHECK(h.backend.vscan_sta(NULL, 0, NULL, NULL, 0, NULL, NULL,
+                                      &err) == RVFIT_ERR_UNAVAILABLE);
+            CHECK(h.backend.models_sta(NULL, 0, NULL, NULL, NULL, NULL,
+                                       &err) == RVFIT_ERR_UNAVAILABLE);
+            rvfit_plugin_unload(&h);
+        }
+    }
+
     /* Unknown plugin option: named with file, line and the known keys. */
     {
         rvfit_config c;

@@ -306,6 +306,61 @@ static void test_errors(const char *tmp)
     CHECK(st == RVFIT_ERR_IO && tu_contains(e.msg, "no model files"));
 }
 
+/* pca from the build: recorded (INTERP, NPCA), the loaded models are the
+ * multilinear library's to the rms error the file records (at most
+ * pca_rms), pca_components is obeyed and refused beyond the models. */
+static void test_pca(const char *grid, const char *tmp)
+{
+    char out[4200], ref[4200];
+    snprintf(out, sizeof out, "%s/libpca", tmp);
+    snprintf(ref, sizeof ref, "%s/libml", tmp);
+    rvfit_err e;
+    rvfit_templates_opts o = {.sigma0 = 0.4, .vmax = 500.0, .nthreads = 2};
+    CHECK(rvfit_templates_build(grid, 2, arms, "test", &o, ref, &e) ==
+          RVFIT_OK);
+    o.interpolator = "pca";
+    o.pca_rms = 2e-3;
+    int st = rvfit_templates_build(grid, 2, arms, "test", &o, out, &e);
+    CHECK_MSG(st == RVFIT_OK, "pca build: %s", e.msg);
+    int kind = -1;
+    CHECK(rvfit_library_kind(out, &kind, &e) == RVFIT_OK &&
+          kind == RVFIT_IKIND_PCA);
+    rvfit_library lp, lm;
+    rvfit_interpolator ip;
+    if (rvfit_library_load(&lp, out, &e) || rvfit_library_load(&lm, ref, &e)) {
+        CHECK_MSG(0, "load: %s", e.msg);
+        return;
+    }
+    CHECK(rvfit_interp_open(&ip, &lp, kind, out, 0, &e) == RVFIT_OK);
+    int k = rvfit_interp_pca_k(&ip);
+    for (int a = 0; a < lp.narm; a++) {
+        double ss = 0.0, rec = rvfit_interp_pca_rms(&ip, a);
+        size_t n = 0;
+        for (size_t i = 0; i < lp.nmodel * lp.arm[a].npix; i++)
+            if (lp.exists[i / lp.arm[a].npix]) {
+                double d = lp.arm[a].flux[i] - lm.arm[a].flux[i];
+                ss += d * d;
+                n++;
+            }
+        printf("pca build: arm %s, %d components, rms %.3g (recorded %.3g)\n",
+               lp.arm[a].name, k, sqrt(ss / (double)n), rec);
+        CHECK(rec <= 2e-3 && fabs(sqrt(ss / (double)n) - rec) <= 0.05 * rec +
+                                                                1e-6);
+    }
+    rvfit_interp_close(&ip);
+    rvfit_library_free(&lp);
+    o.pca_k = 1;
+    CHECK(rvfit_templates_build(grid, 2, arms, "test", &o, out, &e) ==
+          RVFIT_OK);
+    char file[4300];
+    snprintf(file, sizeof file, "%s/%s", out, RVFIT_LIBRARY_FILE);
+    CHECK(tu_read_key(file, 1, "NPCA") == 1);
+    o.pca_k = (int)lm.nmodel;
+    CHECK(rvfit_templates_build(grid, 2, arms, "test", &o, out, &e) ==
+          RVFIT_ERR_CONFIG);
+    rvfit_library_free(&lm);
+}
+
 /* The interpolator recorded by the build ([templates] interpolator): on
  * test_grid's grid (2 nodes on 3 axes, holes) simplex stores a
  * triangulation of the models present that reads back; cubic has no axis
@@ -353,6 +408,7 @@ static void test_interpolator(const char *tmp)
     CHECK(rvfit_library_kind(out, &kind, &e) == RVFIT_OK &&
           kind == RVFIT_IKIND_MULTILINEAR);
     rvfit_library_free(&lib);
+    test_pca(grid, tmp);
 }
 
 int main(void)

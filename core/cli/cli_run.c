@@ -50,11 +50,15 @@ int cli_open_env(fit_env *e, rvfit_err *err)
             strcat(cub, cub[0] ? ", " : "");
             strncat(cub, e->lib.axis[p].name, 16);
         }
+    char pca[64] = "";
+    if (e->interp.kind == RVFIT_IKIND_PCA)
+        snprintf(pca, sizeof pca, " (%d components)",
+                 rvfit_interp_pca_k(&e->interp));
     rvfit_log(&e->host, RVFIT_LOG_INFO, "rvfit",
               "templates %s: %d parameters, %zu models, %d arms; "
-              "interpolator %s in %s, cubic on: %s, stencils from the %s",
+              "interpolator %s%s in %s, cubic on: %s, stencils from the %s",
               c->templates, e->lib.nparam, e->lib.nmodel, e->lib.narm,
-              rvfit_interp_kind_name(e->interp.kind),
+              rvfit_interp_kind_name(e->interp.kind), pca,
               e->lib.log_flux ? "ln flux" : "flux", cub[0] ? cub : "none",
               e->interp.host_stencils ? "core" : "backend");
     if ((rc = rvfit_instrument_load(c, c->instrument, &e->inst, err)))
@@ -67,7 +71,8 @@ int cli_open_env(fit_env *e, rvfit_err *err)
               "backend %s %s on %s (%s)", e->be.name,
               e->be.ph.desc->version, e->be.ops->device(e->be.state),
               e->be.ph.path);
-    rc = e->be.ops->load_library(e->be.state, &e->lib, err);
+    rc = e->be.ops->load_library(e->be.state,
+                                 rvfit_interp_vectors(&e->interp), err);
     if (rc)
         rvfit_err_prefix(err, "backend '%s': load_library", e->be.name);
     return rc;

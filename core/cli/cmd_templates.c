@@ -24,8 +24,9 @@ static void help(void)
            "1000)\n"
            "  -j, --threads N        worker threads (0 = all cores)\n"
            "  -c, --config FILE      configuration ([instrument.NAME] "
-           "options; [templates] interpolator, cubic, log_flux: the "
-           "interpolator recorded in the library)\n");
+           "options; [templates] interpolator, cubic, log_flux, "
+           "pca_components, pca_rms: the interpolator recorded in the "
+           "library)\n");
 }
 
 /* How each arm's templates are smoothed, for the log: "B, R, Z 0.4 A" or
@@ -97,6 +98,8 @@ int cmd_templates(int argc, char **argv)
     to.interpolator = cfg.interpolator;
     to.cubic = cfg.cubic;
     to.log_flux = (int)cfg.log_flux;
+    to.pca_k = (int)cfg.pca_components;
+    to.pca_rms = cfg.pca_rms;
     rvfit_err err;
     rvfit_err_clear(&err);
     rvfit_plugin_handle inst;

@@ -122,6 +122,17 @@ int cpu_vscan_st(void *state, size_t nq, const rvfit_point *base,
 int cpu_models_st(void *state, size_t n, const rvfit_point *pts,
                   const rvfit_stencils *stn, float *const *model,
                   float *const *cont, rvfit_err *err);
+/* backend ops 1.2: stencils with weights per library arm (the 1.1
+ * entries above pass theirs on with one weight per entry). */
+int cpu_chisq_sta(void *state, size_t n, const rvfit_point *pts,
+                  const rvfit_arm_stencils *stn, rvfit_chisq_out *out,
+                  rvfit_err *err);
+int cpu_vscan_sta(void *state, size_t nq, const rvfit_point *base,
+                  const rvfit_arm_stencils *stn, size_t nvel,
+                  const double *vel, double *m2lnl, rvfit_err *err);
+int cpu_models_sta(void *state, size_t n, const rvfit_point *pts,
+                   const rvfit_arm_stencils *stn, float *const *model,
+                   float *const *cont, rvfit_err *err);
 
 /* ---- physics of one point (cpu_model.c, cpu_normal.c) ---------------- */
 typedef struct cpu_stencil {
@@ -150,9 +161,14 @@ typedef struct cpu_tmpl {
 
 void cpu_stencil_of(const cpu_state *st, const rvfit_point *p,
                     cpu_stencil *sc);
-/* Stencil i of a table from the core (backend ops 1.1). */
-void cpu_stencil_given(const rvfit_point *p, const rvfit_stencils *stn,
+/* Stencil i of a table from the core (backend ops 1.1, 1.2), with the
+ * weights of library arm 0. */
+void cpu_stencil_given(const rvfit_point *p, const rvfit_arm_stencils *stn,
                        size_t i, cpu_stencil *sc);
+/* The weights of library arm la into sc, for a table with weights per
+ * arm (stn->nw > 1); nothing to do otherwise. */
+void cpu_stencil_arm(const rvfit_arm_stencils *stn, size_t i, int la,
+                     cpu_stencil *sc);
 void cpu_range_of(const cpu_state *st, int a, size_t s, int all,
                   cpu_range *r);
 void cpu_template(const cpu_state *st, int a, size_t s, const cpu_stencil *sc,

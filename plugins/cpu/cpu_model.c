@@ -25,7 +25,7 @@ void cpu_stencil_of(const cpu_state *st, const rvfit_point *p,
     sc->flat = sc->nc == 0;
 }
 
-void cpu_stencil_given(const rvfit_point *p, const rvfit_stencils *stn,
+void cpu_stencil_given(const rvfit_point *p, const rvfit_arm_stencils *stn,
                        size_t i, cpu_stencil *sc)
 {
     sc->penalty = 0.0;
@@ -33,14 +33,24 @@ void cpu_stencil_given(const rvfit_point *p, const rvfit_stencils *stn,
     sc->flat = 1;
     if (p->flags & RVFIT_PT_CONTINUUM)
         return;
-    uint32_t e0 = stn->off[i];
+    size_t e0 = stn->off[i];
     sc->nc = (int)(stn->off[i + 1] - e0);
     for (int k = 0; k < sc->nc; k++) {
-        sc->corner[k] = stn->idx[e0 + (uint32_t)k];
-        sc->weight[k] = stn->w[e0 + (uint32_t)k];
+        sc->corner[k] = stn->idx[e0 + (size_t)k];
+        sc->weight[k] = stn->w[(e0 + (size_t)k) * stn->nw];
     }
     sc->penalty = stn->pen[i];
     sc->flat = sc->nc == 0;
+}
+
+void cpu_stencil_arm(const rvfit_arm_stencils *stn, size_t i, int la,
+                     cpu_stencil *sc)
+{
+    if (!stn || stn->nw <= 1 || sc->flat)
+        return;
+    size_t e0 = stn->off[i];
+    for (int k = 0; k < sc->nc; k++)
+        sc->weight[k] = stn->w[(e0 + (size_t)k) * stn->nw + (size_t)la];
 }
 
 void cpu_range_of(const cpu_state *st, int a, size_t s, int all,

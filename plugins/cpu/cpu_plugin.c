@@ -75,6 +75,9 @@ static const rvfit_backend_ops cpu_ops = {
     .chisq_st = cpu_chisq_st,
     .vscan_st = cpu_vscan_st,
     .models_st = cpu_models_st,
+    .chisq_sta = cpu_chisq_sta,
+    .vscan_sta = cpu_vscan_sta,
+    .models_sta = cpu_models_sta,
 };
 
 static const char *const cpu_keys[] = {"threads", NULL};

@@ -24,7 +24,7 @@ typedef struct cuda_job {
     const double *vel;          /* vscan: v of point p; NULL: pts[p].v   */
     double *m2lnl, *chisq;      /* [nslot*nrep], [nslot*narm] or NULL    */
     float *const *model, *const *cont;
-    const rvfit_stencils *sn;   /* stencils from the core, or NULL       */
+    const rvfit_arm_stencils *sn; /* stencils from the core, or NULL     */
 } cuda_job;
 
 /* Byte layout of one chunk of c slots (from d->s0) in the input, output and scratch
@@ -32,7 +32,7 @@ typedef struct cuda_job {
 typedef struct cuda_geom {
     size_t c, P, gt, gl;
     size_t o_fl, o_sp, o_vs, o_th, o_pv, n_in;
-    size_t ne, o_so, o_si, o_sw, o_spn; /* stencils of the chunk       */
+    size_t ne, nw, o_so, o_si, o_sw, o_spn; /* stencils of the chunk   */
     size_t o_m2, o_ach, o_mo, o_co, n_out;
     size_t n_tr, n_tint, n_tpen, n_scr;
 } cuda_geom;
@@ -64,13 +64,14 @@ static void cuda_geometry(const cuda_state *st, const cuda_dev *d,
     g->o_pv = g->o_th + cuda_al(c * np * r);
     /* stencils: offsets rebased to the chunk, indices, weights, penalty
      * (placeholders without stencils, so every kernel pointer is set) */
-    const rvfit_stencils *sn = job->sn;
+    const rvfit_arm_stencils *sn = job->sn;
     size_t s1 = sn ? cuda_min(d->s0 + c, job->nslot) : 0;
     g->ne = sn ? sn->off[s1] - sn->off[d->s0] : 0;
+    g->nw = sn ? (size_t)rvk_stencil_nw(sn, &st->bat) : 1;
     g->o_so = g->o_pv + cuda_al(g->P * r);
     g->o_si = g->o_so + cuda_al((c + 1) * 4);
     g->o_sw = g->o_si + cuda_al(g->ne * 4);
-    g->o_spn = g->o_sw + cuda_al(g->ne * r);
+    g->o_spn = g->o_sw + cuda_al(g->ne * g->nw * r);
     g->n_in = g->o_spn + cuda_al(c * r);
     size_t mo = job->mode ? g->P * st->bat.npix_sum * sizeof(float) : 0;
     g->o_m2 = 0;
@@ -181,7 +182,7 @@ static void cuda_pack(const cuda_state *st, cuda_dev *d, const cuda_job *job,
     for (size_t i = 0; i < g->P; i++)
         rvk_put_real(st->fp64, h + g->o_pv, i,
                       job->vel ? job->vel[p0 + i] : job->pts[p0 + i].v);
-    const rvfit_stencils *sn = job->sn;
+    const rvfit_arm_stencils *sn = job->sn;
     if (!sn)
         return;
     uint32_t e0 = sn->off[s0], *so = (uint32_t *)(h + g->o_so);
@@ -190,7 +191,9 @@ static void cuda_pack(const cuda_state *st, cuda_dev *d, const cuda_job *job,
         so[i] = sn->off[s0 + i] - e0;
     for (size_t e = 0; e < g->ne; e++) {
         si[e] = sn->idx[e0 + e];
-        rvk_put_real(st->fp64, h + g->o_sw, e, sn->w[e0 + e]);
+        for (size_t a = 0; a < g->nw; a++)
+            rvk_put_real(st->fp64, h + g->o_sw, e * g->nw + a,
+                         rvk_stencil_w(sn, &st->bat, e0 + e, (int)a));
     }
     for (size_t i = 0; i < g->c; i++)
         rvk_put_real(st->fp64, h + g->o_spn, i, sn->pen[s0 + i]);
@@ -222,7 +225,7 @@ static int cuda_launch(const cuda_state *st, cuda_dev *d, const cuda_job *job,
         .tvsini = in + g->o_vs, .ttheta = in + g->o_th,
         .use_st = job->sn != NULL, .st_off = in + g->o_so,
         .st_idx = in + g->o_si, .st_w = in + g->o_sw,
-        .st_pen = in + g->o_spn, .tr = d->d_tr.p,
+        .st_nw = (int32_t)g->nw, .st_pen = in + g->o_spn, .tr = d->d_tr.p,
         .tpen = d->d_tpen.p, .tint = d->d_tint.p};
     /* (Likelihood mode writes no models: any valid pointer will do.) */
     cuda_like_args l = {
@@ -373,7 +376,7 @@ static int cuda_validate(const cuda_state *st, const cuda_job *job,
                              "cuda: evaluation before load_library and "
                              "load_batch");
     if (job->sn &&
-        rvfit_stencils_check(&st->lib.meta, job->nslot, job->sn, err))
+        rvfit_arm_stencils_check(&st->lib.meta, job->nslot, job->sn, err))
         return RVFIT_ERR_INVALID;
     for (size_t i = 0; i < job->nslot; i++) {
         const rvfit_point *p = &job->pts[i];
@@ -411,9 +414,9 @@ static int cuda_call(cuda_state *st, const cuda_job *job, const char *what,
     return RVFIT_OK;
 }
 
-int cuda_chisq_st(void *state, size_t n, const rvfit_point *pts,
-                  const rvfit_stencils *sn, rvfit_chisq_out *out,
-                  rvfit_err *err)
+int cuda_chisq_sta(void *state, size_t n, const rvfit_point *pts,
+                   const rvfit_arm_stencils *sn, rvfit_chisq_out *out,
+                   rvfit_err *err)
 {
     cuda_job job = {.nslot = n, .nrep = 1, .pts = pts, .m2lnl = out->m2lnl,
                     .chisq = out->chisq, .sn = sn};
@@ -422,9 +425,9 @@ int cuda_chisq_st(void *state, size_t n, const rvfit_point *pts,
     return cuda_call(state, &job, what, err);
 }
 
-int cuda_vscan_st(void *state, size_t nq, const rvfit_point *base,
-                  const rvfit_stencils *sn, size_t nvel, const double *vel,
-                  double *m2lnl, rvfit_err *err)
+int cuda_vscan_sta(void *state, size_t nq, const rvfit_point *base,
+                   const rvfit_arm_stencils *sn, size_t nvel,
+                   const double *vel, double *m2lnl, rvfit_err *err)
 {
     cuda_job job = {.nslot = nq, .nrep = nvel, .pts = base, .vel = vel,
                     .m2lnl = m2lnl, .sn = sn};
@@ -433,9 +436,9 @@ int cuda_vscan_st(void *state, size_t nq, const rvfit_point *base,
     return cuda_call(state, &job, what, err);
 }
 
-int cuda_models_st(void *state, size_t n, const rvfit_point *pts,
-                   const rvfit_stencils *sn, float *const *model,
-                   float *const *cont, rvfit_err *err)
+int cuda_models_sta(void *state, size_t n, const rvfit_point *pts,
+                    const rvfit_arm_stencils *sn, float *const *model,
+                    float *const *cont, rvfit_err *err)
 {
     cuda_state *st = state;
     for (int a = 0; a < st->bat.narm; a++)
@@ -449,22 +452,52 @@ int cuda_models_st(void *state, size_t n, const rvfit_point *pts,
     return cuda_call(state, &job, what, err);
 }
 
+/* The 1.1 entries: one weight per entry (NULL: from theta, as 1.0). */
+int cuda_chisq_st(void *state, size_t n, const rvfit_point *pts,
+                  const rvfit_stencils *sn, rvfit_chisq_out *out,
+                  rvfit_err *err)
+{
+    rvfit_arm_stencils a = sn ? rvfit_arm_stencils_of(sn)
+                              : (rvfit_arm_stencils){0};
+    return cuda_chisq_sta(state, n, pts, sn ? &a : NULL, out, err);
+}
+
+int cuda_vscan_st(void *state, size_t nq, const rvfit_point *base,
+                  const rvfit_stencils *sn, size_t nvel, const double *vel,
+                  double *m2lnl, rvfit_err *err)
+{
+    rvfit_arm_stencils a = sn ? rvfit_arm_stencils_of(sn)
+                              : (rvfit_arm_stencils){0};
+    return cuda_vscan_sta(state, nq, base, sn ? &a : NULL, nvel, vel, m2lnl,
+                          err);
+}
+
+int cuda_models_st(void *state, size_t n, const rvfit_point *pts,
+                   const rvfit_stencils *sn, float *const *model,
+                   float *const *cont, rvfit_err *err)
+{
+    rvfit_arm_stencils a = sn ? rvfit_arm_stencils_of(sn)
+                              : (rvfit_arm_stencils){0};
+    return cuda_models_sta(state, n, pts, sn ? &a : NULL, model, cont, err);
+}
+
+/* The 1.0 entries: stencils from theta. */
 int cuda_chisq(void *state, size_t n, const rvfit_point *pts,
                rvfit_chisq_out *out, rvfit_err *err)
 {
-    return cuda_chisq_st(state, n, pts, NULL, out, err);
+    return cuda_chisq_sta(state, n, pts, NULL, out, err);
 }
 
 int cuda_vscan(void *state, size_t nq, const rvfit_point *base, size_t nvel,
                const double *vel, double *m2lnl, rvfit_err *err)
 {
-    return cuda_vscan_st(state, nq, base, NULL, nvel, vel, m2lnl, err);
+    return cuda_vscan_sta(state, nq, base, NULL, nvel, vel, m2lnl, err);
 }
 
 int cuda_models(void *state, size_t n, const rvfit_point *pts,
                 float *const *model, float *const *cont, rvfit_err *err)
 {
-    return cuda_models_st(state, n, pts, NULL, model, cont, err);
+    return cuda_models_sta(state, n, pts, NULL, model, cont, err);
 }
 
 void cuda_free_call_buffers(cuda_state *st)

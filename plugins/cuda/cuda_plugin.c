@@ -291,6 +291,9 @@ static const rvfit_backend_ops cuda_ops = {
     .chisq_st = cuda_chisq_st,
     .vscan_st = cuda_vscan_st,
     .models_st = cuda_models_st,
+    .chisq_sta = cuda_chisq_sta,
+    .vscan_sta = cuda_vscan_sta,
+    .models_sta = cuda_models_sta,
     .counters = cuda_counters,
     .close = cuda_close,
 };

@@ -50,7 +50,9 @@
                            /*    unused; 0: stencils from ttheta        */ \
     X(IN, uint, st_off)    /* [ntpl+1] slot t: entries st_off[t]..      */ \
     X(IN, uint, st_idx)    /* library vector of each entry              */ \
-    X(IN, real, st_w)      /* weight of each entry                      */ \
+    X(IN, real, st_w)      /* weights of each entry: st_nw per entry    */ \
+    X(VAL, int, st_nw)     /* 1: shared by the arms; narm: batch arm a  */ \
+                           /*    weighs entry e by st_w[e*narm + a]     */ \
     X(IN, real, st_pen)    /* [ntpl] penalty of each slot               */ \
     X(OUT, real, tr)       /* [ntpl][slot_len] rotated templates        */ \
     X(OUT, real, tpen)     /* [ntpl] stencil penalty                    */ \

@@ -350,11 +350,11 @@ DEVFN int rvk_slot_stencil(int nparam, GLOBAL const int *ax_n,
 }
 
 /* A stencil from the core (rvfit_stencils, rebased to the launch) into
- * corner/cw (one work-item), with the rules of rvk_slot_stencil for
- * continuum-only points. */
+ * corner/cw (one work-item), weights of batch arm 0, with the rules of
+ * rvk_slot_stencil for continuum-only points. */
 DEVFN int rvk_given_stencil(GLOBAL const rvk_uint *st_off,
                             GLOBAL const rvk_uint *st_idx,
-                            GLOBAL const real *st_w,
+                            GLOBAL const real *st_w, int st_nw,
                             GLOBAL const real *st_pen, int t,
                             rvk_uint flags, LOCAL_PTR int *corner,
                             LOCAL_PTR real *cw, GLOBAL real *pen)
@@ -367,10 +367,21 @@ DEVFN int rvk_given_stencil(GLOBAL const rvk_uint *st_off,
     int nc = (int)(st_off[t + 1] - e0);
     for (int k = 0; k < nc; k++) {
         corner[k] = (int)st_idx[e0 + (rvk_uint)k];
-        cw[k] = st_w[e0 + (rvk_uint)k];
+        cw[k] = st_w[(rvk_long)(e0 + (rvk_uint)k) * st_nw];
     }
     *pen = st_pen[t];
     return nc;
+}
+
+/* The weights of batch arm a of slot t's stencil into cw (one
+ * work-item), for tables with weights per arm (st_nw > 1). */
+DEVFN void rvk_given_weights(GLOBAL const rvk_uint *st_off,
+                             GLOBAL const real *st_w, int st_nw, int t,
+                             int a, int nc, LOCAL_PTR real *cw)
+{
+    rvk_long e0 = (rvk_long)st_off[t];
+    for (int k = 0; k < nc; k++)
+        cw[k] = st_w[(e0 + k) * st_nw + a];
 }
 
 /* Half width of the rotation kernel (template pixels) for vsini (km/s) on
@@ -452,7 +463,7 @@ KERNEL void rvk_template(RVK_PARAMS(RVK_TEMPLATE_ARGS))
     for (int t = GROUP_ID(); t < ntpl; t += NUM_GROUPS()) {
         if (LOCAL_ID() == 0)
             ncorner = use_st ? rvk_given_stencil(st_off, st_idx, st_w,
-                                                 st_pen, t, tflags[t],
+                                                 st_nw, st_pen, t, tflags[t],
                                                  corner, cw, tpen + t)
                              : rvk_slot_stencil(nparam, ax_n, ax_node, exists,
                                                 ttheta + (rvk_long)t * nparam,
@@ -461,6 +472,12 @@ KERNEL void rvk_template(RVK_PARAMS(RVK_TEMPLATE_ARGS))
         BARRIER();
         for (int a = 0; a < narm; a++) {
             GLOBAL const rvk_long *m = ai + a * RVK_AI_N;
+            if (use_st && st_nw > 1 && a > 0) { /* uniform over the group */
+                if (LOCAL_ID() == 0)
+                    rvk_given_weights(st_off, st_w, st_nw, t, a, ncorner,
+                                      cw);
+                BARRIER();
+            }
             real hw = rvk_half_width(tvsini[t],
                                      ad[a * RVK_AD_N + RVK_AD_INVDLNL]);
             rvk_template_arm((int)m[RVK_AI_LNPIX], hw,

@@ -232,12 +232,25 @@ int rvk_batch_prepare(const rvk_lib *L, const rvfit_batch *bt,
         rvk_batch_img_free(im);
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "batch: out of memory");
     }
-    for (int a = 0; a < bt->narm; a++)
+    for (int a = 0; a < bt->narm; a++) {
         rvk_fill_arm(L, bt, a, lam[a], mo, im);
+        B->larm[a] = lam[a];
+    }
     rvk_to_real(fp64, im->pos, im->npos, im->pos);
     rvk_to_real(fp64, im->basis, im->nbas, im->basis);
     rvk_to_real(fp64, im->ad, (size_t)bt->narm * RVK_AD_N, im->ad);
     return RVFIT_OK;
+}
+
+int rvk_stencil_nw(const rvfit_arm_stencils *sn, const rvk_batch *B)
+{
+    return sn->nw > 1 ? B->narm : 1;
+}
+
+double rvk_stencil_w(const rvfit_arm_stencils *sn, const rvk_batch *B,
+                     size_t e, int a)
+{
+    return sn->nw > 1 ? sn->w[e * sn->nw + (size_t)B->larm[a]] : sn->w[e];
 }
 
 /* ---- host <-> device reals ------------------------------------------- */

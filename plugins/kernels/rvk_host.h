@@ -51,6 +51,7 @@ typedef struct rvk_batch {
     size_t npix_sum, npix_max;    /* over batch arms                        */
     size_t lnpix_max;             /* template pixels, largest matching arm */
     size_t slot_len;              /* reals per template slot               */
+    int larm[RVFIT_MAX_ARMS];     /* library arm of batch arm a            */
 } rvk_batch;
 
 /* Host images of the batch arrays, concatenated over arms (offsets in ai,
@@ -112,6 +113,14 @@ double rvk_result_at(int fp64, const void *src, size_t i);
     if (!a->name)                                                          \
         return #name;
 #define RVK_MISSING_OUT(name) RVK_MISSING_IN(name)
+
+/* Stencil tables as the kernels read them: st_nw weights per entry (1
+ * when sn->nw == 1, else one per batch arm), and the weight of entry e
+ * for batch arm a (library arm B->larm[a]; a is ignored when st_nw ==
+ * 1).  Entry e, arm a goes to st_w[e * st_nw + a]. */
+int rvk_stencil_nw(const rvfit_arm_stencils *sn, const rvk_batch *B);
+double rvk_stencil_w(const rvfit_arm_stencils *sn, const rvk_batch *B,
+                     size_t e, int a);
 
 /* The velocities every backend admits (as the cpu reference): finite and
  * |v| < c/2. */

@@ -25,55 +25,60 @@ void ocl_free_call_buffers(ocl_state *st)
 }
 
 static int ocl_ready(const ocl_state *st, size_t n,
-                     const rvfit_stencils *sn, rvfit_err *err)
+                     const rvfit_arm_stencils *sn, rvfit_err *err)
 {
     if (!st->lib.have || !st->bat.have)
         return rvfit_err_set(err, RVFIT_ERR_INVALID,
                              "opencl: evaluation before load_library and "
                              "load_batch");
-    return sn ? rvfit_stencils_check(&st->lib.meta, n, sn, err) : RVFIT_OK;
+    return sn ? rvfit_arm_stencils_check(&st->lib.meta, n, sn, err)
+              : RVFIT_OK;
 }
 
 /* Upload the stencils of slots i0 .. i0+c-1 (offsets rebased to the
  * chunk), or, without stencils, keep placeholder buffers so that every
  * kernel argument is set. */
-static int ocl_put_stencils(ocl_state *st, const rvfit_stencils *sn,
+static int ocl_put_stencils(ocl_state *st, const rvfit_arm_stencils *sn,
                             size_t i0, size_t c, rvfit_err *err)
 {
     st->use_st = sn != NULL;
+    st->st_nw = 1;
     size_t e0 = sn ? sn->off[i0] : 0, ne = sn ? sn->off[i0 + c] - e0 : 0;
     size_t no = sn ? c + 1 : 1, r = st->rsz;
+    size_t nw = sn && sn->nw > 1 ? (size_t)st->bat.narm : 1, nwe = ne * nw;
     int rc = ocl_grow(st, &st->b_soff, &st->n_soff, no * 4, err);
     if (rc == RVFIT_OK)
         rc = ocl_grow(st, &st->b_sidx, &st->n_sidx, ne * 4, err);
     if (rc == RVFIT_OK)
-        rc = ocl_grow(st, &st->b_sw, &st->n_sw, ne * r, err);
+        rc = ocl_grow(st, &st->b_sw, &st->n_sw, nwe * r, err);
     if (rc == RVFIT_OK)
         rc = ocl_grow(st, &st->b_spen, &st->n_spen, c * r, err);
     if (rc != RVFIT_OK || !sn)
         return rc;
     size_t ob = (no + ne) * 4 + 8 - ((no + ne) * 4) % 8;
-    char *h = ocl_stage(st, ob + (ne + c) * sizeof(double));
+    char *h = ocl_stage(st, ob + (nwe + c) * sizeof(double));
     if (!h)
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "opencl: out of memory");
     cl_uint *off = (cl_uint *)h, *idx = off + no;
-    double *w = (double *)(h + ob), *pen = w + ne;
+    double *w = (double *)(h + ob), *pen = w + nwe;
     for (size_t i = 0; i < no; i++)
         off[i] = (cl_uint)(sn->off[i0 + i] - e0);
+    st->st_nw = rvk_stencil_nw(sn, &st->bat);
     for (size_t e = 0; e < ne; e++) {
         idx[e] = sn->idx[e0 + e];
-        w[e] = sn->w[e0 + e];
+        for (size_t a = 0; a < nw; a++)
+            w[e * nw + a] = rvk_stencil_w(sn, &st->bat, e0 + e, (int)a);
     }
     memcpy(pen, sn->pen + i0, c * sizeof(double));
-    rvk_to_real(st->fp64, w, ne + c, w);
-    pen = (double *)((char *)w + ne * r); /* reals packed after w */
+    rvk_to_real(st->fp64, w, nwe + c, w);
+    pen = (double *)((char *)w + nwe * r); /* reals packed after w */
     cl_int e = clEnqueueWriteBuffer(st->q, st->b_soff, CL_TRUE, 0, no * 4,
                                     off, 0, NULL, NULL);
     if (e == CL_SUCCESS && ne)
         e = clEnqueueWriteBuffer(st->q, st->b_sidx, CL_TRUE, 0, ne * 4, idx,
                                  0, NULL, NULL);
     if (e == CL_SUCCESS && ne)
-        e = clEnqueueWriteBuffer(st->q, st->b_sw, CL_TRUE, 0, ne * r, w, 0,
+        e = clEnqueueWriteBuffer(st->q, st->b_sw, CL_TRUE, 0, nwe * r, w, 0,
                                  NULL, NULL);
     if (e == CL_SUCCESS)
         e = clEnqueueWriteBuffer(st->q, st->b_spen, CL_TRUE, 0, c * r, pen,
@@ -271,7 +276,8 @@ static int ocl_run_template(ocl_state *st, size_t ntpl, rvfit_err *err)
         .lib_flux = st->lib_flux, .ai = st->ai, .ad = st->ad,
         .tflags = st->b_tflags, .tvsini = st->b_tvsini,
         .ttheta = st->b_ttheta, .use_st = st->use_st, .st_off = st->b_soff,
-        .st_idx = st->b_sidx, .st_w = st->b_sw, .st_pen = st->b_spen,
+        .st_idx = st->b_sidx, .st_w = st->b_sw, .st_nw = st->st_nw,
+        .st_pen = st->b_spen,
         .tr = st->b_tr, .tpen = st->b_tpen,
         .tint = st->b_tint};
     const char *missing = ocl_tpl_missing(&a), *bad = "";
@@ -334,7 +340,7 @@ static int ocl_get_reals(ocl_state *st, cl_mem buf, size_t n, double *dst,
 /* One chunk of chisq or models: pts[p0..p0+n-1]. */
 static int ocl_chunk_points(ocl_state *st, size_t p0, size_t n,
                             const rvfit_point *pts,
-                            const rvfit_stencils *sn, int mode,
+                            const rvfit_arm_stencils *sn, int mode,
                             rvfit_err *err)
 {
     int rc = ocl_put_slots(st, n, pts + p0, err);
@@ -349,9 +355,9 @@ static int ocl_chunk_points(ocl_state *st, size_t p0, size_t n,
     return rc;
 }
 
-int ocl_chisq_st(void *state, size_t n, const rvfit_point *pts,
-                 const rvfit_stencils *sn, rvfit_chisq_out *out,
-                 rvfit_err *err)
+int ocl_chisq_sta(void *state, size_t n, const rvfit_point *pts,
+                  const rvfit_arm_stencils *sn, rvfit_chisq_out *out,
+                  rvfit_err *err)
 {
     ocl_state *st = state;
     int rc = ocl_ready(st, n, sn, err);
@@ -376,9 +382,9 @@ int ocl_chisq_st(void *state, size_t n, const rvfit_point *pts,
     return RVFIT_OK;
 }
 
-int ocl_vscan_st(void *state, size_t nq, const rvfit_point *base,
-                 const rvfit_stencils *sn, size_t nvel, const double *vel,
-                 double *m2lnl, rvfit_err *err)
+int ocl_vscan_sta(void *state, size_t nq, const rvfit_point *base,
+                  const rvfit_arm_stencils *sn, size_t nvel,
+                  const double *vel, double *m2lnl, rvfit_err *err)
 {
     ocl_state *st = state;
     int rc = ocl_ready(st, nq, sn, err);
@@ -431,9 +437,9 @@ static int ocl_get_models(ocl_state *st, size_t p0, size_t c, cl_mem buf,
     return RVFIT_OK;
 }
 
-int ocl_models_st(void *state, size_t n, const rvfit_point *pts,
-                  const rvfit_stencils *sn, float *const *model,
-                  float *const *cont, rvfit_err *err)
+int ocl_models_sta(void *state, size_t n, const rvfit_point *pts,
+                   const rvfit_arm_stencils *sn, float *const *model,
+                   float *const *cont, rvfit_err *err)
 {
     ocl_state *st = state;
     int rc = ocl_ready(st, n, sn, err);
@@ -461,20 +467,50 @@ int ocl_models_st(void *state, size_t n, const rvfit_point *pts,
     return RVFIT_OK;
 }
 
+/* The 1.1 entries: one weight per entry (NULL: from theta, as 1.0). */
+int ocl_chisq_st(void *state, size_t n, const rvfit_point *pts,
+                 const rvfit_stencils *sn, rvfit_chisq_out *out,
+                 rvfit_err *err)
+{
+    rvfit_arm_stencils a = sn ? rvfit_arm_stencils_of(sn)
+                              : (rvfit_arm_stencils){0};
+    return ocl_chisq_sta(state, n, pts, sn ? &a : NULL, out, err);
+}
+
+int ocl_vscan_st(void *state, size_t nq, const rvfit_point *base,
+                 const rvfit_stencils *sn, size_t nvel, const double *vel,
+                 double *m2lnl, rvfit_err *err)
+{
+    rvfit_arm_stencils a = sn ? rvfit_arm_stencils_of(sn)
+                              : (rvfit_arm_stencils){0};
+    return ocl_vscan_sta(state, nq, base, sn ? &a : NULL, nvel, vel, m2lnl,
+                         err);
+}
+
+int ocl_models_st(void *state, size_t n, const rvfit_point *pts,
+                  const rvfit_stencils *sn, float *const *model,
+                  float *const *cont, rvfit_err *err)
+{
+    rvfit_arm_stencils a = sn ? rvfit_arm_stencils_of(sn)
+                              : (rvfit_arm_stencils){0};
+    return ocl_models_sta(state, n, pts, sn ? &a : NULL, model, cont, err);
+}
+
+/* The 1.0 entries: stencils from theta. */
 int ocl_chisq(void *state, size_t n, const rvfit_point *pts,
               rvfit_chisq_out *out, rvfit_err *err)
 {
-    return ocl_chisq_st(state, n, pts, NULL, out, err);
+    return ocl_chisq_sta(state, n, pts, NULL, out, err);
 }
 
 int ocl_vscan(void *state, size_t nq, const rvfit_point *base, size_t nvel,
               const double *vel, double *m2lnl, rvfit_err *err)
 {
-    return ocl_vscan_st(state, nq, base, NULL, nvel, vel, m2lnl, err);
+    return ocl_vscan_sta(state, nq, base, NULL, nvel, vel, m2lnl, err);
 }
 
 int ocl_models(void *state, size_t n, const rvfit_point *pts,
                float *const *model, float *const *cont, rvfit_err *err)
 {
-    return ocl_models_st(state, n, pts, NULL, model, cont, err);
+    return ocl_models_sta(state, n, pts, NULL, model, cont, err);
 }

@@ -64,6 +64,7 @@ typedef struct ocl_state {
     cl_mem b_soff, b_sidx, b_sw, b_spen;
     size_t n_soff, n_sidx, n_sw, n_spen;
     int use_st;
+    int st_nw;               /* weights per entry uploaded (kernel st_nw) */
     void *hbuf;              /* host staging buffer                   */
     size_t n_hbuf;
 } ocl_state;
@@ -110,6 +111,17 @@ int ocl_vscan_st(void *state, size_t nq, const rvfit_point *base,
 int ocl_models_st(void *state, size_t n, const rvfit_point *pts,
                   const rvfit_stencils *sn, float *const *model,
                   float *const *cont, rvfit_err *err);
+/* backend ops 1.2: weights per library arm (the 1.1 entries pass theirs
+ * on with one weight per entry). */
+int ocl_chisq_sta(void *state, size_t n, const rvfit_point *pts,
+                  const rvfit_arm_stencils *sn, rvfit_chisq_out *out,
+                  rvfit_err *err);
+int ocl_vscan_sta(void *state, size_t nq, const rvfit_point *base,
+                  const rvfit_arm_stencils *sn, size_t nvel,
+                  const double *vel, double *m2lnl, rvfit_err *err);
+int ocl_models_sta(void *state, size_t n, const rvfit_point *pts,
+                   const rvfit_arm_stencils *sn, float *const *model,
+                   float *const *cont, rvfit_err *err);
 void ocl_free_call_buffers(ocl_state *st);
 
 #endif

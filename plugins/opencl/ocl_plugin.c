@@ -280,6 +280,9 @@ static const rvfit_backend_ops ocl_ops = {
     .chisq_st = ocl_chisq_st,
     .vscan_st = ocl_vscan_st,
     .models_st = ocl_models_st,
+    .chisq_sta = ocl_chisq_sta,
+    .vscan_sta = ocl_vscan_sta,
+    .models_sta = ocl_models_sta,
     .counters = ocl_counters,
     .close = ocl_close,
 };

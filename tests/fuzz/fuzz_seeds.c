@@ -12,6 +12,7 @@
 
 #include "rvfit/config.h"
 #include "rvfit/library.h"
+#include "rvfit/interp.h"
 #include "rvfit/library_io.h"
 
 #define NPIX 16
@@ -91,6 +92,13 @@ static int seed_library(const char *dir)
     snprintf(p, sizeof p, "%s/library/tiny.fits", dir);
     rvfit_err err;
     int rc = rvfit_library_save(&L, p, &err);
+    /* the same as a pca library (its vectors and coefficients) */
+    rvfit_interpolator ip;
+    if (!rc && !(rc = rvfit_interp_open_pca(&ip, &L, 2, 0.0, &err))) {
+        snprintf(p, sizeof p, "%s/library/tiny-pca.fits", dir);
+        rc = rvfit_library_save_interp(&L, &ip, p, &err);
+        rvfit_interp_close(&ip);
+    }
     if (rc)
         fprintf(stderr, "fuzz_seeds: %s\n", err.msg);
     return rc;

@@ -44,11 +44,13 @@ static const key_desc keys[] = {
     {"templates", "interpolator", K_STR, OFF(interpolator),
      SZ(interpolator), 0, 0, "multilinear",
      "template interpolator `rvfit templates` builds the library for and "
-     "records in it: multilinear, cubic or simplex (Delaunay triangulation "
-     "of the models present)"},
+     "records in it: multilinear, cubic, simplex (Delaunay triangulation "
+     "of the models present) or pca (principal components, their "
+     "coefficients interpolated on the grid)"},
     {"templates", "cubic", K_STR, OFF(cubic), SZ(cubic), 0, 0, "",
      "axes interpolated cubically, e.g. 'TEFF, FEH' (others linear): when "
-     "building with interpolator = cubic ('' = every axis); when fitting, "
+     "building with interpolator = cubic ('' = every axis) or pca (its "
+     "coefficients; '' = none); when fitting, "
      "if given, replaces the library's choice ('none' = all linear)"},
     {"templates", "log_flux", K_LONG, OFF(log_flux), 0, -1, 1, "-1",
      "interpolate templates in ln flux (1) or in flux (0); -1 = as the "
@@ -57,6 +59,14 @@ static const key_desc keys[] = {
      "compute interpolation stencils in the core and send them to the "
      "backend also for the regular-grid interpolators (the backends "
      "compute those themselves otherwise)"},
+    {"templates", "pca_components", K_LONG, OFF(pca_components), 0, 0, 255,
+     "0", "building with interpolator = pca: principal components per arm "
+     "(the stored vectors are the mean and these); 0 = the fewest that "
+     "reach pca_rms in every arm"},
+    {"templates", "pca_rms", K_DOUBLE, OFF(pca_rms), 0, 1e-9, 1, "0.001",
+     "building with interpolator = pca and pca_components = 0: the rms "
+     "reconstruction error of the models (in the interpolation space, "
+     "relative to the arm-mean flux of 1) every arm must reach"},
     {"fit", "npoly", K_LONG, OFF(npoly), 0, 1, 32, "10",
      "continuum terms per arm"},
     {"fit", "basis", K_STR, OFF(basis), SZ(basis), 0, 0, "gauss",

@@ -211,6 +211,17 @@ static int unavailable(fit_ctx *f)
     return RVFIT_OK;
 }
 
+/* A pca library: the backend holds the components, not the models these
+ * stencils name, so there is no term (said once per batch). */
+static int pca_library(fit_ctx *f)
+{
+    rvfit_log(f->host, RVFIT_LOG_WARN, "fit",
+              "pca library: parameter errors without the interpolation "
+              "term (its stencils name models; the backend holds "
+              "components)");
+    return RVFIT_OK;
+}
+
 int fit_interp_var(fit_ctx *f, const double *c, const double *h,
                    const double *m0, int ns, const double *hinv,
                    const int *ok, double *var)
@@ -221,6 +232,8 @@ int fit_interp_var(fit_ctx *f, const double *c, const double *h,
         var[k] = NAN;
     if (!f->o->interp_errors || !f->o->interp || !f->be->ops->chisq_st)
         return RVFIT_OK;
+    if (f->o->interp->kind == RVFIT_IKIND_PCA)
+        return pca_library(f);
     sys_ctx s = {.f = f, .c = c, .h = h};
     s.ne = malloc(n * (size_t)d * sizeof *s.ne);
     int rc = s.ne ? build(&s, ok) : -1;

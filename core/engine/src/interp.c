@@ -1,11 +1,13 @@
 /* interp.c — the template interpolators registered in the core (table
- * below) and the stencil tables the fit sends to backends
- * (rvfit/interp.h). */
+ * below): open, close, a point's stencil (rvfit/interp.h).  The stencil
+ * tables the fit sends to backends are interp_buf.c's. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "interp_internal.h"
+#include "library_io_internal.h"
 #include "rvfit/library_io.h"
 
 typedef struct interp_kind {
@@ -18,6 +20,7 @@ static const interp_kind kinds[RVFIT_IKIND_NKIND] = {
     [RVFIT_IKIND_MULTILINEAR] = {"multilinear", "MULTILIN", 1},
     [RVFIT_IKIND_CUBIC] = {"cubic", "CUBIC", 1},
     [RVFIT_IKIND_SIMPLEX] = {"simplex", "SIMPLEX", 0},
+    [RVFIT_IKIND_PCA] = {"pca", "PCA", 0},
 };
 
 int rvfit_interp_kind_parse(const char *name)
@@ -80,6 +83,14 @@ int rvfit_interp_open(rvfit_interpolator *ip, const rvfit_library *lib,
             return rc;
         ip->data = sd;
     }
+    if (kind == RVFIT_IKIND_PCA) {
+        pca_data *pd = NULL;
+        rc = path ? lio_pca_load(path, lib, &pd, err)
+                  : pca_build(lib, 0, RVFIT_PCA_RMS, &pd, err);
+        if (rc)
+            return rc;
+        ip->data = pd;
+    }
     ip->lib = lib;
     ip->kind = kind;
     ip->host_stencils = host_stencils || !kinds[kind].device;
@@ -92,7 +103,50 @@ void rvfit_interp_close(rvfit_interpolator *ip)
         return;
     if (ip->kind == RVFIT_IKIND_SIMPLEX)
         sx_free(ip->data);
+    if (ip->kind == RVFIT_IKIND_PCA)
+        pca_free(ip->data);
     memset(ip, 0, sizeof *ip);
+}
+
+int rvfit_interp_open_pca(rvfit_interpolator *ip, const rvfit_library *lib,
+                          int k, double rms, rvfit_err *err)
+{
+    memset(ip, 0, sizeof *ip);
+    pca_data *pd = NULL;
+    int rc = rvfit_library_check(lib, err);
+    if (!rc)
+        rc = pca_build(lib, k, rms, &pd, err);
+    if (rc)
+        return rc;
+    ip->kind = RVFIT_IKIND_PCA;
+    ip->host_stencils = 1;
+    ip->lib = lib;
+    ip->data = pd;
+    return RVFIT_OK;
+}
+
+int rvfit_interp_pca_k(const rvfit_interpolator *ip)
+{
+    return ip->kind == RVFIT_IKIND_PCA ? ((const pca_data *)ip->data)->k
+                                       : -1;
+}
+
+double rvfit_interp_pca_rms(const rvfit_interpolator *ip, int arm)
+{
+    if (ip->kind != RVFIT_IKIND_PCA || arm < 0 || arm >= ip->lib->narm)
+        return NAN;
+    return ((const pca_data *)ip->data)->rms[arm];
+}
+
+const rvfit_library *rvfit_interp_vectors(const rvfit_interpolator *ip)
+{
+    return ip->kind == RVFIT_IKIND_PCA ? &((const pca_data *)ip->data)->view
+                                       : ip->lib;
+}
+
+int rvfit_interp_nweights(const rvfit_interpolator *ip)
+{
+    return ip->kind == RVFIT_IKIND_PCA ? ip->lib->narm : 1;
 }
 
 int rvfit_interp_simplices(const rvfit_interpolator *ip,
@@ -117,72 +171,4 @@ int rvfit_interp_stencil(const rvfit_interpolator *ip, const double *theta,
     for (int k = 0; k < n; k++)
         idx[k] = (uint32_t)corner[k];
     return n;
-}
-
-static int buf_grow(rvfit_stencil_buf *b, size_t npts, size_t nent)
-{
-    if (npts + 1 > b->cap_pts) {
-        uint32_t *o = realloc(b->off, (npts + 1) * sizeof *o);
-        if (o)
-            b->off = o;
-        double *p = realloc(b->pen, (npts + 1) * sizeof *p);
-        if (p)
-            b->pen = p;
-        if (!o || !p)
-            return -1;
-        b->cap_pts = npts + 1;
-    }
-    if (nent > b->cap_ent) {
-        nent = nent > 2 * b->cap_ent ? nent : 2 * b->cap_ent;
-        uint32_t *i = realloc(b->idx, nent * sizeof *i);
-        if (i)
-            b->idx = i;
-        double *w = realloc(b->w, nent * sizeof *w);
-        if (w)
-            b->w = w;
-        if (!i || !w)
-            return -1;
-        b->cap_ent = nent;
-    }
-    return 0;
-}
-
-int rvfit_stencil_fill(const rvfit_interpolator *ip, size_t n,
-                       const rvfit_point *pts, rvfit_stencil_buf *buf,
-                       rvfit_err *err)
-{
-    uint32_t e = 0;
-    for (size_t i = 0; i < n; i++) {
-        /* The buffers are reused across calls: growth settles early. */
-        if (buf_grow(buf, n, (size_t)e + RVFIT_MAX_STENCIL) != 0)
-            return rvfit_err_set(err, RVFIT_ERR_NOMEM, "stencils for %zu "
-                                 "points: out of memory", n);
-        buf->off[0] = 0;
-        int k = 0;
-        buf->pen[i] = 0.0;
-        if (!(pts[i].flags & RVFIT_PT_CONTINUUM))
-            k = rvfit_interp_stencil(ip, pts[i].theta, buf->idx + e,
-                                     buf->w + e, &buf->pen[i]);
-        e += (uint32_t)k;
-        buf->off[i + 1] = e;
-    }
-    if (n == 0 && buf_grow(buf, 0, 1) != 0)
-        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "stencils: no memory");
-    buf->off[0] = 0;
-    buf->view.off = buf->off;
-    buf->view.idx = buf->idx;
-    buf->view.w = buf->w;
-    buf->view.pen = buf->pen;
-    return RVFIT_OK;
-}
-
-void rvfit_stencil_buf_free(rvfit_stencil_buf *buf)
-{
-    if (!buf)
-        return;
-    free(buf->off);
-    free(buf->idx);
-    free(buf->w);
-    free(buf->pen);
-    memset(buf, 0, sizeof *buf);
 }

@@ -129,15 +129,15 @@ int rvfit_library_configure(rvfit_library *lib, const char *kind,
         if (k < 0)
             return rvfit_err_set(err, RVFIT_ERR_CONFIG, "[templates] "
                                  "interpolator '%s': use multilinear, "
-                                 "cubic or simplex", kind);
+                                 "cubic, simplex or pca", kind);
         char all[RVFIT_MAX_PARAMS * 18] = "";
         for (int p = 0; p < lib->nparam; p++)
             if (lib->axis[p].nnode >= 3) {
                 strcat(all, all[0] ? "," : "");
                 strncat(all, lib->axis[p].name, 16);
             }
-        if (k == RVFIT_IKIND_CUBIC && cubic && cubic[0] &&
-            strcasecmp(cubic, "none"))
+        int given = cubic && cubic[0] && strcasecmp(cubic, "none");
+        if ((k == RVFIT_IKIND_CUBIC || k == RVFIT_IKIND_PCA) && given)
             rc = rvfit_library_set_cubic(lib, cubic, err);
         else if (k == RVFIT_IKIND_CUBIC && !all[0])
             rc = rvfit_err_set(err, RVFIT_ERR_CONFIG, "interpolator = cubic:"

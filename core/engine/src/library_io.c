@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "library_io_internal.h"
 #include "rvfit/files.h"
 #include "rvfit/fits.h"
 #include "rvfit/interp.h"
@@ -148,7 +149,7 @@ static int lio_path(const char *in, int for_save, char *out, size_t size,
  * (cubic axes) and LOGFLUX (interpolate in ln flux; the FLUX_* images
  * always hold flux itself). */
 static void lio_write_interp(fitsfile *f, const rvfit_library *lib, int kind,
-                             int *fs)
+                             const pca_data *pd, int *fs)
 {
     int lf = lib->log_flux != 0;
     char cub[RVFIT_MAX_PARAMS * 17 + 1] = "";
@@ -164,10 +165,17 @@ static void lio_write_interp(fitsfile *f, const rvfit_library *lib, int kind,
                        "cubically", fs);
     fits_write_key(f, TLOGICAL, "LOGFLUX", &lf, "interpolate in ln flux",
                    fs);
+    if (!pd)
+        return;
+    int k = pd->k;
+    fits_write_key(f, TINT, "NPCA", &k, "pca: principal components per arm",
+                   fs);
+    fits_write_key_dbl(f, "PCATARG", pd->target, -17, "pca: rms error asked "
+                       "for (0: NPCA given)", fs);
 }
 
 static void lio_write_primary(fitsfile *f, const rvfit_library *lib,
-                              int kind, int *fs)
+                              int kind, const pca_data *pd, int *fs)
 {
     int v = RVFIT_LIBRARY_VERSION, np = lib->nparam, na = lib->narm;
     LONGLONG nm = (LONGLONG)lib->nmodel;
@@ -184,14 +192,15 @@ static void lio_write_primary(fitsfile *f, const rvfit_library *lib,
     fits_write_key_dbl(f, "VMAX", vm, -17, "[km/s] padding of each arm", fs);
     fits_write_key(f, TSTRING, "INSTRUM", (void *)lib->instrument,
                    "instrument the arms were built for", fs);
-    lio_write_interp(f, lib, kind, fs);
+    lio_write_interp(f, lib, kind, pd, fs);
     fits_write_key(f, TSTRING, "FLUXNORM", "ARMMEAN", "flux / mean over the"
                    " unpadded arm", fs);
     fits_write_key_longstr(f, "SOURCE", lib->source, "grid the library was "
                            "built from", fs);
 }
 
-static void lio_write_hdus(fitsfile *f, const rvfit_library *lib, int *fs)
+static void lio_write_hdus(fitsfile *f, const rvfit_library *lib,
+                           const pca_data *pd, int *fs)
 {
     char ext[32];
     for (int i = 0; i < lib->nparam && !*fs; i++) {
@@ -216,7 +225,7 @@ static void lio_write_hdus(fitsfile *f, const rvfit_library *lib, int *fs)
     fits_write_img(f, TBYTE, 1, (LONGLONG)nm, lib->exists, fs);
     for (int a = 0; a < lib->narm && !*fs; a++) {
         const rvfit_lib_arm *ar = &lib->arm[a];
-        long naxes[2] = {(long)ar->npix, nm};
+        long naxes[2] = {(long)ar->npix, pd ? pd->k + 1 : nm};
         LONGLONG np = (LONGLONG)ar->npix;
         double l0 = ar->lnl0, dl = ar->dlnl;
         fits_create_img(f, FLOAT_IMG, 2, naxes, fs);
@@ -231,6 +240,10 @@ static void lio_write_hdus(fitsfile *f, const rvfit_library *lib, int *fs)
         if (ar->sigma_kms > 0.0)
             fits_write_key_dbl(f, "SIGMAV", ar->sigma_kms, -17,
                                "[km/s] template smoothing, constant in v", fs);
+        if (pd) { /* the vectors, in their own space */
+            lio_pca_write_arm(f, pd, a, (long)ar->npix, fs);
+            continue;
+        }
         if (!lib->log_flux) {
             fits_write_img(f, TFLOAT, 1, np * nm, ar->flux, fs);
             continue;
@@ -304,10 +317,13 @@ int rvfit_library_save_interp(const rvfit_library *lib,
     int fs = 0;
     fits_create_file(&f, bang, &fs);
     int kind = ip ? ip->kind : rvfit_interp_kind_of(lib);
+    const pca_data *pd = kind == RVFIT_IKIND_PCA ? ip->data : NULL;
     if (!fs)
-        lio_write_primary(f, lib, kind, &fs);
+        lio_write_primary(f, lib, kind, pd, &fs);
     if (!fs)
-        lio_write_hdus(f, lib, &fs);
+        lio_write_hdus(f, lib, pd, &fs);
+    if (!fs && pd)
+        lio_pca_write_coef(f, lib, pd, &fs);
     if (!fs && ip)
         lio_write_simplices(f, ip, &fs);
     return rvfit_fits_commit(f, fs, tmp, path, err);
@@ -315,14 +331,7 @@ int rvfit_library_save_interp(const rvfit_library *lib,
 
 /* ---- load ----------------------------------------------------------- */
 
-typedef struct lio_rd {
-    fitsfile *f;
-    const char *path;
-    char hdu[40]; /* "HDU 3 (AXIS_TEFF)" for messages */
-    rvfit_err *err;
-} lio_rd;
-
-static int lio_fail(lio_rd *r, int fs, const char *what)
+int lio_fail(lio_rd *r, int fs, const char *what)
 {
     char ctx[200];
     snprintf(ctx, sizeof ctx, "%s: %s", r->hdu, what);
@@ -351,7 +360,7 @@ static int lio_layout(lio_rd *r)
 
 /* Move to HDU number `num` (1-based) and check its EXTNAME starts with
  * `prefix`; the rest of the name goes to `suffix`. */
-static int lio_goto(lio_rd *r, int num, const char *prefix, char *suffix)
+int lio_goto(lio_rd *r, int num, const char *prefix, char *suffix)
 {
     int fs = 0, type = 0;
     char ext[FLEN_VALUE] = "";
@@ -376,7 +385,7 @@ static int lio_goto(lio_rd *r, int num, const char *prefix, char *suffix)
 }
 
 /* Check the image dimensions of the current HDU. */
-static int lio_dims(lio_rd *r, int naxis, long n1, long n2)
+int lio_dims(lio_rd *r, int naxis, long n1, long n2)
 {
     int fs = 0, nx = 0;
     long ax[3] = {0, 0, 0};
@@ -393,7 +402,7 @@ static int lio_dims(lio_rd *r, int naxis, long n1, long n2)
     return RVFIT_OK;
 }
 
-static int lio_key(lio_rd *r, int type, const char *key, void *val)
+int lio_key(lio_rd *r, int type, const char *key, void *val)
 {
     int fs = 0;
     if (fits_read_key(r->f, type, key, val, NULL, &fs)) {
@@ -402,6 +411,34 @@ static int lio_key(lio_rd *r, int type, const char *key, void *val)
         return lio_fail(r, fs, w);
     }
     return RVFIT_OK;
+}
+
+/* INTERP (its kind), LOGFLUX and, for pca, NPCA: what the arms' images
+ * hold depends on them.  Libraries written before INTERP carried its
+ * kind mean MULTILIN, without LOGFLUX flux. */
+static int lio_kind_keys(lio_rd *r)
+{
+    int fs = 0, lf = 0;
+    char kind[FLEN_VALUE] = "MULTILIN";
+    if (fits_read_key(r->f, TSTRING, "INTERP", kind, NULL, &fs))
+        snprintf(kind, sizeof kind, "MULTILIN");
+    fs = 0;
+    if (fits_read_key(r->f, TLOGICAL, "LOGFLUX", &lf, NULL, &fs))
+        lf = 0;
+    fits_clear_errmsg();
+    r->log_flux = lf != 0;
+    r->kind = rvfit_interp_kind_parse(kind);
+    if (r->kind < 0)
+        return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: INTERP = '%s': "
+                             "not an interpolator this rvfit knows",
+                             r->path, kind);
+    if (r->kind != RVFIT_IKIND_PCA)
+        return RVFIT_OK;
+    int st = lio_key(r, TINT, "NPCA", &r->npca);
+    if (!st && (r->npca < 1 || r->npca > RVFIT_MAX_STENCIL - 1))
+        st = rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: NPCA = %d not in "
+                           "1..%d", r->path, r->npca, RVFIT_MAX_STENCIL - 1);
+    return st;
 }
 
 static int lio_primary(lio_rd *r, rvfit_library *lib)
@@ -438,6 +475,8 @@ static int lio_primary(lio_rd *r, rvfit_library *lib)
         return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: NMODEL = %lld",
                              r->path, (long long)nm);
     lib->nmodel = (size_t)nm;
+    if ((st = lio_kind_keys(r)))
+        return st;
     if (lib->nparam < 1 || lib->nparam > RVFIT_MAX_PARAMS || lib->narm < 1
         || lib->narm > RVFIT_MAX_ARMS)
         return lio_check_axes(lib, r->path, r->err);
@@ -537,6 +576,13 @@ static int lio_arm(lio_rd *r, int a, rvfit_library *lib)
                              "(LNL0 %g, DLNL %g, NPIX %lld)", r->path,
                              r->hdu, ar->lnl0, ar->dlnl, (long long)np);
     ar->npix = (size_t)np;
+    if (r->kind == RVFIT_IKIND_PCA) { /* vectors: models rebuilt */
+        char hdu[sizeof r->hdu];
+        snprintf(hdu, sizeof hdu, "%s", r->hdu);
+        st = lio_pca_arm(r, a, lib);
+        snprintf(r->hdu, sizeof r->hdu, "%s", hdu);
+        return st ? st : lio_check_models(r, lib, ar, r->log_flux);
+    }
     if ((st = lio_dims(r, 2, (long)np, (long)lib->nmodel)))
         return st;
     size_t tot = ar->npix * lib->nmodel;
@@ -548,6 +594,12 @@ static int lio_arm(lio_rd *r, int a, rvfit_library *lib)
     if (fits_read_img(r->f, TFLOAT, 1, (LONGLONG)tot, &nul, ar->flux,
                       &anynul, &fs))
         return lio_fail(r, fs, "reading data");
+    return lio_check_models(r, lib, ar, 0);
+}
+
+int lio_check_models(lio_rd *r, const rvfit_library *lib,
+                     const rvfit_lib_arm *ar, int log_space)
+{
     for (size_t m = 0; m < lib->nmodel; m++) {
         if (!lib->exists[m])
             continue;
@@ -561,7 +613,7 @@ static int lio_arm(lio_rd *r, int a, rvfit_library *lib)
             sum += row[p];
         }
         /* flux is normalised to a mean of 1 over the arm (FLUXNORM) */
-        if (!(sum > 0.0))
+        if (!log_space && !(sum > 0.0))
             return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: %s: model "
                                  "%zu: mean flux %g is not positive",
                                  r->path, r->hdu, m, sum / (double)ar->npix);
@@ -569,39 +621,32 @@ static int lio_arm(lio_rd *r, int a, rvfit_library *lib)
     return RVFIT_OK;
 }
 
-/* Read INTERP, CUBAXES, LOGFLUX from the primary HDU and apply them to
- * the loaded lib.  Libraries written before INTERP carried its kind mean
- * MULTILIN, without CUBAXES none, without LOGFLUX flux. */
+/* Apply the interpolator the primary HDU records (lio_kind_keys read
+ * INTERP and LOGFLUX) to the loaded lib: CUBAXES (MULTILIN: none; CUBIC:
+ * some; PCA: its coefficients' interpolation, either; SIMPLEX: none),
+ * LOGFLUX (a pca library's models are rebuilt in ln flux already). */
 static int lio_interp(lio_rd *r, rvfit_library *lib)
 {
-    int fs = 0, lf = 0, type = 0;
-    char kind[FLEN_VALUE] = "MULTILIN", cub[FLEN_VALUE] = "";
+    int fs = 0, type = 0, k = r->kind;
+    char cub[FLEN_VALUE] = "";
     fits_movabs_hdu(r->f, 1, &type, &fs);
     if (fs)
         return lio_fail(r, fs, "primary HDU");
     snprintf(r->hdu, sizeof r->hdu, "primary HDU");
-    if (fits_read_key(r->f, TSTRING, "INTERP", kind, NULL, &fs))
-        snprintf(kind, sizeof kind, "MULTILIN");
-    fs = 0;
     if (fits_read_key(r->f, TSTRING, "CUBAXES", cub, NULL, &fs))
         cub[0] = '\0';
-    fs = 0;
-    if (fits_read_key(r->f, TLOGICAL, "LOGFLUX", &lf, NULL, &fs))
-        lf = 0;
     fits_clear_errmsg();
-    int k = rvfit_interp_kind_parse(kind);
-    if (k < 0)
-        return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: INTERP = '%s': "
-                             "not an interpolator this rvfit knows",
-                             r->path, kind);
-    if (k == RVFIT_IKIND_SIMPLEX && cub[0])
+    int bad = k == RVFIT_IKIND_PCA ? 0
+              : k == RVFIT_IKIND_SIMPLEX ? cub[0] != '\0'
+              : (k == RVFIT_IKIND_CUBIC) != (cub[0] != '\0');
+    if (bad)
         return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: INTERP = '%s' "
-                             "with CUBAXES = '%s'", r->path, kind, cub);
-    if (k != RVFIT_IKIND_SIMPLEX && (k == RVFIT_IKIND_CUBIC) != (cub[0] != '\0'))
-        return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: INTERP = '%s' "
-                             "with CUBAXES = '%s'", r->path, kind, cub);
+                             "with CUBAXES = '%s'", r->path,
+                             rvfit_interp_kind_fits(k), cub);
     int st = rvfit_library_set_cubic(lib, cub, r->err);
-    if (!st && lf)
+    if (!st && r->log_flux && k == RVFIT_IKIND_PCA)
+        lib->log_flux = 1;
+    else if (!st && r->log_flux)
         st = rvfit_library_set_log_flux(lib, r->err);
     if (st)
         rvfit_err_prefix(r->err, "%s", r->path);
@@ -615,7 +660,7 @@ int rvfit_library_load(rvfit_library *lib, const char *path, rvfit_err *err)
     int file_given = 0;
     if (lio_path(path, 0, file, sizeof file, &file_given) != 0)
         return rvfit_err_set(err, RVFIT_ERR_IO, "%s: path too long", path);
-    lio_rd r = {NULL, file, "", err};
+    lio_rd r = {.path = file, .err = err};
     int fs = 0, st = RVFIT_OK;
     struct stat sb;
     if (stat(file, &sb) != 0)
@@ -722,5 +767,54 @@ int rvfit_library_read_simplices(const char *path, uint32_t **vert,
     }
     fs = 0;
     fits_close_file(f, &fs);
+    return rc;
+}
+
+int lio_pca_load(const char *path, const rvfit_library *lib,
+                 pca_data **out, rvfit_err *err)
+{
+    char file[4096];
+    rvfit_library hdr;
+    memset(&hdr, 0, sizeof hdr);
+    *out = NULL;
+    lio_rd r = {.path = file, .err = err};
+    int rc = lio_open_ro(path, file, sizeof file, &r.f, err);
+    if (rc)
+        return rc;
+    rc = lio_primary(&r, &hdr);
+    if (!rc && r.kind != RVFIT_IKIND_PCA)
+        rc = rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: INTERP = '%s', not "
+                           "a pca library", file,
+                           rvfit_interp_kind_fits(r.kind));
+    if (!rc && (hdr.nparam != lib->nparam || hdr.narm != lib->narm ||
+                hdr.nmodel != lib->nmodel))
+        rc = rvfit_err_set(err, RVFIT_ERR_INVALID, "%s: not the library "
+                           "loaded (%d axes, %d arms, %zu models)", file,
+                           hdr.nparam, hdr.narm, hdr.nmodel);
+    if (!rc && r.log_flux != (lib->log_flux != 0))
+        rc = rvfit_err_set(err, RVFIT_ERR_CONFIG, "%s: the pca components "
+                           "are in %s, the templates are to be interpolated "
+                           "in %s: [templates] log_flux cannot change a pca "
+                           "library (rebuild it)", file,
+                           r.log_flux ? "ln flux" : "flux",
+                           lib->log_flux ? "ln flux" : "flux");
+    pca_data *pd = NULL;
+    if (!rc)
+        rc = pca_alloc(lib, r.npca, &pd, err);
+    int fs = 0;
+    if (!rc && fits_movabs_hdu(r.f, 1, NULL, &fs) == 0 &&
+        fits_read_key(r.f, TDOUBLE, "PCATARG", &pd->target, NULL, &fs))
+        pd->target = 0.0; /* optional */
+    fits_clear_errmsg();
+    if (!rc)
+        rc = lio_pca_read(&r, lib, pd);
+    if (!rc)
+        rc = pca_finish(lib, pd, err);
+    fs = 0;
+    fits_close_file(r.f, &fs);
+    if (rc)
+        pca_free(pd);
+    else
+        *out = pd;
     return rc;
 }

@@ -14,12 +14,17 @@ int rvfit_library_open_fit(rvfit_library *lib, rvfit_interpolator *ip,
     if (rc)
         return rc;
     int kind = -1;
-    if ((rc = rvfit_library_configure(lib, NULL, c->cubic, c->log_flux,
-                                      err)) ||
-        (rc = rvfit_library_kind(path, &kind, err)) ||
-        (rc = rvfit_interp_open(ip, lib,
-                                kind == RVFIT_IKIND_SIMPLEX ? kind : -1, path,
-                                (int)c->host_stencils, err)))
+    rc = rvfit_library_configure(lib, NULL, c->cubic, c->log_flux, err);
+    if (!rc)
+        rc = rvfit_library_kind(path, &kind, err);
+    /* The grid kinds follow the (possibly overridden) axes; the others
+     * read their records from the file. */
+    if (kind != RVFIT_IKIND_SIMPLEX && kind != RVFIT_IKIND_PCA)
+        kind = -1;
+    if (!rc)
+        rc = rvfit_interp_open(ip, lib, kind, path, (int)c->host_stencils,
+                               err);
+    if (rc)
         rvfit_library_free(lib);
     return rc;
 }

@@ -169,6 +169,31 @@ static int def_models_st(void *s, size_t n, const rvfit_point *p,
     return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "no models_st "
                          "(backend ops < 1.1: no stencils from the core)");
 }
+#define DEF_STA_MSG(op)                                                    \
+    "no " op " (backend ops < 1.2: no stencil weights per arm, which the " \
+    "pca interpolator needs: rebuild the backend against headers of "      \
+    "backend ops 1.2)"
+static int def_chisq_sta(void *s, size_t n, const rvfit_point *p,
+                         const rvfit_arm_stencils *st, rvfit_chisq_out *o,
+                         rvfit_err *err)
+{
+    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE,
+                         DEF_STA_MSG("chisq_sta"));
+}
+static int def_vscan_sta(void *s, size_t nq, const rvfit_point *b,
+                         const rvfit_arm_stencils *st, size_t nv,
+                         const double *v, double *o, rvfit_err *err)
+{
+    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE,
+                         DEF_STA_MSG("vscan_sta"));
+}
+static int def_models_sta(void *s, size_t n, const rvfit_point *p,
+                          const rvfit_arm_stencils *st, float *const *m,
+                          float *const *c, rvfit_err *err)
+{
+    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE,
+                         DEF_STA_MSG("models_sta"));
+}
 static void def_counters(void *s, rvfit_counters *c)
 {
     memset(c, 0, sizeof *c);
@@ -216,6 +241,8 @@ static void fill_ops(rvfit_plugin_handle *h)
         FILL(models, def_models); FILL(counters, def_counters);
         FILL(close, def_close); FILL(chisq_st, def_chisq_st);
         FILL(vscan_st, def_vscan_st); FILL(models_st, def_models_st);
+        FILL(chisq_sta, def_chisq_sta); FILL(vscan_sta, def_vscan_sta);
+        FILL(models_sta, def_models_sta);
     } else {
         const rvfit_instrument_ops *src = h->desc->ops;
         rvfit_instrument_ops *d = &h->instrument;

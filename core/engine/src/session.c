@@ -186,7 +186,8 @@ int rvfit_session_open_backend(rvfit_session *s, const char *name,
     if ((rc = rvfit_backend_open(&s->cfg, &s->host, &s->be, err)))
         return rc;
     s->have_be = 1;
-    rc = s->be.ops->load_library(s->be.state, &s->lib, err);
+    rc = s->be.ops->load_library(s->be.state,
+                                 rvfit_interp_vectors(&s->interp), err);
     if (rc) {
         rvfit_err_prefix(err, "backend '%s': load_library", s->be.name);
         close_backend(s);

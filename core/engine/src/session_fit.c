@@ -71,8 +71,8 @@ int rvfit_session_chisq(rvfit_session *s, size_t n, const uint32_t *spec,
         if (!rc && hs)
             rc = rvfit_stencil_fill(hs, m, p, &s->sbuf, err);
         if (!rc &&
-            (rc = hs ? s->be.ops->chisq_st(s->be.state, m, p, &s->sbuf.view,
-                                           &out, err)
+            (rc = hs ? rvfit_stencil_chisq(s->be.ops, s->be.state, m, p,
+                                           &s->sbuf, &out, err)
                      : s->be.ops->chisq(s->be.state, m, p, &out, err)))
             rvfit_err_prefix(err, "backend '%s': chisq(%zu points)",
                              s->be.name, m);

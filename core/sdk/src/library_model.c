@@ -114,9 +114,22 @@ int rvfit_batch_arm_check(const rvfit_library *lib, const rvfit_arm_batch *ba,
 int rvfit_stencils_check(const rvfit_library *lib, size_t n,
                          const rvfit_stencils *st, rvfit_err *err)
 {
+    if (!st)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID, "stencils: no table");
+    rvfit_arm_stencils a = rvfit_arm_stencils_of(st);
+    return rvfit_arm_stencils_check(lib, n, &a, err);
+}
+
+int rvfit_arm_stencils_check(const rvfit_library *lib, size_t n,
+                             const rvfit_arm_stencils *st, rvfit_err *err)
+{
     if (!st || !st->off || !st->pen || (n && st->off[0] != 0))
         return rvfit_err_set(err, RVFIT_ERR_INVALID,
                              "stencils: missing arrays or off[0] != 0");
+    if (st->nw != 1 && st->nw != (uint32_t)lib->narm)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID, "stencils: %u weights "
+                             "per entry (1 or the library's %d arms)",
+                             st->nw, lib->narm);
     if (st->off[n] > 0 && (!st->idx || !st->w))
         return rvfit_err_set(err, RVFIT_ERR_INVALID,
                              "stencils: missing idx or w");
@@ -127,12 +140,18 @@ int rvfit_stencils_check(const rvfit_library *lib, size_t n,
                                  "stencil %zu: %ld entries (at most %d), "
                                  "penalty %g", i, (long)e1 - (long)e0,
                                  RVFIT_MAX_STENCIL, st->pen[i]);
-        for (uint32_t e = e0; e < e1; e++)
-            if (st->idx[e] >= lib->nmodel || !isfinite(st->w[e]))
+        for (uint32_t e = e0; e < e1; e++) {
+            if (st->idx[e] >= lib->nmodel)
                 return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                                     "stencil %zu: vector %u (of %zu), "
-                                     "weight %g", i, st->idx[e], lib->nmodel,
-                                     st->w[e]);
+                                     "stencil %zu: vector %u (of %zu)", i,
+                                     st->idx[e], lib->nmodel);
+            for (uint32_t a = 0; a < st->nw; a++)
+                if (!isfinite(st->w[(size_t)e * st->nw + a]))
+                    return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                                         "stencil %zu: vector %u, arm %u: "
+                                         "weight %g", i, st->idx[e], a,
+                                         st->w[(size_t)e * st->nw + a]);
+        }
     }
     return RVFIT_OK;
 }

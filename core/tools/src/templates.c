@@ -466,9 +466,15 @@ int rvfit_templates_build(const char *griddir, int narm,
     const char *kname = o->interpolator ? o->interpolator : "multilinear";
     rvfit_interpolator ip;
     memset(&ip, 0, sizeof ip);
-    if (!st) /* the simplex kind triangulates here, stored in the file */
-        st = rvfit_interp_open(&ip, &lib, rvfit_interp_kind_parse(kname),
-                               NULL, 0, err);
+    int kind = rvfit_interp_kind_parse(kname);
+    /* the simplex kind triangulates here and pca decomposes, both stored
+     * in the file */
+    if (!st && kind == RVFIT_IKIND_PCA)
+        st = rvfit_interp_open_pca(&ip, &lib, o->pca_k,
+                                   o->pca_rms > 0 ? o->pca_rms
+                                                  : RVFIT_PCA_RMS, err);
+    else if (!st)
+        st = rvfit_interp_open(&ip, &lib, kind, NULL, 0, err);
     if (!st)
         st = rvfit_library_save_interp(&lib, &ip, outdir, err);
     rvfit_interp_close(&ip);

@@ -47,6 +47,8 @@ typedef struct rvfit_config {
                           the library records (at build: flux)          */
     long host_stencils; /* 1: stencils computed by the core, sent to the
                            backend, also for the regular-grid kinds     */
+    long pca_components; /* pca: components per arm, 0 = by pca_rms     */
+    double pca_rms;      /* pca: rms reconstruction error to reach      */
     /* [fit] */
     long npoly;
     char basis[16];      /* "gauss" or "cheb"                            */

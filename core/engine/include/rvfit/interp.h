@@ -15,10 +15,16 @@
  *   simplex      Delaunay triangulation (Qhull) of the models present, in
  *                scaled coordinates in node spacings, barycentric weights
  *                (interp_simplex.c); stored in the library (HDU SIMPLEX)
- * Both also interpolate in ln flux when the library says so (LOGFLUX).
- * For them backends compute the stencil themselves on the device from the
- * library's axes unless host stencils are asked for ([templates]
- * host_stencils); kinds without a device stencil always use host ones.
+ *   pca          per arm a mean and K principal components of the models
+ *                (LAPACKE), each model's K coefficients interpolated over
+ *                theta by the grid stencil (linear, or cubic on CUBAXES):
+ *                the stencil runs over the K+1 vectors with a weight per
+ *                arm (rvfit_arm_stencils, backend ops 1.2); stored in the
+ *                library (FLUX_<ARM> vectors, PCACOEF_<ARM>)
+ * All interpolate in ln flux when the library says so (LOGFLUX).  For
+ * the regular-grid kinds backends compute the stencil themselves on the
+ * device from the library's axes unless host stencils are asked for
+ * ([templates] host_stencils); the other kinds always use host ones.
  *
  * Ownership: rvfit_interp_open fills a caller-owned rvfit_interpolator that
  * refers to (does not copy) the library; rvfit_interp_close frees the
@@ -41,6 +47,7 @@ enum rvfit_interp_kind {
     RVFIT_IKIND_MULTILINEAR = 0,
     RVFIT_IKIND_CUBIC = 1,
     RVFIT_IKIND_SIMPLEX = 2,
+    RVFIT_IKIND_PCA = 3,
     RVFIT_IKIND_NKIND
 };
 
@@ -48,7 +55,8 @@ typedef struct rvfit_interpolator {
     int kind;               /* enum rvfit_interp_kind                     */
     int host_stencils;      /* 1: the core sends stencils (chisq_st, ...) */
     const rvfit_library *lib;
-    void *data;             /* the kind's (simplex: its triangulation)    */
+    void *data;             /* the kind's (simplex: its triangulation;
+                               pca: its vectors and coefficients)          */
 } rvfit_interpolator;
 
 /* Kind by its [templates] interpolator name ("multilinear", "cubic") or
@@ -73,6 +81,31 @@ RVFIT_EXPORT int rvfit_interp_open(rvfit_interpolator *ip,
                                    rvfit_err *err);
 RVFIT_EXPORT void rvfit_interp_close(rvfit_interpolator *ip);
 
+/* Open a pca interpolator over lib by decomposing its models now: k
+ * components per arm, or with k == 0 the fewest that bring the rms
+ * reconstruction error of every arm (over its existing models and
+ * pixels, in the interpolation space) to at most rms (default of
+ * rvfit_interp_open: RVFIT_PCA_RMS).  RVFIT_ERR_CONFIG when k is out of
+ * 1..min(models - 1, RVFIT_MAX_STENCIL - 1) or rms needs more. */
+#define RVFIT_PCA_RMS 1e-3
+RVFIT_EXPORT int rvfit_interp_open_pca(rvfit_interpolator *ip,
+                                       const rvfit_library *lib, int k,
+                                       double rms, rvfit_err *err);
+/* pca: components per arm and the rms reconstruction error of arm `arm`
+ * (-1 and NAN for another kind). */
+RVFIT_EXPORT int rvfit_interp_pca_k(const rvfit_interpolator *ip);
+RVFIT_EXPORT double rvfit_interp_pca_rms(const rvfit_interpolator *ip,
+                                         int arm);
+
+/* The library a backend loads (load_library) to evaluate this
+ * interpolator's stencils: the library itself, or for pca its vectors
+ * (one axis "PCA" of K+1 nodes; arm a's flux holds the mean, then the
+ * components; valid while ip is open). */
+RVFIT_EXPORT const rvfit_library *
+rvfit_interp_vectors(const rvfit_interpolator *ip);
+/* Weights per stencil entry: 1, or the library's arm count (pca). */
+RVFIT_EXPORT int rvfit_interp_nweights(const rvfit_interpolator *ip);
+
 /* Load the library at path for fitting: the config's run-time options
  * ([templates] cubic, log_flux, host_stencils) applied and the
  * interpolator the file records opened in ip.  On success the caller
@@ -90,29 +123,56 @@ RVFIT_EXPORT int rvfit_interp_simplices(const rvfit_interpolator *ip,
                                         const uint32_t **vert, size_t *ns,
                                         int *nvert);
 
-/* Stencil of one point into idx/w (room for RVFIT_MAX_STENCIL each):
- * returns the entry count (0 = flat template) and the out-of-domain
- * penalty in *pen, the rules of rvfit_library_stencil for the grid
- * kinds. */
+/* Stencil of one point over the library's models into idx/w (room for
+ * RVFIT_MAX_STENCIL each): returns the entry count (0 = flat template)
+ * and the out-of-domain penalty in *pen, the rules of
+ * rvfit_library_stencil for the grid kinds.  For pca: the grid stencil
+ * of its coefficients, i.e. over the models rvfit_library_load rebuilt
+ * from the components (the same template as its stencil over the
+ * vectors, rvfit_stencil_fill, up to rounding). */
 RVFIT_EXPORT int rvfit_interp_stencil(const rvfit_interpolator *ip,
                                       const double *theta, uint32_t *idx,
                                       double *w, double *pen);
 
 /* A reusable stencil table for batches of points (engine-side buffers
- * behind an rvfit_stencils view). */
+ * behind the views a backend gets: view when nw == 1, aview always). */
 typedef struct rvfit_stencil_buf {
-    rvfit_stencils view;
+    rvfit_stencils view;       /* one weight per entry (nw == 1)         */
+    rvfit_arm_stencils aview;  /* nw weights per entry                   */
+    uint32_t nw;
     uint32_t *off, *idx;
     double *w, *pen;
-    size_t cap_pts, cap_ent;
+    size_t cap_pts, cap_ent, cap_w;
 } rvfit_stencil_buf;
 
-/* Fill buf with the stencils of n points (RVFIT_PT_CONTINUUM points get
- * an empty one); grows the buffers as needed. */
+/* Fill buf with the stencils of n points over the vectors of
+ * rvfit_interp_vectors(ip) (RVFIT_PT_CONTINUUM points get an empty
+ * one); grows the buffers as needed. */
 RVFIT_EXPORT int rvfit_stencil_fill(const rvfit_interpolator *ip, size_t n,
                                     const rvfit_point *pts,
                                     rvfit_stencil_buf *buf, rvfit_err *err);
 RVFIT_EXPORT void rvfit_stencil_buf_free(rvfit_stencil_buf *buf);
+
+/* The backend's chisq, vscan and models with the stencils of buf: the
+ * 1.1 entries (chisq_st, ...) for one weight per entry, the 1.2 ones
+ * (chisq_sta, ...) otherwise. */
+RVFIT_EXPORT int rvfit_stencil_chisq(const rvfit_backend_ops *ops,
+                                     void *state, size_t n,
+                                     const rvfit_point *pts,
+                                     const rvfit_stencil_buf *buf,
+                                     rvfit_chisq_out *out, rvfit_err *err);
+RVFIT_EXPORT int rvfit_stencil_vscan(const rvfit_backend_ops *ops,
+                                     void *state, size_t nq,
+                                     const rvfit_point *base,
+                                     const rvfit_stencil_buf *buf,
+                                     size_t nvel, const double *vel,
+                                     double *m2lnl, rvfit_err *err);
+RVFIT_EXPORT int rvfit_stencil_models(const rvfit_backend_ops *ops,
+                                      void *state, size_t n,
+                                      const rvfit_point *pts,
+                                      const rvfit_stencil_buf *buf,
+                                      float *const *model,
+                                      float *const *cont, rvfit_err *err);
 
 #ifdef __cplusplus
 }

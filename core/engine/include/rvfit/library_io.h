@@ -58,8 +58,10 @@ RVFIT_EXPORT int rvfit_library_set_log_flux(rvfit_library *lib,
                                             rvfit_err *err);
 
 /* Apply interpolation options: kind (NULL = keep the library's; else
- * "multilinear", "simplex" (both: every axis linear) or "cubic", cubic on the axes in `cubic`, "" = every axis
- * of >= 3 nodes), else `cubic` when not "" replaces the cubic axes
+ * "multilinear", "simplex" (both: every axis linear), "cubic" (cubic on
+ * the axes in `cubic`, "" = every axis of >= 3 nodes) or "pca" (its
+ * coefficients cubic on the axes in `cubic`, "" = none)), else `cubic`
+ * when not "" replaces the cubic axes
  * ("none" = all linear); log_flux 1 switches to ln flux, 0 insists on
  * flux (RVFIT_ERR_CONFIG if the library is ln flux), -1 keeps it.  Used
  * by `rvfit templates` (kind given: recorded in the file) and at run time

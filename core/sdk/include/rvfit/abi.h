@@ -37,7 +37,7 @@
 
 /* rvfit_backend_ops (rvfit/backend.h) */
 #define RVFIT_BACKEND_OPS_MAJOR 1
-#define RVFIT_BACKEND_OPS_MINOR 1
+#define RVFIT_BACKEND_OPS_MINOR 2
 #define RVFIT_BACKEND_OPS_VERSION                                          \
     RVFIT_MAKE_VERSION(RVFIT_BACKEND_OPS_MAJOR, RVFIT_BACKEND_OPS_MINOR)
 
@@ -114,7 +114,7 @@ RVFIT_ABI_ASSERT(offsetof(rvfit_backend_ops, version) == 4 &&
 RVFIT_ABI_TABLE(rvfit_plugin, 64, RVFIT_ABI);
 RVFIT_ABI_TABLE(rvfit_host, 48, RVFIT_ABI);
 RVFIT_ABI_STRUCT(rvfit_ext, 16);
-RVFIT_ABI_TABLE(rvfit_backend_ops, 104, RVFIT_BACKEND_OPS);
+RVFIT_ABI_TABLE(rvfit_backend_ops, 128, RVFIT_BACKEND_OPS);
 RVFIT_ABI_TABLE(rvfit_instrument_ops, 56, RVFIT_INSTRUMENT_OPS);
 RVFIT_ABI_TABLE(rvfit_instrument_mock_ops, 16, RVFIT_MOCK_EXT);
 /* status.h, host.h */
@@ -127,6 +127,8 @@ RVFIT_ABI_STRUCT(rvfit_chisq_out, 16);
 RVFIT_ABI_STRUCT(rvfit_counters, 24);
 /* added with backend ops 1.1; only the 1.1 ops see it */
 RVFIT_ABI_STRUCT(rvfit_stencils, 32);
+/* added with backend ops 1.2; only the 1.2 ops see it */
+RVFIT_ABI_STRUCT(rvfit_arm_stencils, 40);
 /* library.h */
 RVFIT_ABI_STRUCT(rvfit_library, 17560);
 RVFIT_ABI_STRUCT(rvfit_axis, 2096);

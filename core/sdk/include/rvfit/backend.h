@@ -103,6 +103,36 @@ RVFIT_EXPORT int rvfit_stencils_check(const rvfit_library *lib, size_t n,
                                       const rvfit_stencils *st,
                                       rvfit_err *err);
 
+/* Stencils with a weight per library arm (backend ops 1.2): as
+ * rvfit_stencils, but entry e of point i weighs library vector idx[e] in
+ * library arm a by w[e * nw + a] when nw == lib->narm, by w[e] in every
+ * arm when nw == 1.  The pca interpolator needs it: its vectors are a
+ * mean and principal components per arm, and each arm has its own
+ * coefficients (docs/architecture.md, "Template interpolators"). */
+typedef struct rvfit_arm_stencils {
+    const uint32_t *off; /* [n+1], off[0] == 0, non-decreasing            */
+    const uint32_t *idx; /* [off[n]] vector indices                       */
+    const double *w;     /* [off[n] * nw] weights, entry-major            */
+    const double *pen;   /* [n] penalty added to -2 ln L                  */
+    uint32_t nw;         /* weights per entry: 1 or lib->narm             */
+    uint32_t reserved;   /* 0                                             */
+} rvfit_arm_stencils;
+
+/* The same table as rvfit_arm_stencils with one weight per entry (what
+ * the 1.1 entries pass on to a backend's 1.2 code path). */
+static inline rvfit_arm_stencils
+rvfit_arm_stencils_of(const rvfit_stencils *st)
+{
+    rvfit_arm_stencils a = {st->off, st->idx, st->w, st->pen, 1u, 0u};
+    return a;
+}
+
+/* rvfit_stencils_check for a table with weights per arm: also nw is 1
+ * or lib->narm.  Backends call it in chisq_sta, vscan_sta, models_sta. */
+RVFIT_EXPORT int rvfit_arm_stencils_check(const rvfit_library *lib, size_t n,
+                                          const rvfit_arm_stencils *st,
+                                          rvfit_err *err);
+
 typedef struct rvfit_backend_ops {
     uint32_t size;    /* sizeof(rvfit_backend_ops) as compiled by the plugin */
     uint32_t version; /* RVFIT_BACKEND_OPS_VERSION as compiled              */
@@ -157,6 +187,23 @@ typedef struct rvfit_backend_ops {
     int (*models_st)(void *state, size_t n, const rvfit_point *pts,
                      const rvfit_stencils *st, float *const *model,
                      float *const *cont, rvfit_err *err);
+
+    /* --- backend ops 1.2 (ABI 2.0): weights per library arm --- */
+
+    /* chisq_st, vscan_st and models_st with a table whose weights may
+     * differ between arms (rvfit_arm_stencils; check it with
+     * rvfit_arm_stencils_check).  A 1.1 backend gets defaults returning
+     * RVFIT_ERR_UNAVAILABLE; the core only calls these for interpolators
+     * whose weights differ between arms (pca). */
+    int (*chisq_sta)(void *state, size_t n, const rvfit_point *pts,
+                     const rvfit_arm_stencils *st, rvfit_chisq_out *out,
+                     rvfit_err *err);
+    int (*vscan_sta)(void *state, size_t nq, const rvfit_point *base,
+                     const rvfit_arm_stencils *st, size_t nvel,
+                     const double *vel, double *m2lnl, rvfit_err *err);
+    int (*models_sta)(void *state, size_t n, const rvfit_point *pts,
+                      const rvfit_arm_stencils *st, float *const *model,
+                      float *const *cont, rvfit_err *err);
 } rvfit_backend_ops;
 
 #ifdef __cplusplus

@@ -26,11 +26,16 @@ typedef struct rvfit_templates_opts {
     double teff_min, teff_max; /* optional cuts; 0 = none                  */
     int nthreads;
     /* The interpolator recorded in the library (rvfit/interp.h):
-     * "multilinear" or "cubic" (NULL = multilinear), its cubic axes
-     * ("" = every axis of >= 3 nodes) and ln flux (1) or flux (0, -1). */
+     * "multilinear", "cubic", "simplex" or "pca" (NULL = multilinear),
+     * its cubic axes ("" = every axis of >= 3 nodes for cubic, none for
+     * pca) and ln flux (1) or flux (0, -1). */
     const char *interpolator;
     const char *cubic;
     int log_flux;
+    /* pca: components per arm (0 = the fewest reaching pca_rms; 0 too =
+     * RVFIT_PCA_RMS) */
+    int pca_k;
+    double pca_rms;
 } rvfit_templates_opts;
 
 RVFIT_EXPORT int rvfit_templates_build(const char *griddir, int narm,
