@@ -1,21 +1,18 @@
-/* fit_stages.c — stages 1-3 of the fit, each a few batched backend calls:
- * initial scan (templates x velocities, then a node lattice), Nelder-Mead
- * over (vsini, theta) at the velocity of stage 1, and velocity refinement
- * with vscan.  The velocity leaves the simplex because stage 3 scans it
- * anyway, and it is nearly uncorrelated with theta: on desi-1k this cut
- * the optimiser from 147 to 110 iterations per star at the same accuracy
- * (docs/benchmarks.md, "Cost per star"). */
+/* fit_stages.c — stages 1 and 3 of the fit, each a few batched backend
+ * calls: initial scan (templates x velocities, then a node lattice) and
+ * velocity refinement with vscan.  Stage 2 (fit_optim.c) works at the
+ * velocity of stage 1: stage 3 scans it anyway, and it is nearly
+ * uncorrelated with theta (docs/benchmarks.md, "Cost per star"). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fit_internal.h"
-#include "optim.h"
 
 #define INIT_MAX_TEMPLATES 8
 #define LATTICE_MAX 512
 
-static int nomem(fit_ctx *f)
+int fit_nomem(fit_ctx *f)
 {
     return rvfit_err_set(f->err, RVFIT_ERR_NOMEM, "fit: out of memory");
 }
@@ -128,7 +125,7 @@ static int init_vscan(fit_ctx *f, double *v0, size_t *tbest)
     double *m = malloc(nq * nvel * sizeof *m);
     if (!base || !vel || !m) {
         free(base), free(vel), free(m);
-        return nomem(f);
+        return fit_nomem(f);
     }
     for (size_t q = 0; q < nq; q++) {
         base[q].spec = (uint32_t)f->act[q / (size_t)K];
@@ -161,14 +158,14 @@ static int init_lattice(fit_ctx *f, const double *v0)
         caps[i] = L->axis[i].nnode > 1 && r < 3 ? caps_by_rank[r++] : 1;
     size_t *nodes = malloc(LATTICE_MAX * sizeof *nodes);
     if (!nodes)
-        return nomem(f);
+        return fit_nomem(f);
     int M = lattice(f, caps, nodes, LATTICE_MAX);
     size_t np = f->nact * (size_t)M;
     rvfit_point *p = calloc(np, sizeof *p);
     double *m = malloc(np * sizeof *m);
     if (!p || !m) {
         free(nodes), free(p), free(m);
-        return nomem(f);
+        return fit_nomem(f);
     }
     for (size_t k = 0; k < np; k++) {
         p[k].spec = (uint32_t)f->act[k / (size_t)M];
@@ -192,145 +189,11 @@ int fit_stage_init(fit_ctx *f)
 {
     double *v0 = malloc(f->nact * sizeof *v0);
     size_t *tb = malloc(f->nact * sizeof *tb);
-    int rc = (!v0 || !tb) ? nomem(f) : init_vscan(f, v0, tb);
+    int rc = (!v0 || !tb) ? fit_nomem(f) : init_vscan(f, v0, tb);
     if (!rc)
         rc = init_lattice(f, v0);
     free(v0);
     free(tb);
-    return rc;
-}
-
-/* ---- stage 2: Nelder-Mead in normalised coordinates ------------------ */
-
-/* Stop when the simplex spans less than 0.02 in -2 ln L or 0.01 of its
- * initial size.  0.05/0.02 saved 10 % of the points on desi-1k with no
- * change in any scatter, but left vsini 0.12 sigma off a closed-form
- * optimum (test_fit_known). */
-#define NM_FTOL 0.02
-#define NM_XTOL 0.01
-
-typedef struct optim_ctx {
-    fit_ctx *f;
-    int D;
-    double *x0, *scale; /* [nact*D] physical start and unit per coordinate */
-    rvfit_point *pts;
-    double *excess;
-} optim_ctx;
-
-/* vsini is clamped to a margin around its range and the excess is
- * returned, so that the objective keeps growing outside and the simplex
- * cannot run away where the model no longer changes. */
-#define CLAMP_MARGIN 100.0
-static double clamp_excess(double *x, double lo, double hi)
-{
-    double e = 0;
-    if (*x < lo)
-        e = lo - *x, *x = lo;
-    else if (*x > hi)
-        e = *x - hi, *x = hi;
-    return e;
-}
-
-static double to_point(const optim_ctx *c, size_t i, const double *u,
-                       rvfit_point *p)
-{
-    const fit_ctx *f = c->f;
-    const double *x0 = c->x0 + i * (size_t)c->D;
-    const double *sc = c->scale + i * (size_t)c->D;
-    *p = f->best[f->act[i]]; /* v stays where stage 1 put it */
-    int k = 0;
-    if (f->o->fit_vsini) {
-        p->vsini = fabs(x0[k] + u[k] * sc[k]);
-        k++;
-    }
-    for (int j = 0; j < f->nfree; j++, k++)
-        p->theta[f->free_axis[j]] = x0[k] + u[k] * sc[k];
-    return clamp_excess(&p->vsini, 0, f->o->vsini_max + CLAMP_MARGIN);
-}
-
-static int optim_eval(void *ctx, size_t m, const size_t *prob,
-                      const double *u, double *fv)
-{
-    optim_ctx *c = ctx;
-    for (size_t k = 0; k < m; k++)
-        c->excess[k] = to_point(c, prob[k], u + k * (size_t)c->D, &c->pts[k]);
-    int rc = fit_chisq(c->f, m, c->pts, fv, NULL);
-    for (size_t k = 0; k < m && !rc; k++)
-        fv[k] += 1e4 * c->excess[k] * c->excess[k];
-    return rc;
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-    return (*(const int *)a > *(const int *)b) -
-           (*(const int *)a < *(const int *)b);
-}
-
-/* Where the optimiser's points go: the spread of iterations per spectrum
- * says how long the batch keeps iterating for its slowest members. */
-static void log_iterations(const fit_ctx *f, int *it, size_t n)
-{
-    if (!n || f->host->log_level < RVFIT_LOG_DEBUG)
-        return;
-    qsort(it, n, sizeof *it, cmp_int);
-    double mean = 0;
-    for (size_t i = 0; i < n; i++)
-        mean += it[i];
-    rvfit_log(f->host, RVFIT_LOG_DEBUG, "fit",
-              "optimize: %zu spectra, iterations mean %.1f, p10 %d, p50 %d, "
-              "p90 %d, max %d", n, mean / (double)n, it[n / 10], it[n / 2],
-              it[n * 9 / 10], it[n - 1]);
-}
-
-int fit_stage_optim(fit_ctx *f)
-{
-    int D = (f->o->fit_vsini ? 1 : 0) + f->nfree;
-    if (D == 0)
-        return RVFIT_OK; /* one template, fixed vsini: nothing to search */
-    size_t n = f->nact, nd = n * (size_t)D;
-    optim_ctx c = {f, D, malloc(nd * sizeof(double)),
-                   malloc(nd * sizeof(double)),
-                   malloc(n * (size_t)(D + 1) * sizeof(rvfit_point)),
-                   malloc(n * (size_t)(D + 1) * sizeof(double))};
-    double *u = calloc(nd, sizeof *u), *step = calloc(nd, sizeof *step);
-    double *fb = malloc(n * sizeof *fb);
-    int *iters = malloc((n ? n : 1) * sizeof *iters);
-    if (!c.x0 || !c.scale || !c.pts || !c.excess || !u || !step || !fb ||
-        !iters) {
-        free(c.x0), free(c.scale), free(c.pts), free(c.excess), free(u),
-            free(step), free(fb), free(iters);
-        return nomem(f);
-    }
-    for (size_t i = 0; i < n; i++) {
-        const rvfit_point *p = &f->best[f->act[i]];
-        double *x0 = c.x0 + i * (size_t)D, *sc = c.scale + i * (size_t)D;
-        int k = 0;
-        if (f->o->fit_vsini)
-            x0[k] = 5.0, sc[k] = 10.0, step[i * (size_t)D + (size_t)k] = 1,
-            k++;
-        for (int j = 0; j < f->nfree; j++, k++) {
-            int a = f->free_axis[j];
-            x0[k] = p->theta[a];
-            sc[k] = 0.5 * f->step[a];
-            /* Start the simplex toward the inside of the grid. */
-            step[i * (size_t)D + (size_t)k] =
-                x0[k] + sc[k] > f->hi[a] ? -1.0 : 1.0;
-        }
-    }
-    nm_opts no = {f->o->max_iter, NM_FTOL, NM_XTOL};
-    int rc = nm_minimize(n, D, u, step, &no, optim_eval, &c, fb, iters);
-    if (rc == -1 && !f->err->msg[0])
-        rc = nomem(f);
-    if (!rc)
-        log_iterations(f, iters, n);
-    for (size_t i = 0; i < n && !rc; i++) {
-        rvfit_point p;
-        to_point(&c, i, u + i * (size_t)D, &p);
-        f->best[f->act[i]] = p;
-        f->fbest[f->act[i]] = fb[i];
-    }
-    free(c.x0), free(c.scale), free(c.pts), free(c.excess), free(u),
-        free(step), free(fb), free(iters);
     return rc;
 }
 
@@ -478,7 +341,7 @@ int fit_stage_vrefine(fit_ctx *f)
     vr_buf b = {malloc(n * sizeof *b.base),
                 malloc(n * VR_NMAX * sizeof *b.vel),
                 malloc(n * VR_NMAX * sizeof *b.m), malloc(n * sizeof *b.idx)};
-    int rc = (!st || !b.base || !b.vel || !b.m || !b.idx) ? nomem(f)
+    int rc = (!st || !b.base || !b.vel || !b.m || !b.idx) ? fit_nomem(f)
                                                          : RVFIT_OK;
     for (size_t i = 0; i < n && !rc; i++)
         st[i] = (vr_state){f->best[f->act[i]].v, VR_HALF1, VR_N1, 0};
