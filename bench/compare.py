@@ -5,7 +5,10 @@ For VRAD, TEFF, LOGG and FEH in S/N bins (<5, 5-15, >15): robust scatter
 of (x - true) and robust pull width (x - true)/error, before (A) and after
 (B), with B/A - 1 in percent, and the stars beyond 5 sigma in B but not in
 A.  This is issue 12's acceptance ("within 3 % of today's, no new > 5
-sigma outliers").  Usage: compare.py RVTAB_A RVTAB_B TRUTH [--json]
+sigma outliers").  The column "+-" is the standard deviation of the
+scatter ratio B/A over 300 bootstrap resamplings of the stars (paired):
+how far the ratio of two equally good fits of these stars may wander.
+Usage: compare.py RVTAB_A RVTAB_B TRUTH [--json]
 """
 import json
 import sys
@@ -31,6 +34,17 @@ def aligned(path, truth):
     return tab[np.array([index[t] for t in truth["TARGETID"]])]
 
 
+def boot_ratio(a, b, tru, sel, col, nboot=300):
+    """Std of rstd(B)/rstd(A) over paired bootstrap resamplings."""
+    da, db = (a[col] - tru[col])[sel], (b[col] - tru[col])[sel]
+    rng = np.random.default_rng(12)
+    r = []
+    for _ in range(nboot):
+        k = rng.integers(0, len(da), len(da))
+        r.append(robust_std(db[k]) / robust_std(da[k]))
+    return float(np.std(r))
+
+
 def stats(tab, tru, sel):
     out = {}
     for c in COLS:
@@ -50,7 +64,8 @@ def main():
     snr = tru["SNR"]
     bins = {"S/N<5": snr < 5, "5-15": (snr >= 5) & (snr < 15),
             ">15": snr >= 15, "all": np.ones(len(tru), bool)}
-    res = {k: {"n": int(m.sum()), "A": stats(a, tru, m), "B": stats(b, tru, m)}
+    res = {k: {"n": int(m.sum()), "A": stats(a, tru, m), "B": stats(b, tru, m),
+               "boot": {c: boot_ratio(a, b, tru, m, c) for c in COLS}}
            for k, m in bins.items()}
     new = {}
     for c in COLS:
@@ -65,7 +80,7 @@ def main():
         print(json.dumps(res, indent=1))
         return
     worst = 0.0
-    print(f"{'bin':6s} {'n':>4s} {'col':5s} {'rstd A':>9s} {'rstd B':>9s} {'%':>6s}"
+    print(f"{'bin':6s} {'n':>4s} {'col':5s} {'rstd A':>9s} {'rstd B':>9s} {'%':>6s} {'+-':>4s}"
           f" {'pull A':>7s} {'pull B':>7s} {'%':>6s} {'>5s A':>5s} {'>5s B':>5s}")
     for k in ("S/N<5", "5-15", ">15", "all"):
         for c in COLS:
@@ -75,7 +90,7 @@ def main():
             if k != "all":
                 worst = max(worst, ds, dp)
             print(f"{k:6s} {res[k]['n']:4d} {c:5s} {sa['rstd']:9.4f} {sb['rstd']:9.4f}"
-                  f" {ds:+6.1f} {sa['pull']:7.3f} {sb['pull']:7.3f} {dp:+6.1f}"
+                  f" {ds:+6.1f} {100 * res[k]['boot'][c]:4.1f} {sa['pull']:7.3f} {sb['pull']:7.3f} {dp:+6.1f}"
                   f" {sa['out5']:5d} {sb['out5']:5d}")
     print("pull %: change of |pull - 1| relative to pull A (positive = further from 1)")
     print(f"worst change in a bin: {worst:+.1f} %; new > 5 sigma: "

@@ -36,7 +36,6 @@
 #define NT_H0 0.25      /* largest stencil step, node spacings           */
 #define NT_VS_UNIT 10.0 /* km/s per unit of the vsini coordinate         */
 #define NT_VS_H0 0.2    /* largest vsini stencil step (2 km/s)           */
-#define NT_MAXIT 40     /* models per spectrum                           */
 #define NT_ONNODE 1e-9  /* |y - node| below which y sits on the node     */
 
 /* vsini probes before the search, in units of NT_VS_UNIT (25, 100 km/s):
@@ -318,7 +317,7 @@ static void got_model(const nt_prob *P, nt_star *s, const double *fv)
         for (int k = 0; k < D; k++)
             s->h[k] *= 0.25;
         s->have_H = s->have_gprev = 0;
-        if (++s->iter >= NT_MAXIT)
+        if (++s->iter >= P->maxit)
             s->phase = NT_DONE;
         else
             request_model(P, s);
@@ -344,7 +343,7 @@ static void got_model(const nt_prob *P, nt_star *s, const double *fv)
     int wants = 0;
     for (int k = 0; k < D; k++)
         wants |= s->wants[k];
-    if (++s->iter >= NT_MAXIT)
+    if (++s->iter >= P->maxit)
         s->phase = NT_DONE;
     else if (!s->travel && s->pred < NT_TOL && !wants)
         request_check(P, s);

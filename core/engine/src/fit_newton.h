@@ -13,12 +13,13 @@
 
 #include "fit_quad.h"
 
+#define NT_MAXIT 40 /* models per spectrum at most */
 #define NT_MAXPTS (2 * FQ_MAX + FQ_MAX * (FQ_MAX - 1) / 2)
 
 enum { NT_LADDER, NT_FULL, NT_GRAD, NT_TRIAL, NT_CHECK, NT_DONE };
 
 typedef struct nt_prob {
-    int D;
+    int D, maxit;               /* coordinates; models per spectrum   */
     double lo[FQ_MAX], hi[FQ_MAX], h0[FQ_MAX];
     const double *node[FQ_MAX]; /* borrowed; NULL for vsini */
     int nnode[FQ_MAX];

@@ -179,6 +179,9 @@ static int nt_setup(fit_ctx *f, nt_ctx *c)
         return fit_nomem(f);
     nt_prob *P = &c->P;
     int k = 0;
+    /* [fit] max_iter caps the models too; 40 is ample (desi-1k: p90 9,
+     * max 30). */
+    P->maxit = f->o->max_iter < NT_MAXIT ? f->o->max_iter : NT_MAXIT;
     if (f->o->fit_vsini) {
         P->lo[k] = 0, P->hi[k] = f->o->vsini_max / nt_vs_unit();
         P->h0[k] = nt_h0(1), P->node[k] = NULL, P->nnode[k] = 0;
