@@ -144,7 +144,6 @@ static int optim_nm(fit_ctx *f)
     return rc;
 }
 
-
 /* ---- trust-region Newton (fit_newton.c) ------------------------------ */
 
 typedef struct nt_ctx {
