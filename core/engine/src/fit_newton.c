@@ -31,9 +31,11 @@
 #define NT_TRAVEL 10.0  /* above it, steps may leave the cell            */
 #define NT_TPIN 1.0     /* below it, an axis held at a bound is pinned   */
 #define NT_RMAX 2.0     /* trust radius, node spacings                   */
-#define NT_GEPS 0.01    /* one-sided gradient step, node spacings        */
+#define NT_RMIN 1e-3    /* ... at least                                  */
+#define NT_GEPS 1e-3    /* one-sided gradient step, node spacings        */
 #define NT_CEPS 0.02    /* pin check step, node spacings                 */
 #define NT_H0 0.25      /* largest stencil step, node spacings           */
+#define NT_HMIN 0.01    /* smallest cap on it after failed steps         */
 #define NT_VS_UNIT 10.0 /* km/s per unit of the vsini coordinate         */
 #define NT_VS_H0 0.2    /* largest vsini stencil step (2 km/s)           */
 #define NT_ONNODE 1e-9  /* |y - node| below which y sits on the node     */
@@ -127,9 +129,10 @@ static void request_grad(const nt_prob *P, nt_star *s, const int *F, int m)
 
 static void request_check(const nt_prob *P, nt_star *s);
 
-/* Next model: a full one without a Hessian, or near the optimum in a cell
- * other than that of the last full model (BFGS pairs from other cells
- * mix pieces of the surface). */
+/* Next model: a full one without a Hessian, or near the optimum when the
+ * last full model was far from it or in another cell (BFGS pairs from
+ * other cells mix pieces of the surface, and a model from far away can
+ * stop the search short of the optimum at high S/N). */
 static void request_model(const nt_prob *P, nt_star *s)
 {
     int F[FQ_MAX], m = free_set(P, s, F);
@@ -138,10 +141,13 @@ static void request_model(const nt_prob *P, nt_star *s)
         return;
     }
     nt_cell(P, s, s->L, s->U);
-    if (s->have_H && s->lastpred < NT_TRAVEL)
+    if (s->have_H && s->lastpred < NT_TRAVEL) {
+        if (!s->full_near)
+            s->have_H = 0;
         for (int k = 0; k < P->D; k++)
             if (s->L[k] != s->fullL[k])
                 s->have_H = 0;
+    }
     if (!s->have_H) {
         memcpy(s->fullL, s->L, sizeof s->fullL);
         request_full(P, s, F, m);
@@ -206,7 +212,10 @@ static void model_grad(const nt_prob *P, nt_star *s, const int *F, int m,
 }
 
 /* Stencil steps follow the error scale: sigma_k = sqrt(2 (H^-1)_kk) for
- * -2 ln L, between 5 % and 100 % of the largest step. */
+ * -2 ln L, between 5 % and 100 % of the largest step, and no longer than
+ * hcap, which a failed step shrinks with the trust radius (a model from a
+ * stencil wider than the region where -2 ln L is near quadratic can keep
+ * predicting a decrease that is not there). */
 static void adapt_steps(const nt_prob *P, nt_star *s, const int *F, int m,
                         const double *Hf)
 {
@@ -216,7 +225,7 @@ static void adapt_steps(const nt_prob *P, nt_star *s, const int *F, int m,
         return;
     for (int q = 0; q < m; q++) {
         double h0 = P->h0[F[q]], sg = sqrt(fmax(2 * inv[q * m + q], 0));
-        s->h[F[q]] = fmin(fmax(sg, 0.05 * h0), h0);
+        s->h[F[q]] = fmin(fmax(sg, 0.05 * h0), fmin(h0, s->hcap));
     }
 }
 
@@ -302,6 +311,10 @@ static void request_trial(const nt_prob *P, nt_star *s, const int *F, int m,
         }
     memcpy(s->d, d, (size_t)m * sizeof *d);
     s->phase = NT_TRIAL;
+    if (!memcmp(z, s->c, (size_t)P->D * sizeof *z)) { /* only onto faces it is on: */
+        s->have_H = 0;                    /* a model in the next cell */
+        request_model(P, s);
+    }
 }
 
 static void got_model(const nt_prob *P, nt_star *s, const double *fv)
@@ -339,6 +352,8 @@ static void got_model(const nt_prob *P, nt_star *s, const double *fv)
             s->H[F[q] * D + F[r]] = Hf[q * m + r];
     plan_step(P, s, F, m, Hf, d);
     s->lastpred = s->pred;
+    if (s->phase == NT_FULL)
+        s->full_near = !s->travel;
     adapt_steps(P, s, F, m, Hf);
     int wants = 0;
     for (int k = 0; k < D; k++)
@@ -361,12 +376,21 @@ static void got_trial(const nt_prob *P, nt_star *s, double fz)
     if (fz < s->fc) {
         if (s->fc - fz > 0.5 * s->pred && dmax >= 0.99 * s->R)
             s->R = fmin(2 * s->R, NT_RMAX);
+        s->hcap = fmin(2 * s->hcap, NT_RMAX);
         memcpy(s->c, s->pts[0], sizeof s->c);
         s->fc = fz;
-    } else { /* back to the best point seen, with a fresh full model */
+    } else { /* back to the best point seen, with a fresh, more local
+              * full model */
         memcpy(s->c, s->best, sizeof s->c);
         s->fc = s->fbest;
-        s->R = fmax(0.5 * dmax, 1e-3);
+        if (dmax <= 2 * NT_RMIN) { /* no smaller step to try */
+            request_check(P, s);
+            return;
+        }
+        s->R = fmax(0.5 * dmax, NT_RMIN);
+        s->hcap = fmax(s->R, NT_HMIN);
+        for (int k = 0; k < D; k++)
+            s->h[k] = fmin(s->h[k], fmax(s->hcap, 0.05 * P->h0[k]));
         s->have_H = s->have_gprev = 0;
         for (int k = 0; k < D; k++) {
             s->land_dir[k] = 0;
@@ -382,7 +406,10 @@ static void got_check(const nt_prob *P, nt_star *s, const double *fv)
     int rel = -1;
     for (int q = 0; q < s->np; q++) {
         see(s, P->D, s->pts[q], fv[q]);
-        if (fv[q] < s->fc - 1e-6 && (rel < 0 || fv[q] < fv[rel]))
+        /* Twice per axis at most: a model that pins the axis again at
+         * once would otherwise loop. */
+        if (fv[q] < s->fc - 1e-6 && s->nrel[s->chk_axis[q]] < 2 &&
+            (rel < 0 || fv[q] < fv[rel]))
             rel = q;
     }
     if (rel < 0) {
@@ -390,6 +417,7 @@ static void got_check(const nt_prob *P, nt_star *s, const double *fv)
         return;
     }
     int k = s->chk_axis[rel];
+    s->nrel[k]++;
     s->pinned[k] = 0;
     s->side[k] = s->chk_dir[rel];
     s->land_dir[k] = 0;
@@ -437,7 +465,7 @@ void nt_start(const nt_prob *P, nt_star *s, const double *y0, double f0)
     memcpy(s->c, y0, (size_t)P->D * sizeof *y0);
     memcpy(s->best, y0, (size_t)P->D * sizeof *y0);
     s->fc = s->fbest = f0;
-    s->R = NT_RMAX;
+    s->R = s->hcap = NT_RMAX;
     for (int k = 0; k < P->D; k++) {
         s->side[k] = 1;
         s->h[k] = P->h0[k];

@@ -32,12 +32,13 @@ typedef struct nt_star {
     double best[FQ_MAX], fbest;    /* lowest value seen                */
     double g[FQ_MAX], H[FQ_MAX * FQ_MAX];
     double gprev[FQ_MAX], cprev[FQ_MAX];
-    int have_H, have_gprev;
-    double h[FQ_MAX], R, pred, lastpred;
+    int have_H, have_gprev, full_near; /* full_near: last full model not
+                                        * in a travelling step           */
+    double h[FQ_MAX], hcap, R, pred, lastpred;
     double L[FQ_MAX], U[FQ_MAX], fullL[FQ_MAX]; /* cell, cell of last full */
     double a[FQ_MAX], b[FQ_MAX], d[FQ_MAX];
     int travel, wants[FQ_MAX], side[FQ_MAX];
-    int pinned[FQ_MAX], land_dir[FQ_MAX];
+    int pinned[FQ_MAX], land_dir[FQ_MAX], nrel[FQ_MAX]; /* releases */
     double pin_at[FQ_MAX], land_at[FQ_MAX];
     int chk_axis[2 * FQ_MAX], chk_dir[2 * FQ_MAX];
 } nt_star;
