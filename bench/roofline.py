@@ -266,7 +266,7 @@ def main():
     free = [n for n in lib["nnode"] if n > 1]
     if lib["interp"] != "MULTILIN" and not args.corners:
         sys.exit("INTERP=%s: give --corners" % lib["interp"])
-    nc = args.corners or 2 ** len(free)
+    nc_ = args.corners or 2 ** len(free)
     np_ = args.npoly
 
     print("# cpu backend roofline (bench/roofline.py)")
@@ -283,19 +283,24 @@ def main():
                  a["ndiag"], a["dlnl"],
                  (a["u"][-1] - a["u"][0]) / (a["npix"] - 1)))
 
+    # init scans every other velocity of the ccf_vstep grid (nc of them),
+    # then 2 velocities beside the minimum (fit_stages.c:init_vscan)
     nvel = int((args.vmax - args.vmin) // args.ccf_vstep) + 1
+    nc = (nvel + 1) // 2
     kinds = {  # name: (corners, vsini, velocities per chunk, step)
-        "chisq (optimize/hessian)": (nc, args.vsini, 1, 0.0),
+        "chisq (optimize/hessian)": (nc_, args.vsini, 1, 0.0),
         "chisq node, vsini 0 (lattice)": (1, 0.0, 1, 0.0),
-        "vscan init (%d vel, node)" % nvel:
-            (1, 0.0, vscan_chunks(nvel), args.ccf_vstep),
-        "vscan vrefine (25 vel)": (nc, args.vsini, 25, 0.5),
+        "vscan init (%d vel, node)" % nc:
+            (1, 0.0, vscan_chunks(nc), 2 * args.ccf_vstep),
+        "vscan vrefine (25 vel)": (nc_, args.vsini, 25, 0.5),
+        "vscan init refine (2 vel, node)": (1, 0.0, 2, 2 * args.ccf_vstep),
+        "vscan vrefine probes (2 vel)": (nc_, args.vsini, 2, 8.0),
     }
     table = {k: point_flops(arms, np_, *v[:2], lib["log_flux"], *v[2:])
              for k, v in kinds.items()}
     comps = list(next(iter(table.values()))[0])
     print("\nflops per point (all arms), %d corners, vsini %g km/s:"
-          % (nc, args.vsini))
+          % (nc_, args.vsini))
     names = list(kinds)
     print("%-11s" % "component" + "".join("%16s" % ("[%d]" % i)
                                         for i in range(len(names))))
@@ -310,10 +315,14 @@ def main():
     for i, k in enumerate(names):
         print("  [%d] %s" % (i, k))
 
-    # Stage mix of a real run.  init = 3 templates x nvel velocities per
-    # star by vscan (fit_stages.c:init_vscan, 3 Teff nodes) + a node lattice
-    # by chisq (init_lattice); optimize, hessian, diagnostics: chisq at
-    # general theta; vrefine: vscan of 15-25 velocities (fit_stage_vrefine).
+    # Stage mix of a real run (the stages as of issue 12's second session).
+    # init = 3 templates x nc velocities per star by vscan
+    # (fit_stages.c:init_vscan, 3 Teff nodes), 2 refine velocities, and a
+    # node lattice by chisq (init_lattice); optimize, hessian, diagnostics:
+    # chisq at general theta; vrefine: 2 probes, then vscans of 25
+    # velocities (fit_stage_vrefine).  Logs of older commits (full init
+    # scans, 15-point coarse vrefine scans) are counted as if they were
+    # of this algorithm.
     mix = None
     pps = args.points_per_s
     if args.log:
@@ -324,9 +333,14 @@ def main():
                "diagnostics": names[0], "vrefine": names[3]}
         fl = n = 0.0
         for s, npt in stages.items():
-            if s == "init":
-                vs = min(npt, 3 * nvel * nspec)
-                fl += vs * tot[names[2]] + (npt - vs) * tot[names[1]]
+            if s == "init":  # coarse scan, 2 refine points, lattice
+                vs = min(npt, 3 * nc * nspec)
+                rf = min(npt - vs, 2 * nspec)
+                fl += (vs * tot[names[2]] + rf * tot[names[4]] +
+                       (npt - vs - rf) * tot[names[1]])
+            elif s == "vrefine":  # 2 probes, then scans of 25
+                pr = min(npt, 2 * nspec)
+                fl += pr * tot[names[5]] + (npt - pr) * tot[names[3]]
             else:
                 fl += npt * tot[cls.get(s, names[0])]
             n += npt

@@ -76,14 +76,17 @@ static const key_desc keys[] = {
     {"fit", "vmax", K_DOUBLE, OFF(vmax), 0, -5000, 5000, "1000",
      "highest radial velocity searched, km/s"},
     {"fit", "ccf_vstep", K_DOUBLE, OFF(ccf_vstep), 0, 0.5, 200, "60",
-     "velocity step of the initial scan, km/s (below the lines' FWHM: "
-     "60 suits R <= 5000; lower it for higher resolution)"},
+     "velocity step of the initial scan, km/s (it scans every other "
+     "step, then refines; below the lines' FWHM: 60 suits R <= 5000; "
+     "lower it for higher resolution)"},
     {"fit", "vsini_max", K_DOUBLE, OFF(vsini_max), 0, 0, 1000, "500",
      "largest vsini allowed, km/s"},
     {"fit", "fit_vsini", K_BOOL, OFF(fit_vsini), 0, 0, 1, "1",
      "fit vsini (1) or keep it at 0 (0)"},
     {"fit", "max_iter", K_LONG, OFF(max_iter), 0, 10, 100000, "400",
-     "optimizer iterations per spectrum"},
+     "optimizer iterations per spectrum (Nelder-Mead for the simplex "
+     "interpolator; the Newton method of the regular grids stops after at "
+     "most 40 models)"},
     {"fit", "scale_errors", K_BOOL, OFF(scale_errors), 0, 0, 1, "0",
      "multiply VRAD_ERR and the statistical part of the parameter errors "
      "by sqrt(CHISQ_RED) (docs/output-format.md)"},

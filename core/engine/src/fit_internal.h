@@ -37,7 +37,10 @@ int fit_chisq_st(fit_ctx *f, size_t n, const rvfit_point *pts,
 int fit_vscan(fit_ctx *f, size_t nq, const rvfit_point *base, size_t nvel,
               const double *vel, double *m2lnl);
 
-/* Stages (fit_stages.c, fit_hessian.c). */
+/* Sets the out-of-memory error; returns its status. */
+int fit_nomem(fit_ctx *f);
+
+/* Stages (fit_stages.c, fit_optim.c, fit_hessian.c). */
 int fit_stage_init(fit_ctx *f);
 int fit_stage_optim(fit_ctx *f);
 int fit_stage_vrefine(fit_ctx *f);
