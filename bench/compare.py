@@ -16,16 +16,9 @@ import sys
 import numpy as np
 from astropy.io import fits
 
+from evaluate import robust_std  # bench/evaluate.py: one definition
+
 COLS = ("VRAD", "TEFF", "LOGG", "FEH")
-
-
-def robust_std(x):
-    x = np.asarray(x, float)
-    x = x[np.isfinite(x)]
-    if x.size == 0:
-        return float("nan")
-    q75, q25 = np.percentile(x, [75, 25])
-    return float((q75 - q25) / 1.349)
 
 
 def aligned(path, truth):

@@ -16,6 +16,7 @@
  * a clean control that must carry no bit. */
 #include <string.h>
 
+#include "anabe.h"
 #include "rvfit/fit.h"
 #include "rvfit/library.h"
 #include "testutil.h"
@@ -36,7 +37,6 @@ typedef struct kcase {
 typedef struct kstate {
     const kcase *cs;
     const rvfit_library *lib;
-    uint64_t points, calls;
 } kstate;
 
 static double m2lnl_v(const kcase *c, double v)
@@ -49,8 +49,9 @@ static double m2lnl_v(const kcase *c, double v)
     return -2 * ((c->gk - 1) * log(x) - x);
 }
 
-static double m2lnl(const kstate *s, const rvfit_point *p)
+static double m2lnl(const void *ctx, const rvfit_point *p)
 {
+    const kstate *s = ctx;
     const kcase *c = &s->cs[p->spec];
     double d[NP], q = 0, pen = 0;
     size_t corner[64];
@@ -65,70 +66,12 @@ static double m2lnl(const kstate *s, const rvfit_point *p)
     return m2lnl_v(c, p->v) + q + vs + pen;
 }
 
-static int k_chisq(void *st, size_t n, const rvfit_point *pts,
-                   rvfit_chisq_out *out, rvfit_err *err)
+/* The arm's chisq; a continuum-only model is dchi_c worse. */
+static double chisq(const void *ctx, const rvfit_point *p, double m)
 {
-    kstate *s = st;
-    (void)err;
-    for (size_t i = 0; i < n; i++) {
-        out->m2lnl[i] = m2lnl(s, &pts[i]);
-        if (out->chisq)
-            out->chisq[i] = 500 + out->m2lnl[i] +
-                            (pts[i].flags & RVFIT_PT_CONTINUUM
-                                 ? s->cs[pts[i].spec].dchi_c
-                                 : 0);
-    }
-    s->points += n, s->calls++;
-    return RVFIT_OK;
-}
-
-static int k_vscan(void *st, size_t nq, const rvfit_point *base,
-                   size_t nvel, const double *vel, double *m, rvfit_err *err)
-{
-    kstate *s = st;
-    (void)err;
-    for (size_t q = 0; q < nq; q++)
-        for (size_t k = 0; k < nvel; k++) {
-            rvfit_point p = base[q];
-            p.v = vel[q * nvel + k];
-            m[q * nvel + k] = m2lnl(s, &p);
-        }
-    s->points += nq * nvel, s->calls++;
-    return RVFIT_OK;
-}
-
-static int k_models(void *st, size_t n, const rvfit_point *pts,
-                    float *const *model, float *const *cont, rvfit_err *err)
-{
-    (void)st, (void)n, (void)pts, (void)model, (void)cont, (void)err;
-    return RVFIT_OK;
-}
-
-static void k_counters(void *st, rvfit_counters *c)
-{
-    kstate *s = st;
-    c->points = s->points, c->calls = s->calls, c->seconds = 0;
-}
-
-static void make_library(rvfit_library *L, uint8_t *exists)
-{
-    memset(L, 0, sizeof *L);
-    L->nparam = NP;
-    const char *names[NP] = {"TEFF", "LOGG", "FEH"};
-    const double lo[NP] = {log10(4000.0), 1, -2}, st[NP] = {0, 1, 0.5};
-    const int nn[NP] = {7, 5, 6};
-    for (int i = 0; i < NP; i++) {
-        rvfit_axis *a = &L->axis[i];
-        snprintf(a->name, sizeof a->name, "%s", names[i]);
-        a->scale = i == 0 ? RVFIT_SCALE_LOG10 : RVFIT_SCALE_LINEAR;
-        a->nnode = nn[i];
-        for (int k = 0; k < nn[i]; k++)
-            a->node[k] = i == 0 ? log10(4000.0 + 500.0 * k)
-                                : lo[i] + st[i] * k;
-    }
-    L->nmodel = 7 * 5 * 6;
-    memset(exists, 1, L->nmodel);
-    L->exists = exists;
+    const kstate *s = ctx;
+    return 500 + m +
+           (p->flags & RVFIT_PT_CONTINUUM ? s->cs[p->spec].dchi_c : 0);
 }
 
 /* Covariance with sigmas s[] and correlation r between LOGG and FEH. */
@@ -174,24 +117,13 @@ static void make_cases(kcase *cs, double *cov)
         cs[C_HESS].cinv[i * NP + 2] = cs[C_HESS].cinv[2 * NP + i] = 0;
 }
 
+/* Flat spectra with one masked pixel; C_BAD flagged by the reader. */
 static void make_batch(rvfit_batch *b)
 {
-    rvfit_arm_info ai = {"B", NPIX, RVFIT_RES_NONE, 0, 0};
-    rvfit_err e = {0};
-    if (rvfit_batch_alloc(b, 1, &ai, NCASE, &e)) {
-        fprintf(stderr, "batch: %s\n", e.msg);
-        exit(1);
-    }
-    b->nspec = NCASE;
-    for (size_t i = 0; i < NPIX; i++)
-        b->arm[0].wave[i] = 5000 + i;
+    tu_ana_batch(b, NCASE, NPIX);
     for (size_t s = 0; s < NCASE; s++) {
-        for (size_t i = 0; i < NPIX; i++)
-            b->arm[0].flux[s * NPIX + i] = 1,
-            b->arm[0].ivar[s * NPIX + i] = i != 7; /* one masked pixel */
-        b->snr[s] = 30;
+        b->arm[0].ivar[s * NPIX + 7] = 0;
         b->flags[s] = s == C_BAD ? RVFIT_SPEC_BAD : 0;
-        b->index[s] = s;
     }
 }
 
@@ -329,23 +261,15 @@ static void check_scaled(const rvfit_result *r0, const rvfit_result *r1,
 
 int main(void)
 {
-    static uint8_t exists[7 * 5 * 6];
+    static uint8_t exists[TU_ANA_NMODEL];
     rvfit_library lib;
-    make_library(&lib, exists);
+    tu_ana_library(&lib, exists);
     kcase cs[NCASE];
     double cov[NP * NP];
     make_cases(cs, cov);
-    kstate st = {cs, &lib, 0, 0};
-    rvfit_backend_ops ops = {.size = sizeof ops,
-                             .version = RVFIT_BACKEND_OPS_VERSION,
-                             .chisq = k_chisq,
-                             .vscan = k_vscan,
-                             .models = k_models,
-                             .counters = k_counters};
-    rvfit_backend be;
-    memset(&be, 0, sizeof be);
-    be.state = &st, be.ops = &ops;
-    snprintf(be.name, sizeof be.name, "analytic");
+    kstate st = {cs, &lib};
+    tu_ana ana = {.m2lnl = m2lnl, .chisq = chisq, .ctx = &st};
+    tu_ana_init(&ana);
     rvfit_batch b;
     make_batch(&b);
     rvfit_fit_opts o = {.vmin = -1000, .vmax = 1000, .ccf_vstep = 20,
@@ -356,14 +280,14 @@ int main(void)
     memset(&prof, 0, sizeof prof);
     rvfit_host host = tu_host(1);
     rvfit_err err = {0};
-    int rc = rvfit_fit_batch(&be, &lib, &b, &o, res, NULL, &prof, &host,
+    int rc = rvfit_fit_batch(&ana.be, &lib, &b, &o, res, NULL, &prof, &host,
                              &err);
     CHECK_MSG(rc == RVFIT_OK, "fit: %s", err.msg);
     if (rc == RVFIT_OK)
         check_results(res, cs, cov);
     o.scale_errors = 1;
-    st.points = st.calls = 0;
-    rc = rvfit_fit_batch(&be, &lib, &b, &o, res1, NULL, &prof, &host, &err);
+    ana.points = ana.calls = 0;
+    rc = rvfit_fit_batch(&ana.be, &lib, &b, &o, res1, NULL, &prof, &host, &err);
     CHECK_MSG(rc == RVFIT_OK, "fit with scale_errors: %s", err.msg);
     if (rc == RVFIT_OK)
         check_scaled(res, res1, o.model.npoly);

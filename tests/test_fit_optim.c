@@ -19,6 +19,7 @@
  * kink until its iteration limit) from passing. */
 #include <string.h>
 
+#include "anabe.h"
 #include "rvfit/fit.h"
 #include "rvfit/library.h"
 #include "testutil.h"
@@ -36,11 +37,6 @@ typedef struct ocase {
     int vsini_kind;     /* 0: Gaussian at 40 +- 5; 1: rotator; 2: slow  */
 } ocase;
 
-typedef struct ostate {
-    const ocase *cs;
-    uint64_t points, calls;
-} ostate;
-
 /* Linear from 0 (slope 3 per km/s), and for the rotator a parabola with
  * its minimum -56 at 150 km/s, which is above 0 at vsini = 0. */
 static double m2lnl_vsini(int kind, double vs)
@@ -51,9 +47,9 @@ static double m2lnl_vsini(int kind, double vs)
     return kind == 1 && par < lin ? par : lin;
 }
 
-static double m2lnl(const ostate *s, const rvfit_point *p)
+static double m2lnl(const void *ctx, const rvfit_point *p)
 {
-    const ocase *c = &s->cs[p->spec];
+    const ocase *c = &((const ocase *)ctx)[p->spec];
     double d[NP], q = pow((p->v - 37.3) / 2.0, 2);
     for (int i = 0; i < NP; i++)
         d[i] = p->theta[i] - c->t0[i];
@@ -64,68 +60,11 @@ static double m2lnl(const ostate *s, const rvfit_point *p)
            m2lnl_vsini(c->vsini_kind, p->vsini);
 }
 
-static int o_chisq(void *st, size_t n, const rvfit_point *pts,
-                   rvfit_chisq_out *out, rvfit_err *err)
+/* The arm's chisq; a continuum-only model is 1000 worse. */
+static double chisq(const void *ctx, const rvfit_point *p, double m)
 {
-    ostate *s = st;
-    (void)err;
-    for (size_t i = 0; i < n; i++) {
-        out->m2lnl[i] = m2lnl(s, &pts[i]);
-        if (out->chisq)
-            out->chisq[i] = 500 + out->m2lnl[i] +
-                            (pts[i].flags & RVFIT_PT_CONTINUUM ? 1000 : 0);
-    }
-    s->points += n, s->calls++;
-    return RVFIT_OK;
-}
-
-static int o_vscan(void *st, size_t nq, const rvfit_point *base, size_t nvel,
-                   const double *vel, double *m, rvfit_err *err)
-{
-    ostate *s = st;
-    (void)err;
-    for (size_t q = 0; q < nq; q++)
-        for (size_t k = 0; k < nvel; k++) {
-            rvfit_point p = base[q];
-            p.v = vel[q * nvel + k];
-            m[q * nvel + k] = m2lnl(s, &p);
-        }
-    s->points += nq * nvel, s->calls++;
-    return RVFIT_OK;
-}
-
-static int o_models(void *st, size_t n, const rvfit_point *pts,
-                    float *const *model, float *const *cont, rvfit_err *err)
-{
-    (void)st, (void)n, (void)pts, (void)model, (void)cont, (void)err;
-    return RVFIT_OK;
-}
-
-static void o_counters(void *st, rvfit_counters *c)
-{
-    ostate *s = st;
-    c->points = s->points, c->calls = s->calls, c->seconds = 0;
-}
-
-/* TEFF (log10, 4000..7000 K by 500), LOGG 1..5 by 1, FEH -2..0.5 by 0.5. */
-static void make_library(rvfit_library *L, uint8_t *exists)
-{
-    memset(L, 0, sizeof *L);
-    L->nparam = NP;
-    const char *names[NP] = {"TEFF", "LOGG", "FEH"};
-    const int nn[NP] = {7, 5, 6};
-    for (int i = 0; i < NP; i++) {
-        rvfit_axis *a = &L->axis[i];
-        snprintf(a->name, sizeof a->name, "%s", names[i]);
-        a->scale = i == 0 ? RVFIT_SCALE_LOG10 : RVFIT_SCALE_LINEAR;
-        a->nnode = nn[i];
-        for (int k = 0; k < nn[i]; k++)
-            a->node[k] = i == 0 ? log10(4000.0 + 500.0 * k)
-                       : i == 1 ? 1.0 + k : -2.0 + 0.5 * k;
-    }
-    L->nmodel = 7 * 5 * 6;
-    memset(exists, 1, L->nmodel);
-    L->exists = exists;
+    (void)ctx;
+    return 500 + m + (p->flags & RVFIT_PT_CONTINUUM ? 1000 : 0);
 }
 
 static void make_cases(ocase *cs)
@@ -147,27 +86,6 @@ static void make_cases(ocase *cs)
     cs[C_EDGE].t0[2] = 1.2;
     cs[C_ROT].vsini_kind = 1;
     cs[C_SLOW].vsini_kind = 2;
-}
-
-static void make_batch(rvfit_batch *b)
-{
-    rvfit_arm_info ai = {"B", NPIX, RVFIT_RES_NONE, 0, 0};
-    rvfit_err e = {0};
-    if (rvfit_batch_alloc(b, 1, &ai, NCASE, &e)) {
-        fprintf(stderr, "batch: %s\n", e.msg);
-        exit(1);
-    }
-    b->nspec = NCASE;
-    for (size_t i = 0; i < NPIX; i++)
-        b->arm[0].wave[i] = 5000 + i;
-    for (size_t s = 0; s < NCASE; s++) {
-        for (size_t i = 0; i < NPIX; i++)
-            b->arm[0].flux[s * NPIX + i] = 1,
-            b->arm[0].ivar[s * NPIX + i] = 1;
-        b->snr[s] = 30;
-        b->flags[s] = 0;
-        b->index[s] = s;
-    }
 }
 
 /* LOGG minimising the quadratic with FEH held at feh. */
@@ -205,24 +123,15 @@ static void check_case(const rvfit_result *r, const ocase *c, int which)
 
 int main(void)
 {
-    static uint8_t exists[7 * 5 * 6];
+    static uint8_t exists[TU_ANA_NMODEL];
     rvfit_library lib;
-    make_library(&lib, exists);
+    tu_ana_library(&lib, exists);
     ocase cs[NCASE];
     make_cases(cs);
-    ostate st = {cs, 0, 0};
-    rvfit_backend_ops ops = {.size = sizeof ops,
-                             .version = RVFIT_BACKEND_OPS_VERSION,
-                             .chisq = o_chisq,
-                             .vscan = o_vscan,
-                             .models = o_models,
-                             .counters = o_counters};
-    rvfit_backend be;
-    memset(&be, 0, sizeof be);
-    be.state = &st, be.ops = &ops;
-    snprintf(be.name, sizeof be.name, "analytic");
+    tu_ana ana = {.m2lnl = m2lnl, .chisq = chisq, .ctx = cs};
+    tu_ana_init(&ana);
     rvfit_batch b;
-    make_batch(&b);
+    tu_ana_batch(&b, NCASE, NPIX);
     rvfit_fit_opts o = {.vmin = -1000, .vmax = 1000, .ccf_vstep = 60,
                         .vsini_max = 500, .fit_vsini = 1, .max_iter = 400,
                         .model = {1, RVFIT_BASIS_CHEB}};
@@ -231,7 +140,7 @@ int main(void)
     memset(&prof, 0, sizeof prof);
     rvfit_host host = tu_host(1);
     rvfit_err err = {0};
-    int rc = rvfit_fit_batch(&be, &lib, &b, &o, res, NULL, &prof, &host,
+    int rc = rvfit_fit_batch(&ana.be, &lib, &b, &o, res, NULL, &prof, &host,
                              &err);
     CHECK_MSG(rc == RVFIT_OK, "fit: %s", err.msg);
     for (int c = 0; c < NCASE && rc == RVFIT_OK; c++)
