@@ -212,6 +212,13 @@ static void test_corrupt(const char *dir, const char *tmp)
           0);
     expect_bad(bad, "HDU 1: header card 9 (NARM): a value of 29 characters "
                "is not a number (at most 28)");
+    /* a quoted string of 30+ characters where a number belongs: CFITSIO
+     * 4.2 aborted the process converting it (the library fuzzer's find);
+     * rvfit_fits_read_key_num refuses it first */
+    CHECK(system(cmd) == 0);
+    CHECK(tu_patch_card(bad, 1, "NARM",
+                        "'I    1 / a string of more than thirty'") == 0);
+    expect_bad(bad, "keyword NARM");
     /* an axis rvfit does not know, and an AXNAME that disagrees */
     CHECK(system(cmd) == 0);
     CHECK(tu_patch_card(bad, 4, "EXTNAME", "'AXIS_VMIC'") == 0);

@@ -168,11 +168,30 @@ int rvfit_fits_colnum(void *fptr, const char *name)
     return col;
 }
 
+int rvfit_fits_read_key_num(void *fptr, int datatype, const char *key,
+                            void *value, int *status)
+{
+    if (*status > 0)
+        return *status;
+    char raw[FLEN_VALUE], com[FLEN_COMMENT];
+    if (fits_read_keyword((fitsfile *)fptr, key, raw, com, status))
+        return *status;
+    if (raw[0] == '\'') {
+        char msg[FLEN_ERRMSG];
+        snprintf(msg, sizeof msg, "keyword %.20s holds a string, not a "
+                 "number", key);
+        ffpmsg(msg);
+        return *status = BAD_C2D;
+    }
+    return fits_read_key((fitsfile *)fptr, datatype, key, value, NULL,
+                         status);
+}
+
 double rvfit_fits_key_double(void *fptr, const char *key)
 {
     double v = NAN;
     int st = 0;
-    if (fits_read_key((fitsfile *)fptr, TDOUBLE, key, &v, NULL, &st)) {
+    if (rvfit_fits_read_key_num(fptr, TDOUBLE, key, &v, &st)) {
         fits_clear_errmsg();
         v = NAN;
     }
