@@ -121,8 +121,15 @@ static void test_basis(void)
     CHECK_NEAR(b[2], 0.25, 0);
     /* 7 Gaussians, centres -1 + k/3, sigma 1/7: k = 4 at 1/3 */
     CHECK_NEAR(b[3 + 4], exp(-49.0 / 72.0), 1e-15);
-    CHECK_NEAR(b[3 + 0], exp(-0.5 * 10.5 * 10.5), 1e-15);
+    CHECK(b[3 + 0] == 0.0); /* 10.5 widths: beyond the cut, exactly 0 */
     CHECK_NEAR(b[3 + 6], exp(-0.5 * 3.5 * 3.5), 1e-15);
+    /* the cut at 6 widths (6/7 from the centre -1): exp(-18) just inside,
+     * 0 at and beyond it */
+    rvfit_basis(RVFIT_BASIS_GAUSS, 10, -1.0 + 6.0 / 7.0 - 1e-9, b);
+    CHECK_NEAR(b[3], exp(-18.0), 1e-15);
+    CHECK(b[3] > 0.0);
+    rvfit_basis(RVFIT_BASIS_GAUSS, 10, -1.0 + 6.0 / 7.0 + 1e-12, b);
+    CHECK(b[3] == 0.0 && b[4] > 0.0);
     rvfit_basis(RVFIT_BASIS_GAUSS, 4, 0.0, b); /* one Gaussian at -1, s 1 */
     CHECK_NEAR(b[3], exp(-0.5), 1e-15);
     rvfit_basis(RVFIT_BASIS_CHEB, 6, 0.3, b);

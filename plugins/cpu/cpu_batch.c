@@ -44,6 +44,7 @@ void cpu_free_batch(cpu_state *st)
         cpu_arm *ca = &st->arm[a];
         free(ca->u);
         free(ca->basis);
+        free(ca->sup);
         free(ca->flux);
         free(ca->ivar);
         free(ca->res);
@@ -95,6 +96,24 @@ nomem:
 }
 
 /* Copy one batch arm; returns a status. */
+/* sup = [lo, hi): the pixels outside of which row b (npad long) is
+ * exactly 0, widened to multiples of CPU_LANES so that a sum skipping
+ * the rest keeps every lane's terms in order (cpu_normal.c). */
+static void cpu_support(const double *b, size_t npad, uint32_t sup[2])
+{
+    size_t lo = 0, hi = npad;
+    while (lo < npad && b[lo] == 0.0)
+        lo++;
+    while (hi > lo && b[hi - 1] == 0.0)
+        hi--;
+    if (lo == hi) {
+        sup[0] = sup[1] = 0;
+        return;
+    }
+    sup[0] = (uint32_t)(lo / CPU_LANES * CPU_LANES);
+    sup[1] = (uint32_t)((hi + CPU_LANES - 1) / CPU_LANES * CPU_LANES);
+}
+
 static int cpu_copy_arm(cpu_state *st, const rvfit_arm_batch *ba, cpu_arm *ca,
                         rvfit_err *err)
 {
@@ -112,6 +131,7 @@ static int cpu_copy_arm(cpu_state *st, const rvfit_arm_batch *ba, cpu_arm *ca,
     size_t nw = ba->wave_per_spec ? ns : 1, np = (size_t)st->mo.npoly;
     ca->u = calloc(nw * ca->npad, sizeof(double));
     ca->basis = calloc(nw * np * ca->npad, sizeof(double));
+    ca->sup = calloc(nw * np * 2, sizeof(uint32_t));
     ca->flux = calloc(ns * ca->npad, sizeof(double));
     ca->ivar = calloc(ns * ca->npad, sizeof(double));
     ca->first = calloc(ns, sizeof(long));
@@ -119,7 +139,7 @@ static int cpu_copy_arm(cpu_state *st, const rvfit_arm_batch *ba, cpu_arm *ca,
     ca->nuse = calloc(ns, sizeof(long));
     if (ca->res_kind == RVFIT_RES_BAND)
         ca->res = malloc(ns * (size_t)ca->ndiag * n * sizeof(float) + 1);
-    if (!ca->u || !ca->basis || !ca->flux || !ca->ivar || !ca->first ||
+    if (!ca->u || !ca->basis || !ca->sup || !ca->flux || !ca->ivar || !ca->first ||
         !ca->last || !ca->nuse || (ca->res_kind == RVFIT_RES_BAND && !ca->res))
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "arm %.16s: out of memory",
                              ba->name);
@@ -131,6 +151,8 @@ static int cpu_copy_arm(cpu_state *st, const rvfit_arm_batch *ba, cpu_arm *ca,
                            rvfit_arm_npix(ba, w), ba->wave + w * n, ca->npad,
                            ca->u + w * ca->npad,
                            ca->basis + w * np * ca->npad);
+    for (size_t k = 0; k < nw * np; k++)
+        cpu_support(ca->basis + k * ca->npad, ca->npad, ca->sup + 2 * k);
     for (size_t s = 0; s < ns; s++) {
         long first = -1, last = -2, nuse = 0;
         for (size_t i = 0; i < n; i++) {

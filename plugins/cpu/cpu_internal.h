@@ -26,6 +26,14 @@
 #define CPU_HOT
 #endif
 
+/* Helpers of a CPU_HOT function must be inlined into each clone, or they
+ * run as baseline code (GCC does not inline them by itself when large). */
+#if defined(__GNUC__)
+#define CPU_INLINE static inline __attribute__((always_inline))
+#else
+#define CPU_INLINE static inline
+#endif
+
 /* 4-double vectors (GCC/Clang vector extensions) for the hot loops; the
  * loads and stores are macros because passing AVX vectors by value would
  * differ between clones (-Wpsabi).  Each vector lane does exactly the
@@ -58,6 +66,8 @@ typedef struct cpu_arm {
     int wave_per_spec;
     double *u;          /* [(nspec|1)*npad] (ln lambda - lnl0)/dlnl       */
     double *basis;      /* [(nspec|1)*npoly*npad] B_k(x_i) at k*npad + i  */
+    uint32_t *sup;      /* [(nspec|1)*npoly*2] pixels [lo, hi) outside of
+                         * which B_k is exactly 0, multiples of CPU_LANES */
     double *flux;       /* [nspec*npad] 0 where unusable                  */
     double *ivar;       /* [nspec*npad] 0 = unusable                      */
     int res_kind;       /* RVFIT_RES_NONE or RVFIT_RES_BAND               */

@@ -59,12 +59,13 @@ static inline void cpu_dotn(const double *restrict x, const double *y,
 }
 #endif
 
-/* 0..3 dot products, dispatched to literal-n copies. */
-static inline void cpu_dotn_tail(const double *restrict x, const double *y,
-                                 size_t stride, int n, long len,
-                                 double *restrict acc)
+/* 1..4 dot products, dispatched to literal-n copies. */
+CPU_INLINE void cpu_dotn_any(const double *restrict x, const double *y,
+                             size_t stride, int n, long len,
+                             double *restrict acc)
 {
     switch (n) {
+    case 4: cpu_dotn(x, y, stride, 4, len, acc); break;
     case 3: cpu_dotn(x, y, stride, 3, len, acc); break;
     case 2: cpu_dotn(x, y, stride, 2, len, acc); break;
     case 1: cpu_dotn(x, y, stride, 1, len, acc); break;
@@ -78,38 +79,78 @@ static inline double cpu_lanes_sum(const double *a)
     return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
 }
 
+/* [*r0, *r1) = [r0, r1) cut to the hull of the supports of basis rows
+ * l..l+n-1 (cpu_arm.sup); empty when they all vanish there. */
+CPU_INLINE void cpu_cut(const uint32_t *sup, int l, int n, long *r0,
+                        long *r1)
+{
+    long h0 = *r1, h1 = *r0;
+    for (int j = l; j < l + n; j++) {
+        if (sup[2 * j + 1] <= sup[2 * j])
+            continue;
+        if ((long)sup[2 * j] < h0)
+            h0 = (long)sup[2 * j];
+        if ((long)sup[2 * j + 1] > h1)
+            h1 = (long)sup[2 * j + 1];
+    }
+    if (h0 > *r0)
+        *r0 = h0;
+    if (h1 < *r1)
+        *r1 = h1;
+}
+
+/* acc += x . B_l .. B_{l+n-1} over [r0, r1) where any of those rows is
+ * non-zero; x[i - x0] is pixel i.  Every bound is a multiple of
+ * CPU_LANES, so each lane sums the same pixels in the same order as over
+ * the whole range, less terms that are exactly 0: bit-identical. */
+CPU_INLINE void cpu_dot_sup(const double *x, long x0, const double *B,
+                            size_t npad, const uint32_t *sup, int l, int n,
+                            long r0, long r1, double *acc)
+{
+    cpu_cut(sup, l, n, &r0, &r1);
+    if (r1 > r0)
+        cpu_dotn_any(x + (r0 - x0), B + l * npad + r0, npad, n, r1 - r0,
+                     acc);
+}
+
 /* Normal matrix (lower triangle, row-major np x np) and right-hand side
- * over pixels [a0, a1). */
+ * over pixels [a0, a1), skipping the pixels where a product vanishes
+ * (Gaussians of the basis are 0 beyond RVFIT_GAUSS_CUT widths). */
 CPU_HOT static void cpu_normal(int np, long a0, long a1, const double *g,
                        const double *c, const double *B, size_t npad,
-                       double *gb, double *acc, double *A, double *b)
+                       const uint32_t *sup, double *gb, double *acc,
+                       double *A, double *b)
 {
     int npair = np * (np + 1) / 2;
     memset(acc, 0, sizeof(double) * (size_t)((npair + np) * CPU_LANES));
     for (long b0 = a0; b0 < a1; b0 += CPU_BLOCK) {
-        long len = a1 - b0 < CPU_BLOCK ? a1 - b0 : CPU_BLOCK;
-        for (int k = 0; k < np; k++) {
-            double *gk = gb + k * CPU_BLOCK;
-            const double *bk = B + k * npad + b0, *gg = g + b0;
-            for (long i = 0; i < len; i++)
-                gk[i] = gg[i] * bk[i];
-        }
+        long e0 = a1 - b0 < CPU_BLOCK ? a1 : b0 + CPU_BLOCK;
         int pr = 0;
         for (int k = 0; k < np; k++) {
-            const double *gk = gb + k * CPU_BLOCK, *bl = B + b0;
-            int l = 0;
-            for (; l + 4 <= k + 1; l += 4, pr += 4)
-                cpu_dotn(gk, bl + l * npad, npad, 4, len, acc + pr * CPU_LANES);
-            cpu_dotn_tail(gk, bl + l * npad, npad, k + 1 - l, len,
-                          acc + pr * CPU_LANES);
-            pr += k + 1 - l;
+            long k0 = b0, k1 = e0;
+            cpu_cut(sup, k, 1, &k0, &k1);
+            if (k1 <= k0) {
+                pr += k + 1;
+                continue;
+            }
+            double *gk = gb + k * CPU_BLOCK;
+            const double *bk = B + k * npad;
+            for (long i = k0; i < k1; i++)
+                gk[i - b0] = g[i] * bk[i];
+            /* rows in fours share the loads of x; each four is cut to
+             * the hull of its supports (cheaper, in instructions, than
+             * exact overlaps one row at a time) */
+            for (int l = 0, n; l <= k; l += n, pr += n) {
+                n = k + 1 - l < 4 ? k + 1 - l : 4;
+                cpu_dot_sup(gk, b0, B, npad, sup, l, n, k0, k1,
+                            acc + pr * CPU_LANES);
+            }
         }
-        int k = 0;
-        for (; k + 4 <= np; k += 4)
-            cpu_dotn(c + b0, B + k * npad + b0, npad, 4, len,
-                     acc + (npair + k) * CPU_LANES);
-        cpu_dotn_tail(c + b0, B + k * npad + b0, npad, np - k, len,
-                      acc + (npair + k) * CPU_LANES);
+        for (int k = 0, n; k < np; k += n) {
+            n = np - k < 4 ? np - k : 4;
+            cpu_dot_sup(c + b0, b0, B, npad, sup, k, n, b0, e0,
+                        acc + (npair + k) * CPU_LANES);
+        }
     }
     int pr = 0;
     for (int k = 0; k < np; k++)
@@ -119,7 +160,9 @@ CPU_HOT static void cpu_normal(int np, long a0, long a1, const double *g,
         b[k] = cpu_lanes_sum(acc + (npair + k) * CPU_LANES);
 }
 
-/* cont[i] = sum_k coef_k B_k[i] over [a0, a1) (multiples of CPU_LANES). */
+/* cont[i] = sum_k coef_k B_k[i] over [a0, a1) (multiples of CPU_LANES).
+ * Skipping the rows that vanish on a chunk measured more instructions
+ * (the branches) than it saved. */
 CPU_HOT static void cpu_cont(int np, long a0, long a1, const double *coef,
                              const double *B, size_t npad, double *cont)
 {
@@ -164,8 +207,9 @@ CPU_HOT int cpu_solve(const cpu_state *st, int a, size_t s, const cpu_range *r,
     const cpu_arm *ca = &st->arm[a];
     int np = st->mo.npoly;
     size_t npad = ca->npad;
-    const double *B =
-        ca->basis + (ca->wave_per_spec ? s * (size_t)np * npad : 0);
+    size_t w0 = ca->wave_per_spec ? s : 0;
+    const double *B = ca->basis + w0 * (size_t)np * npad;
+    const uint32_t *sup = ca->sup + w0 * (size_t)np * 2;
     const double *f = ca->flux + s * npad, *iv = ca->ivar + s * npad;
     long a0 = r->i0 / CPU_LANES * CPU_LANES;
     long a1 = (r->i1 / CPU_LANES + 1) * CPU_LANES;
@@ -177,7 +221,7 @@ CPU_HOT int cpu_solve(const cpu_state *st, int a, size_t s, const cpu_range *r,
         c[i] = wm * f[i];
     }
     double A[RVFIT_MAX_POLY * RVFIT_MAX_POLY], b[RVFIT_MAX_POLY];
-    cpu_normal(np, a0, a1, g, c, B, npad, w->gb, w->acc, A, b);
+    cpu_normal(np, a0, a1, g, c, B, npad, sup, w->gb, w->acc, A, b);
     if (rvfit_chol_eq_solve(np, A, b, coef, logdet) != RVFIT_OK)
         return -1;
     cpu_cont(np, a0, a1, coef, B, npad, w->cont);

@@ -53,7 +53,9 @@ void rvfit_basis(int kind, int npoly, double x, double *b)
     for (int k = 0; k < ng; k++) {
         double c = ng == 1 ? -1.0 : -1.0 + 2.0 * k / (double)(ng - 1);
         double z = (x - c) / s;
-        b[3 + k] = exp(-0.5 * z * z);
+        /* exactly 0 beyond the cut, so that backends may skip the pixels
+         * where a Gaussian (or a product of two) vanishes */
+        b[3 + k] = fabs(z) < RVFIT_GAUSS_CUT ? exp(-0.5 * z * z) : 0.0;
     }
 }
 

@@ -38,8 +38,16 @@ enum rvfit_basis_kind {
  * 0.5*ln((1-beta)/(1+beta)). */
 RVFIT_EXPORT double rvfit_dlnl_doppler(double v_kms);
 
+/* Gaussians of the GAUSS basis are exactly 0 at |x - c_k| >= CUT s: the
+ * step there is exp(-18) = 1.5e-8 of the peak, far below any data's
+ * noise, and the zeros let a backend skip the pixels where a basis
+ * function, or the product of two, vanishes (plugins/cpu/cpu_normal.c)
+ * without changing a single bit of its sums. */
+#define RVFIT_GAUSS_CUT 6.0
+
 /* Continuum basis at x in [-1,1]: writes npoly values into b.
- * GAUSS: b = {1, x, x^2, g_0..g_{n-4}} with g_k = exp(-0.5((x-c_k)/s)^2),
+ * GAUSS: b = {1, x, x^2, g_0..g_{n-4}} with g_k = exp(-0.5((x-c_k)/s)^2)
+ * for |x - c_k| < RVFIT_GAUSS_CUT s and 0 beyond,
  * c_k = -1 + 2k/(npoly-4) (c_0 = -1 when npoly-3 == 1), s = 1/(npoly-3).
  * npoly in 1..RVFIT_MAX_POLY. */
 RVFIT_EXPORT void rvfit_basis(int kind, int npoly, double x, double *b);
