@@ -259,6 +259,8 @@ int rvfit_library_fill_holes(rvfit_library *lib, int method,
     if (method != RVFIT_FILL_QUADRATIC)
         return rvfit_err_set(err, RVFIT_ERR_CONFIG, "fill_holes: unknown "
                              "method %d", method);
+    if (memchr(lib->exists, 0, lib->nmodel) == NULL)
+        return RVFIT_OK; /* a full grid: nothing to fill, any axes */
     fill_geo G;
     int rc = fill_geo_init(lib, &G, err);
     if (rc)
