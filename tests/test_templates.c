@@ -361,6 +361,37 @@ static void test_pca(const char *grid, const char *tmp)
     rvfit_library_free(&lm);
 }
 
+/* [templates] fill_holes through the build: the counts it reports are
+ * the library's filled models and remaining holes; an unknown method is
+ * refused. */
+static void test_fill(const char *grid, const char *tmp)
+{
+    char out[4200];
+    snprintf(out, sizeof out, "%s/libfill", tmp);
+    rvfit_err e;
+    size_t nf = 99, nl = 99;
+    rvfit_templates_opts o = {.sigma0 = 0.4, .vmax = 500.0, .nthreads = 2,
+                              .interpolator = "simplex",
+                              .fill_holes = "quadratic", .nfilled = &nf,
+                              .nleft = &nl};
+    int st = rvfit_templates_build(grid, 2, arms, "test", &o, out, &e);
+    CHECK_MSG(st == RVFIT_OK, "fill build: %s", e.msg);
+    rvfit_library lib;
+    if (!st && rvfit_library_load(&lib, out, &e) == RVFIT_OK) {
+        size_t holes = 0, filled = 0;
+        for (size_t m = 0; m < lib.nmodel; m++)
+            holes += !lib.exists[m],
+                filled += lib.exists[m] == RVFIT_MODEL_FILLED;
+        CHECK_MSG(holes == nl && filled == nf && holes > 0,
+                  "%zu holes, %zu filled; reported %zu, %zu", holes, filled,
+                  nl, nf);
+        rvfit_library_free(&lib);
+    }
+    o.fill_holes = "cubic";
+    st = rvfit_templates_build(grid, 2, arms, "test", &o, out, &e);
+    CHECK(st == RVFIT_ERR_CONFIG && tu_contains(e.msg, "fill_holes"));
+}
+
 /* The interpolator recorded by the build ([templates] interpolator): on
  * test_grid's grid (2 nodes on 3 axes, holes) simplex stores a
  * triangulation of the models present that reads back; cubic has no axis
@@ -409,6 +440,7 @@ static void test_interpolator(const char *tmp)
           kind == RVFIT_IKIND_MULTILINEAR);
     rvfit_library_free(&lib);
     test_pca(grid, tmp);
+    test_fill(grid, tmp);
 }
 
 int main(void)

@@ -54,10 +54,16 @@ int cli_open_env(fit_env *e, rvfit_err *err)
     if (e->interp.kind == RVFIT_IKIND_PCA)
         snprintf(pca, sizeof pca, " (%d components)",
                  rvfit_interp_pca_k(&e->interp));
+    size_t nfill = 0;
+    for (size_t m = 0; m < e->lib.nmodel; m++)
+        nfill += e->lib.exists[m] == RVFIT_MODEL_FILLED;
+    char fill[48] = "";
+    if (nfill)
+        snprintf(fill, sizeof fill, " (%zu holes filled)", nfill);
     rvfit_log(&e->host, RVFIT_LOG_INFO, "rvfit",
-              "templates %s: %d parameters, %zu models, %d arms; "
+              "templates %s: %d parameters, %zu models%s, %d arms; "
               "interpolator %s%s in %s, cubic on: %s, stencils from the %s",
-              c->templates, e->lib.nparam, e->lib.nmodel, e->lib.narm,
+              c->templates, e->lib.nparam, e->lib.nmodel, fill, e->lib.narm,
               rvfit_interp_kind_name(e->interp.kind), pca,
               e->lib.log_flux ? "ln flux" : "flux", cub[0] ? cub : "none",
               e->interp.host_stencils ? "core" : "backend");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "rvfit/library_io.h"
 #include "rvfit/loader.h"
 #include "rvfit/templates.h"
 
@@ -26,7 +27,7 @@ static void help(void)
            "  -c, --config FILE      configuration ([instrument.NAME] "
            "options; [templates] interpolator, cubic, log_flux, "
            "pca_components, pca_rms: the interpolator recorded in the "
-           "library)\n");
+           "library; fill_holes)\n");
 }
 
 /* How each arm's templates are smoothed, for the log: "B, R, Z 0.4 A" or
@@ -100,6 +101,10 @@ int cmd_templates(int argc, char **argv)
     to.log_flux = (int)cfg.log_flux;
     to.pca_k = (int)cfg.pca_components;
     to.pca_rms = cfg.pca_rms;
+    size_t nfilled = 0, nleft = 0;
+    to.fill_holes = cfg.fill_holes;
+    to.nfilled = &nfilled;
+    to.nleft = &nleft;
     rvfit_err err;
     rvfit_err_clear(&err);
     rvfit_plugin_handle inst;
@@ -132,6 +137,10 @@ int cmd_templates(int argc, char **argv)
         rc = rvfit_templates_build(grid, narm, arms, cfg.instrument, &to, out,
                                    &err);
     }
+    if (!rc && rvfit_fill_parse(cfg.fill_holes) > 0)
+        rvfit_log(&host, RVFIT_LOG_INFO, "rvfit", "fill_holes = %s: %zu "
+                  "holes filled, %zu left (not surrounded by enough "
+                  "models)", cfg.fill_holes, nfilled, nleft);
     if (rc)
         rvfit_log(&host, RVFIT_LOG_ERROR, "rvfit", "%s", err.msg);
     else

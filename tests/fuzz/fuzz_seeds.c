@@ -92,6 +92,12 @@ static int seed_library(const char *dir)
     snprintf(p, sizeof p, "%s/library/tiny.fits", dir);
     rvfit_err err;
     int rc = rvfit_library_save(&L, p, &err);
+    /* the same with model 1 marked filled (HDU FILLED, key NFILLED) */
+    ex[1] = RVFIT_MODEL_FILLED;
+    snprintf(p, sizeof p, "%s/library/tiny-filled.fits", dir);
+    if (!rc)
+        rc = rvfit_library_save(&L, p, &err);
+    ex[1] = 1;
     /* the same as a pca library (its vectors and coefficients) */
     rvfit_interpolator ip;
     if (!rc && !(rc = rvfit_interp_open_pca(&ip, &L, 2, 0.0, &err))) {

@@ -67,6 +67,12 @@ static const key_desc keys[] = {
      "building with interpolator = pca and pca_components = 0: the rms "
      "reconstruction error of the models (in the interpolation space, "
      "relative to the arm-mean flux of 1) every arm must reach"},
+    {"templates", "fill_holes", K_STR, OFF(fill_holes), SZ(fill_holes), 0,
+     0, "none",
+     "building: fill the grid's holes that their models surround with a "
+     "local least-squares quadratic of the neighbours (quadratic), so that "
+     "interpolators span one node spacing there, or leave them (none); "
+     "holes at the edge of the models (a missing corner) stay holes"},
     {"fit", "npoly", K_LONG, OFF(npoly), 0, 1, 32, "10",
      "continuum terms per arm"},
     {"fit", "basis", K_STR, OFF(basis), SZ(basis), 0, 0, "gauss",

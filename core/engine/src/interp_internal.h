@@ -27,6 +27,9 @@ int sx_triangulate(const rvfit_library *lib, sx_data *sd, rvfit_err *err);
 int sx_prepare(const rvfit_library *lib, sx_data *sd, rvfit_err *err);
 int sx_index(const rvfit_library *lib, sx_data *sd, rvfit_err *err);
 size_t sx_cell_of(const sx_data *sd, const double *u);
+/* The free axes of lib and their mean node spacings into sd (d, ax, h,
+ * ncell); the rest of sd is left alone. */
+void sx_axes(const rvfit_library *lib, sx_data *sd);
 /* u coordinates (free axes, node spacings) of model m. */
 void sx_model_u(const rvfit_library *lib, const sx_data *sd, size_t m,
                 double *u);

@@ -13,6 +13,19 @@ static int sx_clampi(long x, int lo, int hi)
     return x < lo ? lo : (x > hi ? hi : (int)x);
 }
 
+void sx_axes(const rvfit_library *lib, sx_data *sd)
+{
+    sd->d = 0;
+    for (int p = 0; p < lib->nparam; p++) {
+        const rvfit_axis *a = &lib->axis[p];
+        if (a->nnode < 2)
+            continue;
+        sd->ax[sd->d] = p;
+        sd->h[sd->d] = (a->node[a->nnode - 1] - a->node[0]) / (a->nnode - 1);
+        sd->ncell[sd->d++] = a->nnode - 1;
+    }
+}
+
 void sx_model_u(const rvfit_library *lib, const sx_data *sd, size_t m,
                 double *u)
 {
@@ -108,14 +121,7 @@ int sx_open(const rvfit_library *lib, const uint32_t *stored, size_t ns,
     sx_data *sd = calloc(1, sizeof *sd);
     if (!sd)
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "simplex: no memory");
-    for (int p = 0; p < lib->nparam; p++) {
-        const rvfit_axis *a = &lib->axis[p];
-        if (a->nnode < 2)
-            continue;
-        sd->ax[sd->d] = p;
-        sd->h[sd->d] = (a->node[a->nnode - 1] - a->node[0]) / (a->nnode - 1);
-        sd->ncell[sd->d++] = a->nnode - 1;
-    }
+    sx_axes(lib, sd);
     int rc = RVFIT_OK;
     if (sd->d < 2)
         rc = rvfit_err_set(err, RVFIT_ERR_CONFIG, "simplex interpolation "

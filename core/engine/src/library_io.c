@@ -6,7 +6,8 @@
  * nodes; SCALE, UNIT, AXINDEX), one HDU EXISTS (uint8 [nmodel]) and NARM
  * HDUs FLUX_<ARM> (float32 [nmodel][npix]; LNL0, DLNL, NPIX, optional
  * SIGMAV), in this
- * order.  Saving is atomic (temp file + rename); loading validates every
+ * order; the interpolators' records and FILLED (library_io_fill.c) after
+ * them.  Saving is atomic (temp file + rename); loading validates every
  * field and names the file, HDU and reason on failure.
  */
 #include <fitsio.h>
@@ -193,6 +194,7 @@ static void lio_write_primary(fitsfile *f, const rvfit_library *lib,
     fits_write_key(f, TSTRING, "INSTRUM", (void *)lib->instrument,
                    "instrument the arms were built for", fs);
     lio_write_interp(f, lib, kind, pd, fs);
+    lio_fill_write_key(f, lib, fs);
     fits_write_key(f, TSTRING, "FLUXNORM", "ARMMEAN", "flux / mean over the"
                    " unpadded arm", fs);
     fits_write_key_longstr(f, "SOURCE", lib->source, "grid the library was "
@@ -222,7 +224,7 @@ static void lio_write_hdus(fitsfile *f, const rvfit_library *lib,
     long nm = (long)lib->nmodel;
     fits_create_img(f, BYTE_IMG, 1, &nm, fs);
     fits_write_key(f, TSTRING, "EXTNAME", "EXISTS", NULL, fs);
-    fits_write_img(f, TBYTE, 1, (LONGLONG)nm, lib->exists, fs);
+    lio_fill_write_exists(f, lib, fs);
     for (int a = 0; a < lib->narm && !*fs; a++) {
         const rvfit_lib_arm *ar = &lib->arm[a];
         long naxes[2] = {(long)ar->npix, pd ? pd->k + 1 : nm};
@@ -326,6 +328,7 @@ int rvfit_library_save_interp(const rvfit_library *lib,
         lio_pca_write_coef(f, lib, pd, &fs);
     if (!fs && ip)
         lio_write_simplices(f, ip, &fs);
+    lio_fill_write_hdu(f, lib, &fs);
     return rvfit_fits_commit(f, fs, tmp, path, err);
 }
 
@@ -685,6 +688,8 @@ int rvfit_library_load(rvfit_library *lib, const char *path, rvfit_err *err)
         st = lio_arm(&r, a, lib);
     if (!st)
         st = lio_check_arms(lib, file, err);
+    if (!st)
+        st = lio_fill_read(&r, lib);
     if (!st)
         st = lio_interp(&r, lib);
     fs = 0;

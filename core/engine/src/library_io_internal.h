@@ -51,4 +51,12 @@ int lio_pca_read(lio_rd *r, const rvfit_library *lib, pca_data *pd);
 int lio_pca_load(const char *path, const rvfit_library *lib,
                  pca_data **out, rvfit_err *err);
 
+/* Filled models (library_io_fill.c): the primary key NFILLED, EXISTS as
+ * 0/1, the HDU FILLED (written last, only when some are); reading FILLED
+ * (if present) marks them RVFIT_MODEL_FILLED in lib->exists. */
+void lio_fill_write_key(fitsfile *f, const rvfit_library *lib, int *fs);
+void lio_fill_write_exists(fitsfile *f, const rvfit_library *lib, int *fs);
+void lio_fill_write_hdu(fitsfile *f, const rvfit_library *lib, int *fs);
+int lio_fill_read(lio_rd *r, rvfit_library *lib);
+
 #endif

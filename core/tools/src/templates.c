@@ -463,6 +463,14 @@ int rvfit_templates_build(const char *griddir, int narm,
         st = rvfit_library_configure(
             &lib, o->interpolator ? o->interpolator : "multilinear",
             o->cubic, o->log_flux, err);
+    int fill = rvfit_fill_parse(o->fill_holes);
+    if (!st && fill < 0)
+        st = rvfit_err_set(err, RVFIT_ERR_CONFIG, "fill_holes = '%s': "
+                           "expected none or quadratic", o->fill_holes);
+    /* in the space interpolated (ln flux after configure, if asked) */
+    if (!st)
+        st = rvfit_library_fill_holes(&lib, fill, o->nfilled, o->nleft,
+                                      err);
     const char *kname = o->interpolator ? o->interpolator : "multilinear";
     rvfit_interpolator ip;
     memset(&ip, 0, sizeof ip);

@@ -49,6 +49,7 @@ typedef struct rvfit_config {
                            backend, also for the regular-grid kinds     */
     long pca_components; /* pca: components per arm, 0 = by pca_rms     */
     double pca_rms;      /* pca: rms reconstruction error to reach      */
+    char fill_holes[16]; /* building: "none" or "quadratic"             */
     /* [fit] */
     long npoly;
     char basis[16];      /* "gauss" or "cheb"                            */

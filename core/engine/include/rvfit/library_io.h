@@ -70,6 +70,34 @@ RVFIT_EXPORT int rvfit_library_configure(rvfit_library *lib,
                                          const char *kind, const char *cubic,
                                          long log_flux, rvfit_err *err);
 
+/* Filling the holes of a grid at build time ([templates] fill_holes). */
+enum rvfit_fill { RVFIT_FILL_NONE = 0, RVFIT_FILL_QUADRATIC = 1 };
+/* "none" or "quadratic" (case-insensitive) -> enum rvfit_fill; -1 if
+ * unknown. */
+RVFIT_EXPORT int rvfit_fill_parse(const char *name);
+
+/* Fill the holes of lib that its models surround with a local quadratic
+ * least-squares estimate (method RVFIT_FILL_QUADRATIC; RVFIT_FILL_NONE
+ * does nothing).  Per hole, in node-index offsets o of the free axes:
+ * the models (exists == 1; never other filled ones) with max|o| <= 1,
+ * then also those with |o| <= 2, then max|o| <= 2, the first
+ * neighbourhood that (a) has a model in every closed orthant around the
+ * hole (so the hole lies in their convex hull: no extrapolation), (b)
+ * gives a full-rank quadratic in the simplex's coordinates (node
+ * spacings, interp_simplex.c; squares only on axes of >= 3 nodes) and
+ * (c) weights g with sum |g| <= RVFIT_FILL_MAX_GAIN (errors of the
+ * neighbours are not amplified more).  One weight vector per hole, applied
+ * to every pixel of every arm in the space lib holds (ln flux when
+ * lib->log_flux); a filled model must be finite (in flux: of positive
+ * mean), else it stays a hole.  Filled models get exists =
+ * RVFIT_MODEL_FILLED.  *nfilled and *nleft (may be NULL): holes filled
+ * and left.  RVFIT_ERR_CONFIG for an unknown method or more free axes
+ * than the quadratic's solve handles.  Call before sharing lib. */
+#define RVFIT_FILL_MAX_GAIN 3.0
+RVFIT_EXPORT int rvfit_library_fill_holes(rvfit_library *lib, int method,
+                                          size_t *nfilled, size_t *nleft,
+                                          rvfit_err *err);
+
 /* Interpolated template of arm `arm` at scaled theta into out[npix]
  * (double; flux, exponentiated when lib->log_flux).  Returns the penalty as rvfit_library_stencil does; a cell of
  * holes gives a flat template of 1. */

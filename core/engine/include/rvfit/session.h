@@ -68,8 +68,9 @@ RVFIT_EXPORT int rvfit_session_arm(const rvfit_session *s, int a,
                                    char *name, size_t n, double *lnl0,
                                    double *dlnl, size_t *npix,
                                    double *sigma_kms, rvfit_err *err);
-/* Models in the grid and which exist (exists[nmodel], 0 = hole; node
- * index row-major, last axis fastest). */
+/* Models in the grid and which exist (exists[nmodel], 0 = hole, 1 =
+ * model, RVFIT_MODEL_FILLED = a hole filled at build time; node index
+ * row-major, last axis fastest). */
 RVFIT_EXPORT size_t rvfit_session_nmodel(const rvfit_session *s);
 RVFIT_EXPORT int rvfit_session_exists(const rvfit_session *s,
                                       uint8_t *exists, rvfit_err *err);

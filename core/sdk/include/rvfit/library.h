@@ -36,6 +36,10 @@ extern "C" {
 #define RVFIT_LIBRARY_FILE "rvfit_library.fits"
 #define RVFIT_LIBRARY_VERSION 1
 
+/* exists[] value of a model estimated from its neighbours when the
+ * library was built ([templates] fill_holes; docs/template-library.md). */
+#define RVFIT_MODEL_FILLED 2
+
 enum rvfit_scale { RVFIT_SCALE_LINEAR = 0, RVFIT_SCALE_LOG10 = 1 };
 
 /* How the stencil interpolates along an axis.  Cubic is a cubic Hermite
@@ -72,7 +76,10 @@ typedef struct rvfit_library {
     size_t nmodel;          /* product of axis[i].nnode                  */
     /* Model index of node (i0,...,i_{n-1}) is row-major, last axis
      * fastest: ((i0*n1 + i1)*n2 + i2)... */
-    uint8_t *exists;        /* [nmodel], 0 = hole in the grid            */
+    uint8_t *exists;        /* [nmodel], 0 = hole in the grid, 1 = model,
+                               RVFIT_MODEL_FILLED = a hole filled when the
+                               library was built (a model like any other
+                               to interpolators and backends: test != 0) */
     int narm;
     rvfit_lib_arm arm[RVFIT_MAX_ARMS];
     double sigma0;          /* Gaussian LSF sigma of the templates, in

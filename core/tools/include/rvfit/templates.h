@@ -36,6 +36,11 @@ typedef struct rvfit_templates_opts {
      * RVFIT_PCA_RMS) */
     int pca_k;
     double pca_rms;
+    /* Holes filled before the interpolator is built
+     * (rvfit_library_fill_holes): "none" (or NULL) or "quadratic"; the
+     * counts go to *nfilled and *nleft when not NULL. */
+    const char *fill_holes;
+    size_t *nfilled, *nleft;
 } rvfit_templates_opts;
 
 RVFIT_EXPORT int rvfit_templates_build(const char *griddir, int narm,
