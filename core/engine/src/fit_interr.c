@@ -17,23 +17,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "grid_index.h"
 #include "rvfit/fit.h"
 
-static void unravel(const rvfit_library *L, size_t m, int *n)
-{
-    for (int i = L->nparam - 1; i >= 0; i--) {
-        n[i] = (int)(m % (size_t)L->axis[i].nnode);
-        m /= (size_t)L->axis[i].nnode;
-    }
-}
-
-static size_t ravel(const rvfit_library *L, const int *n)
-{
-    size_t m = 0;
-    for (int i = 0; i < L->nparam; i++)
-        m = m * (size_t)L->axis[i].nnode + (size_t)n[i];
-    return m;
-}
 
 /* order! f[x_j0 .. x_j0+order] along axis a with the other axes at n[]:
  * the divided-difference weights of the order-th derivative.  Returns
@@ -47,7 +33,7 @@ static int deriv(const rvfit_library *L, int a, const int *n, int j0,
     memcpy(nn, n, (size_t)L->nparam * sizeof *nn);
     for (int i = 0; i <= order; i++) {
         nn[a] = j0 + i;
-        size_t m = ravel(L, nn);
+        size_t m = grid_ravel(L, nn);
         if (!L->exists[m])
             return 0;
         double p = 1.0;
@@ -92,7 +78,7 @@ static int mixed(const rvfit_library *L, int a, int b, const int *n,
     for (int k = 0; k < 4; k++) {
         nn[a] = k & 1;
         nn[b] = k & 2 ? hi : lo;
-        size_t m = ravel(L, nn);
+        size_t m = grid_ravel(L, nn);
         if (!L->exists[m])
             return 0;
         idx[k] = (uint32_t)m;
@@ -155,7 +141,7 @@ static double shape_of(const rvfit_interpolator *ip, const double *theta,
     int n[RVFIT_MAX_PARAMS], lo = ax->nnode, hi = -1;
     double var = 0, t;
     for (int i = 0; i < nc; i++) {
-        unravel(L, ci[i], n);
+        grid_unravel(L, ci[i], n);
         lo = n[a] < lo ? n[a] : lo;
         hi = n[a] > hi ? n[a] : hi;
         var += cw[i] * pow(ax->node[n[a]] - theta[a], 2);
@@ -175,8 +161,8 @@ static int same_others(const rvfit_library *L, int a, uint32_t m1,
                        uint32_t m2)
 {
     int n1[RVFIT_MAX_PARAMS], n2[RVFIT_MAX_PARAMS];
-    unravel(L, m1, n1);
-    unravel(L, m2, n2);
+    grid_unravel(L, m1, n1);
+    grid_unravel(L, m2, n2);
     for (int x = 0; x < L->nparam; x++)
         if (x != a && n1[x] != n2[x])
             return 0;
@@ -212,7 +198,7 @@ int rvfit_interp_error_stencil(const rvfit_interpolator *ip,
         if (!same_others(L, a, ci[i], ci[top]))
             continue;
         wline += cw[i];
-        unravel(L, ci[i], n);
+        grid_unravel(L, ci[i], n);
         int nd = b >= 0  ? mixed(L, a, b, n, di, dw)
                  : cubic ? window(L, a, n, k - 1, 3, di, dw)
                          : window(L, a, n, n[a] - 1, 2, di, dw);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fit_internal.h"
+#include "grid_index.h"
 
 #define INIT_MAX_TEMPLATES 8
 #define LATTICE_MAX 512
@@ -25,22 +26,12 @@ static int axis_named(const rvfit_library *L, const char *name, int def)
     return def < L->nparam ? def : -1;
 }
 
-/* Model index of node idx[], and whether it exists. */
-static size_t node_index(const rvfit_library *L, const int *idx)
-{
-    size_t m = 0;
-    for (int i = 0; i < L->nparam; i++)
-        m = m * (size_t)L->axis[i].nnode + (size_t)idx[i];
-    return m;
-}
-
 static void node_theta(const rvfit_library *L, size_t m, double *theta)
 {
-    for (int i = L->nparam - 1; i >= 0; i--) {
-        size_t n = (size_t)L->axis[i].nnode;
-        theta[i] = L->axis[i].node[m % n];
-        m /= n;
-    }
+    int n[RVFIT_MAX_PARAMS];
+    grid_unravel(L, m, n);
+    for (int i = 0; i < L->nparam; i++)
+        theta[i] = L->axis[i].node[n[i]];
 }
 
 /* Nearest existing node (scaled distance in units of node spacing). */
@@ -93,7 +84,7 @@ static int lattice(const fit_ctx *f, const int *caps, size_t *out, int max)
             r /= cnt[i];
             idx[i] = spread(L->axis[i].nnode, cnt[i], j[i]);
         }
-        size_t m = nearest_existing(f, node_index(L, idx));
+        size_t m = nearest_existing(f, grid_ravel(L, idx));
         int dup = 0;
         for (int k = 0; k < n; k++)
             dup |= out[k] == m;

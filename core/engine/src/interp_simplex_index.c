@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grid_index.h"
 #include "interp_internal.h"
 
 static int sx_clampi(long x, int lo, int hi)
@@ -30,10 +31,7 @@ void sx_model_u(const rvfit_library *lib, const sx_data *sd, size_t m,
                 double *u)
 {
     int node[RVFIT_MAX_PARAMS];
-    for (int p = lib->nparam - 1; p >= 0; p--) {
-        node[p] = (int)(m % (size_t)lib->axis[p].nnode);
-        m /= (size_t)lib->axis[p].nnode;
-    }
+    grid_unravel(lib, m, node);
     for (int k = 0; k < sd->d; k++) {
         const rvfit_axis *a = &lib->axis[sd->ax[k]];
         u[k] = (a->node[node[sd->ax[k]]] - a->node[0]) / sd->h[k];

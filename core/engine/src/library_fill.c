@@ -20,6 +20,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "grid_index.h"
 #include "interp_internal.h"
 #include "rvfit/library_io.h"
 #include "rvfit/linalg.h"
@@ -54,14 +55,6 @@ int rvfit_fill_parse(const char *name)
     return -1;
 }
 
-static void fill_unravel(const rvfit_library *lib, size_t m, int *n)
-{
-    for (int p = lib->nparam - 1; p >= 0; p--) {
-        n[p] = (int)(m % (size_t)lib->axis[p].nnode);
-        m /= (size_t)lib->axis[p].nnode;
-    }
-}
-
 /* Basis values at du (free axes): 1, du_k, du_k du_l (k < l), du_k^2
  * where the axis has >= 3 nodes (on two nodes a square is a line). */
 static void fill_terms(const fill_geo *G, const double *du, double *row)
@@ -88,15 +81,13 @@ static int fill_in_level(int d, const int *o, int lv)
     return mx <= 1 || (lv == 2 && s2 <= 4) || lv == 3;
 }
 
-/* The models (exists == 1) of level lv around hole n into nb. */
+/* The models (exists == 1) of level lv around hole mh (nodes n) into
+ * nb. */
 static void fill_neigh(const rvfit_library *lib, const fill_geo *G,
-                       const int *n, int lv, fill_nb *nb)
+                       size_t mh, const int *n, int lv, fill_nb *nb)
 {
     int d = G->sd.d, o[RVFIT_MAX_PARAMS], nn[RVFIT_MAX_PARAMS];
     double uh[RVFIT_MAX_PARAMS], u[RVFIT_MAX_PARAMS], du[RVFIT_MAX_PARAMS];
-    size_t mh = 0;
-    for (int p = 0; p < lib->nparam; p++)
-        mh = mh * (size_t)lib->axis[p].nnode + (size_t)n[p];
     sx_model_u(lib, &G->sd, mh, uh);
     nb->n = 0;
     for (size_t c = 0; c < G->cap; c++) {
@@ -115,9 +106,7 @@ static void fill_neigh(const rvfit_library *lib, const fill_geo *G,
             s2 += o[k] * o[k];
         if (!ok || !fill_in_level(d, o, lv))
             continue;
-        size_t m = 0;
-        for (int p = 0; p < lib->nparam; p++)
-            m = m * (size_t)lib->axis[p].nnode + (size_t)nn[p];
+        size_t m = grid_ravel(lib, nn);
         if (lib->exists[m] != 1)
             continue;
         sx_model_u(lib, &G->sd, m, u);
@@ -237,9 +226,9 @@ static int fill_hole(rvfit_library *lib, const fill_geo *G, size_t mh,
                      fill_nb *nb, double *buf)
 {
     int n[RVFIT_MAX_PARAMS];
-    fill_unravel(lib, mh, n);
+    grid_unravel(lib, mh, n);
     for (int lv = 1; lv <= FILL_LEVELS; lv++) {
-        fill_neigh(lib, G, n, lv, nb);
+        fill_neigh(lib, G, mh, n, lv, nb);
         if (fill_surrounded(G->sd.d, nb) && fill_weights(G, nb))
             return fill_apply(lib, mh, nb, buf);
     }
