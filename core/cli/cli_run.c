@@ -54,9 +54,7 @@ int cli_open_env(fit_env *e, rvfit_err *err)
     if (e->interp.kind == RVFIT_IKIND_PCA)
         snprintf(pca, sizeof pca, " (%d components)",
                  rvfit_interp_pca_k(&e->interp));
-    size_t nfill = 0;
-    for (size_t m = 0; m < e->lib.nmodel; m++)
-        nfill += e->lib.exists[m] == RVFIT_MODEL_FILLED;
+    size_t nfill = rvfit_library_nfilled(&e->lib);
     char fill[48] = "";
     if (nfill)
         snprintf(fill, sizeof fill, " (%zu holes filled)", nfill);

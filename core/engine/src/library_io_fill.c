@@ -8,10 +8,11 @@
 #include <string.h>
 
 #include "library_io_internal.h"
+#include "rvfit/library_io.h"
 
-static long lio_nfilled(const rvfit_library *lib)
+size_t rvfit_library_nfilled(const rvfit_library *lib)
 {
-    long n = 0;
+    size_t n = 0;
     for (size_t m = 0; lib->exists && m < lib->nmodel; m++)
         n += lib->exists[m] == RVFIT_MODEL_FILLED;
     return n;
@@ -19,7 +20,7 @@ static long lio_nfilled(const rvfit_library *lib)
 
 void lio_fill_write_key(fitsfile *f, const rvfit_library *lib, int *fs)
 {
-    long n = lio_nfilled(lib);
+    long n = (long)rvfit_library_nfilled(lib);
     if (n > 0)
         fits_write_key(f, TLONG, "NFILLED", &n, "models filled from their "
                        "neighbours (HDU FILLED)", fs);
@@ -41,7 +42,7 @@ void lio_fill_write_exists(fitsfile *f, const rvfit_library *lib, int *fs)
 
 void lio_fill_write_hdu(fitsfile *f, const rvfit_library *lib, int *fs)
 {
-    if (*fs || lio_nfilled(lib) == 0)
+    if (*fs || rvfit_library_nfilled(lib) == 0)
         return;
     long nm = (long)lib->nmodel;
     uint8_t *fl = malloc((size_t)nm);

@@ -94,6 +94,8 @@ RVFIT_EXPORT int rvfit_fill_parse(const char *name);
  * and left.  RVFIT_ERR_CONFIG for an unknown method or more free axes
  * than the quadratic's solve handles.  Call before sharing lib. */
 #define RVFIT_FILL_MAX_GAIN 3.0
+/* Models of lib filled at build time (exists == RVFIT_MODEL_FILLED). */
+RVFIT_EXPORT size_t rvfit_library_nfilled(const rvfit_library *lib);
 RVFIT_EXPORT int rvfit_library_fill_holes(rvfit_library *lib, int method,
                                           size_t *nfilled, size_t *nleft,
                                           rvfit_err *err);
