@@ -214,7 +214,7 @@ static void test_corrupt(const char *dir, const char *tmp)
                "is not a number (at most 28)");
     /* a quoted string of 30+ characters where a number belongs: CFITSIO
      * 4.2 aborted the process converting it (the library fuzzer's find);
-     * rvfit_fits_read_key_num refuses it first */
+     * rvfit_fits_read_key refuses it first */
     CHECK(system(cmd) == 0);
     CHECK(tu_patch_card(bad, 1, "NARM",
                         "'I    1 / a string of more than thirty'") == 0);

@@ -19,7 +19,7 @@
 static int lamost_key_bool(fitsfile *fp, const char *key)
 {
     int v = 0, st = 0;
-    if (rvfit_fits_read_key_num(fp, TLOGICAL, key, &v, &st)) {
+    if (rvfit_fits_read_key(fp, TLOGICAL, key, &v, &st)) {
         fits_clear_errmsg();
         return -1;
     }
@@ -47,7 +47,7 @@ static int lamost_obsid(fitsfile *fp, const char *path, int64_t *obsid,
 {
     long long v = 0;
     int st = 0;
-    if (rvfit_fits_read_key_num(fp, TLONGLONG, "OBSID", &v, &st)) {
+    if (rvfit_fits_read_key(fp, TLONGLONG, "OBSID", &v, &st)) {
         fits_clear_errmsg();
         return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU PRIMARY: no "
                              "integer OBSID keyword (the LAMOST observation "

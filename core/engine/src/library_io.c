@@ -349,8 +349,8 @@ static int lio_layout(lio_rd *r)
 {
     LONGLONG pc = 0, gc = 1;
     int fs = 0;
-    if (rvfit_fits_read_key_num(r->f, TLONGLONG, "PCOUNT", &pc, &fs) == 0 &&
-        rvfit_fits_read_key_num(r->f, TLONGLONG, "GCOUNT", &gc, &fs) == 0 &&
+    if (rvfit_fits_read_key(r->f, TLONGLONG, "PCOUNT", &pc, &fs) == 0 &&
+        rvfit_fits_read_key(r->f, TLONGLONG, "GCOUNT", &gc, &fs) == 0 &&
         (pc != 0 || gc != 1))
         return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: %s: PCOUNT = "
                              "%lld, GCOUNT = %lld (an image extension needs "
@@ -408,8 +408,7 @@ int lio_dims(lio_rd *r, int naxis, long n1, long n2)
 int lio_key(lio_rd *r, int type, const char *key, void *val)
 {
     int fs = 0;
-    if (type == TSTRING ? fits_read_key(r->f, type, key, val, NULL, &fs)
-                        : rvfit_fits_read_key_num(r->f, type, key, val, &fs)) {
+    if (rvfit_fits_read_key(r->f, type, key, val, &fs)) {
         char w[64];
         snprintf(w, sizeof w, "keyword %s", key);
         return lio_fail(r, fs, w);
@@ -427,7 +426,7 @@ static int lio_kind_keys(lio_rd *r)
     if (fits_read_key(r->f, TSTRING, "INTERP", kind, NULL, &fs))
         snprintf(kind, sizeof kind, "MULTILIN");
     fs = 0;
-    if (rvfit_fits_read_key_num(r->f, TLOGICAL, "LOGFLUX", &lf, &fs))
+    if (rvfit_fits_read_key(r->f, TLOGICAL, "LOGFLUX", &lf, &fs))
         lf = 0;
     fits_clear_errmsg();
     r->log_flux = lf != 0;
@@ -451,7 +450,7 @@ static int lio_primary(lio_rd *r, rvfit_library *lib)
     LONGLONG nm = 0;
     char *src = NULL;
     snprintf(r->hdu, sizeof r->hdu, "primary HDU");
-    if (rvfit_fits_read_key_num(r->f, TINT, "RVFLIBV", &v, &fs)) {
+    if (rvfit_fits_read_key(r->f, TINT, "RVFLIBV", &v, &fs)) {
         fits_clear_errmsg();
         return rvfit_err_set(r->err, RVFIT_ERR_FORMAT, "%s: primary HDU: no"
                              " RVFLIBV keyword (not an rvfit library)",
@@ -567,7 +566,7 @@ static int lio_arm(lio_rd *r, int a, rvfit_library *lib)
         (st = lio_key(r, TLONGLONG, "NPIX", &np)))
         return st;
     int ks = 0; /* SIGMAV is optional: absent means constant sigma0 */
-    if (rvfit_fits_read_key_num(r->f, TDOUBLE, "SIGMAV", &ar->sigma_kms, &ks)) {
+    if (rvfit_fits_read_key(r->f, TDOUBLE, "SIGMAV", &ar->sigma_kms, &ks)) {
         ar->sigma_kms = 0.0;
         fits_clear_errmsg();
     }
@@ -809,7 +808,7 @@ int lio_pca_load(const char *path, const rvfit_library *lib,
         rc = pca_alloc(lib, r.npca, &pd, err);
     int fs = 0;
     if (!rc && fits_movabs_hdu(r.f, 1, NULL, &fs) == 0 &&
-        rvfit_fits_read_key_num(r.f, TDOUBLE, "PCATARG", &pd->target, &fs))
+        rvfit_fits_read_key(r.f, TDOUBLE, "PCATARG", &pd->target, &fs))
         pd->target = 0.0; /* optional */
     fits_clear_errmsg();
     if (!rc)

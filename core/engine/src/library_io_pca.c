@@ -113,7 +113,7 @@ int lio_pca_read(lio_rd *r, const rvfit_library *lib, pca_data *pd)
         int fs = 0;
         if ((st = lio_goto(r, 3 + lib->nparam + a, "FLUX_", NULL)))
             break;
-        if (rvfit_fits_read_key_num(r->f, TDOUBLE, "PCARMS", &pd->rms[a], &fs))
+        if (rvfit_fits_read_key(r->f, TDOUBLE, "PCARMS", &pd->rms[a], &fs))
             st = lio_fail(r, fs, "keyword PCARMS");
     }
     return st;

@@ -75,10 +75,10 @@ static void merge_primary(fitsfile **in, int nparts, fitsfile *out, int *st)
     long long nspec = 0, pts = 0;
     for (int k = 0; k < nparts && !*st; k++) {
         long long v = 0;
-        rvfit_fits_read_key_num(in[k], TLONGLONG, "NSPEC", &v, st);
+        rvfit_fits_read_key(in[k], TLONGLONG, "NSPEC", &v, st);
         nspec += v;
         int ks = 0;
-        if (rvfit_fits_read_key_num(in[k], TLONGLONG, "BKNDPTS", &v, &ks) == 0)
+        if (rvfit_fits_read_key(in[k], TLONGLONG, "BKNDPTS", &v, &ks) == 0)
             pts += v;
     }
     fits_copy_hdu(in[0], out, 0, st);

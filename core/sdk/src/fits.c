@@ -168,11 +168,12 @@ int rvfit_fits_colnum(void *fptr, const char *name)
     return col;
 }
 
-int rvfit_fits_read_key_num(void *fptr, int datatype, const char *key,
-                            void *value, int *status)
+int rvfit_fits_read_key(void *fptr, int datatype, const char *key,
+                        void *value, int *status)
 {
-    if (*status > 0)
-        return *status;
+    if (*status > 0 || datatype == TSTRING)
+        return fits_read_key((fitsfile *)fptr, datatype, key, value, NULL,
+                             status);
     char raw[FLEN_VALUE], com[FLEN_COMMENT];
     if (fits_read_keyword((fitsfile *)fptr, key, raw, com, status))
         return *status;
@@ -191,7 +192,7 @@ double rvfit_fits_key_double(void *fptr, const char *key)
 {
     double v = NAN;
     int st = 0;
-    if (rvfit_fits_read_key_num(fptr, TDOUBLE, key, &v, &st)) {
+    if (rvfit_fits_read_key(fptr, TDOUBLE, key, &v, &st)) {
         fits_clear_errmsg();
         v = NAN;
     }

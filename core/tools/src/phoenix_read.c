@@ -86,7 +86,7 @@ static int phx_header(phx_file *m, size_t nwave, rvfit_err *err)
     const char *key[4] = {"PHXTEFF", "PHXLOGG", "PHXM_H", "PHXALPHA"};
     double *val[4] = {&m->teff, &m->logg, &m->feh, &m->alpha};
     for (int k = 0; k < 4 && !fs; k++)
-        if (rvfit_fits_read_key_num(f, TDOUBLE, key[k], val[k], &fs)) {
+        if (rvfit_fits_read_key(f, TDOUBLE, key[k], val[k], &fs)) {
             int cs = 0;
             fits_close_file(f, &cs);
             char w[64];

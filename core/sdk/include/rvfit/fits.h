@@ -62,15 +62,16 @@ RVFIT_EXPORT void rvfit_fits_discard(void *f, const char *tmp);
  * cleared).  Names must not contain CFITSIO's wildcards '*', '?', '#'. */
 RVFIT_EXPORT int rvfit_fits_colnum(void *fptr, const char *name);
 
-/* fits_read_key for a numeric or logical datatype (TINT, TLONGLONG,
- * TDOUBLE, TLOGICAL, ...), with CFITSIO's status conventions, except that
- * a quoted string value fails with BAD_C2D before CFITSIO converts it:
- * CFITSIO 4.2 converts a string of about 30 or more characters through a
- * fixed-size buffer and aborts the process under _FORTIFY_SOURCE (found
- * by the library fuzzer).  Every numeric keyword read goes through it. */
-RVFIT_EXPORT int rvfit_fits_read_key_num(void *fptr, int datatype,
-                                         const char *key, void *value,
-                                         int *status);
+/* fits_read_key (comment not read), with CFITSIO's status conventions,
+ * except that for a numeric or logical datatype (TINT, TLONGLONG,
+ * TDOUBLE, TLOGICAL, ...) a quoted string value fails with BAD_C2D before
+ * CFITSIO converts it: CFITSIO 4.2 converts a string of about 30 or more
+ * characters through a fixed-size buffer and aborts the process under
+ * _FORTIFY_SOURCE (found by the library fuzzer).  Every numeric keyword
+ * read goes through it; TSTRING passes straight to fits_read_key. */
+RVFIT_EXPORT int rvfit_fits_read_key(void *fptr, int datatype,
+                                     const char *key, void *value,
+                                     int *status);
 
 /* Numeric keyword `key` of the current HDU of fptr (a fitsfile *) as a
  * double; NaN when absent or not a number (CFITSIO's message stack is
