@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "anabe.h"
+#include "testutil.h"
 
 static double point_m2lnl(const tu_ana *a, const rvfit_point *p)
 {
@@ -92,6 +93,15 @@ void tu_ana_library(rvfit_library *L, uint8_t *exists)
     L->nmodel = TU_ANA_NMODEL;
     memset(exists, 1, TU_ANA_NMODEL);
     L->exists = exists;
+}
+
+int tu_ana_fit(tu_ana *a, const rvfit_library *L, const rvfit_batch *b,
+               const rvfit_fit_opts *o, rvfit_result *res,
+               rvfit_profile *prof, rvfit_err *err)
+{
+    memset(prof, 0, sizeof *prof);
+    rvfit_host host = tu_host(1);
+    return rvfit_fit_batch(&a->be, L, b, o, res, NULL, prof, &host, err);
 }
 
 void tu_ana_batch(rvfit_batch *b, size_t nspec, size_t npix)

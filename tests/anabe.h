@@ -34,5 +34,11 @@ void tu_ana_library(rvfit_library *L, uint8_t *exists);
 /* A batch of nspec flat spectra of npix pixels (one arm "B", ivar 1,
  * S/N 30); exits the test on failure to allocate. */
 void tu_ana_batch(rvfit_batch *b, size_t nspec, size_t npix);
+/* rvfit_fit_batch of b on L with a's backend, no models, a one-thread
+ * host logging warnings; *prof zeroed first.  Returns the fit's status
+ * (message in err). */
+int tu_ana_fit(tu_ana *a, const rvfit_library *L, const rvfit_batch *b,
+               const rvfit_fit_opts *o, rvfit_result *res,
+               rvfit_profile *prof, rvfit_err *err);
 
 #endif

@@ -277,17 +277,14 @@ int main(void)
                         .model = {1, RVFIT_BASIS_CHEB}};
     rvfit_result res[NCASE], res1[NCASE];
     rvfit_profile prof;
-    memset(&prof, 0, sizeof prof);
-    rvfit_host host = tu_host(1);
     rvfit_err err = {0};
-    int rc = rvfit_fit_batch(&ana.be, &lib, &b, &o, res, NULL, &prof, &host,
-                             &err);
+    int rc = tu_ana_fit(&ana, &lib, &b, &o, res, &prof, &err);
     CHECK_MSG(rc == RVFIT_OK, "fit: %s", err.msg);
     if (rc == RVFIT_OK)
         check_results(res, cs, cov);
     o.scale_errors = 1;
     ana.points = ana.calls = 0;
-    rc = rvfit_fit_batch(&ana.be, &lib, &b, &o, res1, NULL, &prof, &host, &err);
+    rc = tu_ana_fit(&ana, &lib, &b, &o, res1, &prof, &err);
     CHECK_MSG(rc == RVFIT_OK, "fit with scale_errors: %s", err.msg);
     if (rc == RVFIT_OK)
         check_scaled(res, res1, o.model.npoly);

@@ -137,11 +137,8 @@ int main(void)
                         .model = {1, RVFIT_BASIS_CHEB}};
     rvfit_result res[NCASE];
     rvfit_profile prof;
-    memset(&prof, 0, sizeof prof);
-    rvfit_host host = tu_host(1);
     rvfit_err err = {0};
-    int rc = rvfit_fit_batch(&ana.be, &lib, &b, &o, res, NULL, &prof, &host,
-                             &err);
+    int rc = tu_ana_fit(&ana, &lib, &b, &o, res, &prof, &err);
     CHECK_MSG(rc == RVFIT_OK, "fit: %s", err.msg);
     for (int c = 0; c < NCASE && rc == RVFIT_OK; c++)
         check_case(&res[c], &cs[c], c);
