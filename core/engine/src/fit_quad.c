@@ -38,7 +38,11 @@ void fq_bfgs(int n, double *H, const double *s, const double *y)
             H[i * n + j] += y[i] * y[j] / sy - Hs[i] * Hs[j] / sHs;
 }
 
-/* Cyclic Jacobi: A = V diag(w) V^T for symmetric A (overwritten). */
+/* Cyclic Jacobi: A = V diag(w) V^T for symmetric A (overwritten).  The
+ * matrices are at most FQ_MAX = 9 wide, once per star and Newton step;
+ * LAPACK stays out of fits on purpose: it is dlopen'ed only when a pca
+ * library is built, because OpenBLAS starts worker threads with every
+ * signal unblocked as soon as it is loaded (interp_pca_build.c). */
 static void jacobi(int n, double *A, double *V, double *w)
 {
     for (int i = 0; i < n * n; i++)
