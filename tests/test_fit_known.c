@@ -10,7 +10,12 @@
  *  - velocity part: a Gaussian, or a Gamma(k, s) density in v, whose
  *    moments about the mode are closed-form (skewness and kurtosis > 0);
  *  - vsini: a Gaussian;
- *  - the per-arm chi^2 and its continuum-only value are set directly.
+ *  - the per-arm chi^2 and its continuum-only value are set directly;
+ *  - a kink on an [Fe/H] node, as a piecewise multilinear template makes
+ *    one: K |x| (x = [Fe/H] - node) adds no curvature inside a cell, so
+ *    the errors are still sqrt(C_ii); with - A x^2 too, neither side is
+ *    positive definite and the central difference across the node,
+ *    C^-1 + (K/h - A) on the [Fe/H] diagonal, is the answer.
  *
  * Each RVS_WARN bit is then triggered by one constructed spectrum, next to
  * a clean control that must carry no bit. */
@@ -32,6 +37,7 @@ typedef struct kcase {
     double cinv[NP * NP];/* inverse covariance of theta                  */
     double vs0, svs;     /* vsini centre and sigma (svs 0: no vsini term)*/
     double dchi_c;       /* CHISQ_C_TOT - CHISQ_TOT                      */
+    double kink, conc;   /* K |x| - A x^2, x = [Fe/H] - t0[2] (0: none)  */
 } kcase;
 
 typedef struct kstate {
@@ -63,7 +69,8 @@ static double m2lnl(const void *ctx, const rvfit_point *p)
         for (int j = 0; j < NP; j++)
             q += d[i] * c->cinv[i * NP + j] * d[j];
     double vs = c->svs > 0 ? pow((p->vsini - c->vs0) / c->svs, 2) : 0;
-    return m2lnl_v(c, p->v) + q + vs + pen;
+    double k = c->kink * fabs(d[2]) - c->conc * d[2] * d[2];
+    return m2lnl_v(c, p->v) + q + vs + k + pen;
 }
 
 /* The arm's chisq; a continuum-only model is dchi_c worse. */
@@ -91,7 +98,12 @@ static void set_cov(kcase *c, const double *s, double r, double *cov)
 }
 
 enum { C_CLEAN, C_GAMMA, C_CHISQ, C_RV, C_RVERR, C_PARAM, C_VSINI, C_BAD,
-       C_HESS, NCASE };
+       C_HESS, C_KINK, C_KINKNEG, NCASE };
+
+/* The finite-difference step on [Fe/H] (fit_hessian.c: 0.25 of the node
+ * spacing 0.5) and the node the kink cases sit on. */
+#define FEH_H 0.125
+#define FEH_NODE -0.5
 
 static void make_cases(kcase *cs, double *cov)
 {
@@ -115,6 +127,12 @@ static void make_cases(kcase *cs, double *cov)
     /* No dependence on [Fe/H]: a flat direction, singular Hessian. */
     for (int i = 0; i < NP; i++)
         cs[C_HESS].cinv[i * NP + 2] = cs[C_HESS].cinv[2 * NP + i] = 0;
+    /* Minimum pinned on the node by the kink; with A = 400 the one-sided
+     * [Fe/H] curvature, 1/C_22 - A/2 in -ln L, is < 0 on both sides,
+     * while K = 400 keeps the node the minimum over the whole axis. */
+    cs[C_KINK].t0[2] = cs[C_KINKNEG].t0[2] = FEH_NODE;
+    cs[C_KINK].kink = cs[C_KINKNEG].kink = 400;
+    cs[C_KINKNEG].conc = 400;
 }
 
 /* Flat spectra with one masked pixel; C_BAD flagged by the reader. */
@@ -226,6 +244,34 @@ static void check_results(const rvfit_result *res, const kcase *cs,
     CHECK(isnan(r->param_err[2]));
 }
 
+/* Marginal [Fe/H] error of C^-1 with delta added to its [Fe/H] diagonal
+ * (TEFF is independent; the LOGG-FEH block inverts in closed form). */
+static double feh_err_shifted(const double *cinv, double delta)
+{
+    double a = cinv[4], b = cinv[5], d = cinv[8] + delta;
+    return sqrt(a / (a * d - b * b));
+}
+
+static void check_kinks(const rvfit_result *res, const kcase *cs,
+                        const double *cov)
+{
+    const rvfit_result *r = &res[C_KINK];
+    printf("kink: feh %.6f+-%.5f warn %u; across: feh %.6f+-%.5f warn %u\n",
+           r->param[2], r->param_err[2], r->warn, res[C_KINKNEG].param[2],
+           res[C_KINKNEG].param_err[2], res[C_KINKNEG].warn);
+    CHECK_NEAR(r->param[2], FEH_NODE, 1e-3);
+    CHECK_MSG(r->warn == 0, "KINK case: RVS_WARN %u", r->warn);
+    /* across the node it would be feh_err_shifted(cinv, K/h): 5x less */
+    check_errors(r, cov, "kink");
+    r = &res[C_KINKNEG];
+    const kcase *c = &cs[C_KINKNEG];
+    double e = feh_err_shifted(c->cinv, c->kink / FEH_H - c->conc);
+    CHECK_NEAR(r->param[2], FEH_NODE, 1e-3);
+    CHECK_MSG(r->warn == 0, "KINKNEG case: RVS_WARN %u", r->warn);
+    CHECK_MSG(fabs(r->param_err[2] / e - 1) < 1e-6,
+              "KINKNEG case: FEH_ERR %g, expected %g", r->param_err[2], e);
+}
+
 /* scale_errors: CHISQ_RED = CHISQ_TOT / (pixels with ivar > 0 - npoly
  * continuum terms per arm - v - vsini - 3 free axes), and every error is
  * the unscaled one times sqrt(CHISQ_RED), nothing else changes. */
@@ -281,7 +327,7 @@ int main(void)
     int rc = tu_ana_fit(&ana, &lib, &b, &o, res, &prof, &err);
     CHECK_MSG(rc == RVFIT_OK, "fit: %s", err.msg);
     if (rc == RVFIT_OK)
-        check_results(res, cs, cov);
+        check_results(res, cs, cov), check_kinks(res, cs, cov);
     o.scale_errors = 1;
     ana.points = ana.calls = 0;
     rc = tu_ana_fit(&ana, &lib, &b, &o, res1, &prof, &err);
