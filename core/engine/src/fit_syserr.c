@@ -9,13 +9,17 @@
  * -ln L and B_ja = d2(-ln L)/dtheta_j dz_a, so the systematic covariance
  * is H^-1 B B^T H^-1.  B comes from the same backend chisq as everything
  * else, with the stencil of each point extended by e_a:
- *   B_ja = [m(c+h_j, z_a=1) - m(c-h_j, z_a=1) - m(c+h_j) + m(c-h_j)]
- *          / (4 h_j),
+ *   B_ja = [m(c+h_j, z_a=1) - m(c, z_a=1) - m(c+h_j) + m(c)] / (2 h_j),
  * m = -2 ln L, the z = 0 values being those of the Hessian stencil.  The
  * z^2 term of m cancels in the difference (e_a is fixed at the centre),
  * and the continuum is refitted at every point as in the fit itself.
- * Cost: 2 d points per free axis with a curvature estimate (d = free
- * axes), e.g. 32 for TEFF, LOGG, FEH and ALPHAFE.
+ * A forward difference suffices because the Hessian stencil lies inside
+ * one grid cell (fit_hessian.c), where m is smooth: on desi-1k it gives
+ * <AXIS>_ERR_INTERP within 0.6-2.9 % (median) of the central difference,
+ * which costs d - 1 more points per axis.  (Across a node it did not: the
+ * two differed by a median 1.2-1.4x before the stencil kept to a cell.)
+ * Cost: d + 1 points per free axis with a curvature estimate (d = free
+ * axes), e.g. 20 for TEFF, LOGG, FEH and ALPHAFE.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -112,7 +116,11 @@ typedef struct sys_ctx {
     int *ne; /* [nact*d] error-template entries (0: no column) */
 } sys_ctx;
 
-/* Points (c +- h_j, z_a = 1) of spectrum i for every column a it has. */
+/* Points per column: the centre and c + h_j for each free axis j. */
+static int col_points(int d) { return d + 1; }
+
+/* Points (c, z_a = 1) and (c + h_j, z_a = 1) of spectrum i for every
+ * column a it has. */
 static int add_points(sys_ctx *s, size_t i, const uint32_t *ei,
                       const double *ew)
 {
@@ -123,8 +131,8 @@ static int add_points(sys_ctx *s, size_t i, const uint32_t *ei,
     for (int a = 0; a < d; a++) {
         if (!ne[a])
             continue;
-        if (s->npts + 2 * (size_t)d > s->cap) {
-            size_t cap = 2 * s->cap + 2 * (size_t)d * 64;
+        if (s->npts + (size_t)col_points(d) > s->cap) {
+            size_t cap = 2 * s->cap + (size_t)col_points(d) * 64;
             rvfit_point *p = realloc(s->pts, cap * sizeof *p);
             if (!p)
                 return -1;
@@ -132,13 +140,13 @@ static int add_points(sys_ctx *s, size_t i, const uint32_t *ei,
         }
         size_t first = s->npts, ent = s->t.nent, pt = s->t.npt;
         int rc = 0;
-        for (int k = 0; k < 2 * d && !rc; k++) {
-            int j = k / 2;
+        for (int k = 0; k < col_points(d) && !rc; k++) {
             rvfit_point *p = &s->pts[s->npts++];
             *p = f->best[f->act[i]];
             for (int l = 0; l < d; l++)
                 p->theta[f->free_axis[l]] = c[l];
-            p->theta[f->free_axis[j]] += k % 2 ? -h[j] : h[j];
+            if (k > 0)
+                p->theta[f->free_axis[k - 1]] += h[k - 1];
             rc = csr_add(&s->t, f->o->interp, p->theta,
                          ei + a * RVFIT_MAX_STENCIL,
                          ew + a * RVFIT_MAX_STENCIL, ne[a]);
@@ -164,9 +172,11 @@ static void project(const sys_ctx *s, size_t i, const double *m,
     for (int a = 0, k = 0; a < d; a++) {
         if (!ne[a])
             continue;
-        for (int j = 0; j < d; j++, k += 2)
-            B[j * d + a] = (m[k] - m[k + 1] - m0[1 + 2 * j] +
-                            m0[2 + 2 * j]) / (4 * h[j]);
+        /* m0[0]: centre, m0[1 + 2j]: c + h_j (fit_hessian.c's order) */
+        for (int j = 0; j < d; j++)
+            B[j * d + a] = (m[k + 1 + j] - m[k] - m0[1 + 2 * j] + m0[0]) /
+                           (2 * h[j]);
+        k += col_points(d);
     }
     for (int j = 0; j < d; j++) {
         var[j] = 0;
@@ -257,7 +267,7 @@ int fit_interp_var(fit_ctx *f, const double *c, const double *h,
         project(&s, i, mi, m0 + i * (size_t)ns, hinv + i * (size_t)d * d,
                 var + i * (size_t)d);
         for (int a = 0; a < d; a++)
-            mi += ne[a] ? 2 * d : 0;
+            mi += ne[a] ? col_points(d) : 0;
     }
     free(m), free(s.ne), free(s.pts);
     csr_free(&s.t);
