@@ -42,14 +42,14 @@ static double off_node(const rvfit_axis *ax, double t, double h)
     return t < ax->node[k] + h ? ax->node[k] - h : t; /* at the top */
 }
 
-/* Centre of the stencil: the optimum, moved so that every stencil point
- * stays on the grid (the penalty outside would fake curvature) and, for
- * kinks on nodes, inside one cell. */
 static int kinks_on_nodes(const fit_ctx *f)
 {
     return !(f->o->interp && f->o->interp->kind == RVFIT_IKIND_SIMPLEX);
 }
 
+/* Centre of the stencil: the optimum, moved so that every stencil point
+ * stays on the grid (the penalty outside would fake curvature) and, with
+ * kinks set, inside one cell. */
 static void stencil_centre(const fit_ctx *f, const rvfit_point *best,
                            int kinks, double *c, double *h)
 {
