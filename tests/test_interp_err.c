@@ -16,7 +16,11 @@
  *     equals the actual shift of the noise-free least-squares optimum from
  *     the truth (the error means what it says), also for an axis that only
  *     moves through its correlation with the curved one; errors combine as
- *     sqrt(stat^2 + interp^2), and scale_errors scales only the first.
+ *     sqrt(stat^2 + interp^2), and scale_errors scales only the first;
+ *     for an optimum within h of a node, whose Hessian stencil (and with
+ *     it the template) sits h from the node inside the cell, the term is
+ *     the same expression with e taken there (fit_hessian.c, fit_syserr.c;
+ *     the forward difference of B is then not at a minimum of -ln L).
  */
 #include <string.h>
 
@@ -173,8 +177,9 @@ static void part_a(void)
 #define NF 6 /* FEH -2..0.5 */
 #define W_IVAR 1e8
 
-enum { S_MID, S_BAD, NSPEC };
-static const double truth_b[NSPEC][2] = {{2.37, -0.75}, {3.0, -0.5}};
+enum { S_MID, S_BAD, S_NEAR, NSPEC };
+static const double truth_b[NSPEC][2] = {
+    {2.37, -0.75}, {3.0, -0.5}, {2.92, -0.75}};
 
 typedef struct bstate {
     const rvfit_library *lib;
@@ -423,6 +428,25 @@ static void check_mid(const rvfit_library *L, const rvfit_result *r)
     }
 }
 
+/* LOGG 0.08 below the node 3: the stencil centre is 3 - h = 2.75 (h =
+ * 0.25 node spacings of 1), FEH mid-cell stays at the optimum. */
+static void check_near(const rvfit_library *L, const rvfit_result *r)
+{
+    double th[2] = {2.75, r->param[1]}, J[2][NPB], e[NPB], hinv[4], g[2];
+    CHECK_MSG(r->param[0] > 2.75 && r->param[0] < 3.0 &&
+                  fabs(r->param[1] + 0.75) < 0.125,
+              "near-node case: fit %g %g", r->param[0], r->param[1]);
+    cell_vectors(L, th, J, e);
+    solve2(J, e, hinv, g);
+    for (int j = 0; j < 2; j++) {
+        printf("near node, %s: ERR_INTERP %.5f (expected %.5f)\n",
+               j ? "FEH " : "LOGG", r->param_err_interp[j], fabs(g[j]));
+        CHECK_MSG(fabs(r->param_err_interp[j] / fabs(g[j]) - 1) < 1e-4,
+                  "near node, axis %d: ERR_INTERP %g, |H^-1 J^T W e| %g",
+                  j, r->param_err_interp[j], fabs(g[j]));
+    }
+}
+
 static void part_b(void)
 {
     static float flux[NG * NF * NPB];
@@ -444,6 +468,7 @@ static void part_b(void)
     if (fit_b(&s, &o, res))
         return;
     check_mid(&L, &res[S_MID]);
+    check_near(&L, &res[S_NEAR]);
     CHECK(isnan(res[S_BAD].param_err_interp[0]));
     /* Off: NaN, and the statistical error alone. */
     o.interp_errors = 0;
