@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fit_internal.h"
+#include "grid_index.h"
 #include "rvfit/linalg.h"
 
 _Static_assert(RVFIT_MAX_PARAMS <= RVFIT_LINALG_MAX, "too many parameters");
@@ -31,15 +32,11 @@ static int stencil_size(int d) { return 1 + 2 * d + d * (d - 1); }
  * upward when exactly on an inner node). */
 static double off_node(const rvfit_axis *ax, double t, double h)
 {
-    int n = ax->nnode, k = 0;
-    while (k + 1 < n && ax->node[k + 1] <= t)
-        k++;
-    /* nodes x[k] <= t < x[k+1] (t below x[0] or at/above x[n-1]: ends) */
-    if (k + 1 < n && ax->node[k + 1] - t < h && t - ax->node[k] >= h)
-        return ax->node[k + 1] - h;
-    if (t - ax->node[k] < h && k + 1 < n)
-        return ax->node[k] + h;
-    return t < ax->node[k] + h ? ax->node[k] - h : t; /* at the top */
+    int k = grid_cell(ax, t);
+    double lo = ax->node[k], hi = ax->node[k + 1];
+    if (t - lo < h) /* also below the axis, and on an inner node */
+        return lo + h;
+    return hi - t < h ? hi - h : t; /* also at or above the top */
 }
 
 static int kinks_on_nodes(const fit_ctx *f)
@@ -154,40 +151,37 @@ static int retry_across(fit_ctx *f, int *ok, rvfit_point *p, double *m,
                         double *c, double *h, double *hinv, double *diag)
 {
     int d = f->nfree, ns = stencil_size(d), dd = d * d;
-    size_t nr = 0;
-    for (size_t i = 0; i < f->nact; i++)
-        if (!ok[i]) {
-            double cc[RVFIT_MAX_PARAMS], hh[RVFIT_MAX_PARAMS];
-            make_points(f, i, 0, p + nr * (size_t)ns, cc, hh);
-            if (!memcmp(cc, c + i * (size_t)d, (size_t)d * sizeof *cc))
-                continue; /* the same stencil: nothing new to try */
-            nr++;
-        }
-    if (!nr)
-        return RVFIT_OK;
-    double *m2 = malloc(nr * (size_t)ns * sizeof *m2);
-    if (!m2)
-        return fit_nomem(f);
-    int rc = fit_chisq(f, nr * (size_t)ns, p, m2, NULL);
-    for (size_t i = 0, r = 0; i < f->nact && !rc && r < nr; i++) {
+    size_t n = f->nact, nr = 0;
+    size_t *who = malloc(n * sizeof *who);
+    double *cc = malloc(n * (size_t)d * sizeof *cc);
+    double *hh = malloc(n * (size_t)d * sizeof *hh);
+    double *m2 = malloc(n * (size_t)ns * sizeof *m2);
+    int rc = who && cc && hh && m2 ? RVFIT_OK : fit_nomem(f);
+    for (size_t i = 0; i < n && !rc; i++) {
+        double *ci = cc + nr * (size_t)d, *hi = hh + nr * (size_t)d;
         if (ok[i])
             continue;
-        double cc[RVFIT_MAX_PARAMS], hh[RVFIT_MAX_PARAMS];
+        make_points(f, i, 0, p + nr * (size_t)ns, ci, hi);
+        /* the same stencil: nothing new to try */
+        if (memcmp(ci, c + i * (size_t)d, (size_t)d * sizeof *ci))
+            who[nr++] = i;
+    }
+    if (!rc && nr)
+        rc = fit_chisq(f, nr * (size_t)ns, p, m2, NULL);
+    for (size_t r = 0; r < nr && !rc; r++) {
+        size_t i = who[r];
         double H[RVFIT_MAX_PARAMS * RVFIT_MAX_PARAMS], dg[RVFIT_MAX_PARAMS];
-        stencil_centre(f, &f->best[f->act[i]], 0, cc, hh);
-        if (!memcmp(cc, c + i * (size_t)d, (size_t)d * sizeof *cc))
-            continue;
-        const double *mi = m2 + r++ * (size_t)ns;
-        if (!invert(d, mi, hh, H, dg))
+        const double *mi = m2 + r * (size_t)ns;
+        if (!invert(d, mi, hh + r * (size_t)d, H, dg))
             continue;
         ok[i] = 1;
-        memcpy(c + i * (size_t)d, cc, (size_t)d * sizeof *cc);
-        memcpy(h + i * (size_t)d, hh, (size_t)d * sizeof *hh);
+        memcpy(c + i * (size_t)d, cc + r * (size_t)d, (size_t)d * sizeof *c);
+        memcpy(h + i * (size_t)d, hh + r * (size_t)d, (size_t)d * sizeof *h);
         memcpy(m + i * (size_t)ns, mi, (size_t)ns * sizeof *mi);
         memcpy(hinv + i * (size_t)dd, H, (size_t)dd * sizeof *H);
         memcpy(diag + i * (size_t)d, dg, (size_t)d * sizeof *dg);
     }
-    free(m2);
+    free(who), free(cc), free(hh), free(m2);
     return rc;
 }
 

@@ -120,9 +120,7 @@ static int put(uint32_t m, double v, uint32_t *idx, double *w, int *ne)
 /* Cell of x on axis a: lower node k and fraction t. */
 static int cell(const rvfit_axis *ax, double x, double *t)
 {
-    int k = 0;
-    while (k < ax->nnode - 2 && ax->node[k + 1] <= x)
-        k++;
+    int k = grid_cell(ax, x);
     double h = ax->node[k + 1] - ax->node[k];
     *t = (x - ax->node[k]) / h;
     *t = *t < 0 ? 0 : *t > 1 ? 1 : *t;

@@ -1,5 +1,6 @@
 /* grid_index.h — model index <-> node indices of a library's grid, the
- * row-major order of rvfit_library (last axis fastest).  Internal to the
+ * row-major order of rvfit_library (last axis fastest), and the cell of a
+ * coordinate on one axis.  Internal to the
  * engine; the one copy of this arithmetic. */
 #ifndef RVFIT_GRID_INDEX_H
 #define RVFIT_GRID_INDEX_H
@@ -15,6 +16,17 @@ static inline size_t grid_ravel(const rvfit_library *L, const int *n)
     for (int p = 0; p < L->nparam; p++)
         m = m * (size_t)L->axis[p].nnode + (size_t)n[p];
     return m;
+}
+
+/* Cell of x on axis ax (nnode >= 2): the largest k <= nnode - 2 with
+ * node[k] <= x, 0 below the axis, so that [node[k], node[k+1]] holds x
+ * whenever the axis does. */
+static inline int grid_cell(const rvfit_axis *ax, double x)
+{
+    int k = 0;
+    while (k < ax->nnode - 2 && ax->node[k + 1] <= x)
+        k++;
+    return k;
 }
 
 /* Node indices n[nparam] of model m. */
