@@ -2,13 +2,18 @@
  * covariance (docs/output-format.md, "Interpolation error").
  *
  * The interpolated template is off the true spectrum by a smooth,
- * pixel-to-pixel correlated error; its leading term along each free axis
- * a is the template e_a of rvfit_interp_error_stencil.  Treating the
- * amplitudes z_a of these templates as independent N(0, 1) numbers, the
- * fitted parameters move by dtheta = -H^-1 B z, with H the Hessian of
- * -ln L and B_ja = d2(-ln L)/dtheta_j dz_a, so the systematic covariance
- * is H^-1 B B^T H^-1.  B comes from the same backend chisq as everything
- * else, with the stencil of each point extended by e_a:
+ * pixel-to-pixel correlated error; its leading term is the sum over the
+ * free axes a of the templates e_a of rvfit_interp_error_stencil.  With
+ * amplitudes z_a the fitted parameters move by dtheta = -H^-1 B z, H the
+ * Hessian of -ln L and B_ja = d2(-ln L)/dtheta_j dz_a.  The error is one
+ * vector, all axes' terms present at once with their signs, so the
+ * variance is that of one common amplitude z ~ N(0, 1): (H^-1 B 1)_j^2.
+ * Where those signed shifts cancel, the quadrature sum over axes
+ * (independent z_a), sum_a (H^-1 B)_ja^2, is kept as a floor: each
+ * template is an estimate, and a cancellation at first order is not one
+ * in the spectrum.  (Measured: docs/benchmarks.md, "One error vector".)
+ * B comes from the same backend chisq as everything else, with the
+ * stencil of each point extended by e_a:
  *   B_ja = [m(c+h_j, z_a=1) - m(c, z_a=1) - m(c+h_j) + m(c)] / (2 h_j),
  * m = -2 ln L, the z = 0 values being those of the Hessian stencil.  The
  * z^2 term of m cancels in the difference (e_a is fixed at the centre),
@@ -161,7 +166,8 @@ static int add_points(sys_ctx *s, size_t i, const uint32_t *ei,
     return 0;
 }
 
-/* var_j = sum_a (H^-1 B)_ja^2 for spectrum i from its points m. */
+/* var_j = max((sum_a G_ja)^2, sum_a G_ja^2), G = H^-1 B, for spectrum i
+ * from its points m. */
 static void project(const sys_ctx *s, size_t i, const double *m,
                     const double *m0, const double *hinv, double *var)
 {
@@ -179,13 +185,14 @@ static void project(const sys_ctx *s, size_t i, const double *m,
         k += col_points(d);
     }
     for (int j = 0; j < d; j++) {
-        var[j] = 0;
+        double sum = 0, sq = 0;
         for (int a = 0; a < d; a++) {
             double g = 0;
             for (int l = 0; l < d; l++)
                 g += hinv[j * d + l] * B[l * d + a];
-            var[j] += g * g;
+            sum += g, sq += g * g;
         }
+        var[j] = fmax(sum * sum, sq);
     }
 }
 
