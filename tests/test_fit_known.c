@@ -98,7 +98,7 @@ static void set_cov(kcase *c, const double *s, double r, double *cov)
 }
 
 enum { C_CLEAN, C_GAMMA, C_CHISQ, C_RV, C_RVERR, C_PARAM, C_VSINI, C_BAD,
-       C_HESS, C_KINK, C_KINKNEG, NCASE };
+       C_HESS, C_KINK, C_KINKNEG, C_WIDE, NCASE };
 
 /* The finite-difference step on [Fe/H] (fit_hessian.c: 0.25 of the node
  * spacing 0.5) and the node the kink cases sit on. */
@@ -133,6 +133,10 @@ static void make_cases(kcase *cs, double *cov)
     cs[C_KINK].t0[2] = cs[C_KINKNEG].t0[2] = FEH_NODE;
     cs[C_KINK].kink = cs[C_KINKNEG].kink = 400;
     cs[C_KINKNEG].conc = 400;
+    /* [Fe/H] constrained to 5 dex on a 2.5 dex grid. */
+    const double wide[NP] = {0.004, 0.15, 5.0};
+    double scratch[NP * NP];
+    set_cov(&cs[C_WIDE], wide, 0.0, scratch);
 }
 
 /* Flat spectra with one masked pixel; C_BAD flagged by the reader. */
@@ -236,12 +240,34 @@ static void check_results(const rvfit_result *res, const kcase *cs,
               "BAD case: %u", res[C_BAD].warn);
     r = &res[C_HESS];
     CHECK_MSG(r->warn & RVFIT_WARN_BAD_HESSIAN, "HESSIAN case: %u", r->warn);
-    /* Fallback: conditional errors 1/sqrt(H_ii), NaN on the flat axis. */
-    double cinv11 = cs[C_HESS].cinv[4];
-    CHECK_MSG(fabs(r->param_err[1] * sqrt(cinv11) - 1) < 1e-6,
-              "HESSIAN case: LOGG_ERR %g, conditional %g", r->param_err[1],
-              1 / sqrt(cinv11));
-    CHECK(isnan(r->param_err[2]));
+    /* Not positive definite: the errors are those of H plus the precision
+     * of a uniform distribution over each axis' range, 12 / range^2
+     * (fit_hessian.c): TEFF and LOGG a little under their conditional
+     * errors (the [Fe/H] row of H is 0), the flat [Fe/H] range/sqrt(12)
+     * of its 2.5 dex.  (Before: 1/sqrt(H_ii), NaN on the flat axis.) */
+    const kcase *c = &cs[C_HESS];
+    double p0 = 12 / pow(log10(7000.0 / 4000.0), 2), p1 = 12 / 16.0;
+    double te = r->param[0] * log(10.0) / sqrt(c->cinv[0] + p0);
+    double le = 1 / sqrt(c->cinv[4] + p1), fe = 2.5 / sqrt(12.0);
+    CHECK_MSG(fabs(r->param_err[0] / te - 1) < 1e-6 &&
+                  fabs(r->param_err[1] / le - 1) < 1e-6 &&
+                  fabs(r->param_err[2] / fe - 1) < 1e-6,
+              "HESSIAN case: errors %g %g %g, expected %g %g %g",
+              r->param_err[0], r->param_err[1], r->param_err[2], te, le, fe);
+}
+
+/* An error wider than the grid: capped at the rms distance from the fit
+ * to a truth uniform over the axis' range (fit_hessian.c), while a
+ * well-constrained axis keeps its closed-form error. */
+static void check_wide(const rvfit_result *r)
+{
+    double cap = sqrt(6.25 / 12 + pow(r->param[2] + 0.75, 2));
+    printf("wide: feh %.4f+-%.4f (cap %.4f), logg err %.5f\n", r->param[2],
+           r->param_err[2], cap, r->param_err[1]);
+    CHECK_MSG(fabs(r->param_err[2] / cap - 1) < 1e-9,
+              "WIDE case: FEH_ERR %g, cap %g", r->param_err[2], cap);
+    CHECK_MSG(fabs(r->param_err[1] / 0.15 - 1) < 1e-6,
+              "WIDE case: LOGG_ERR %g", r->param_err[1]);
 }
 
 /* Marginal [Fe/H] error of C^-1 with delta added to its [Fe/H] diagonal
@@ -326,8 +352,10 @@ int main(void)
     rvfit_err err = {0};
     int rc = tu_ana_fit(&ana, &lib, &b, &o, res, &prof, &err);
     CHECK_MSG(rc == RVFIT_OK, "fit: %s", err.msg);
-    if (rc == RVFIT_OK)
+    if (rc == RVFIT_OK) {
         check_results(res, cs, cov), check_kinks(res, cs, cov);
+        check_wide(&res[C_WIDE]);
+    }
     o.scale_errors = 1;
     ana.points = ana.calls = 0;
     rc = tu_ana_fit(&ana, &lib, &b, &o, res1, &prof, &err);

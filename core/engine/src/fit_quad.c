@@ -88,6 +88,22 @@ static void jacobi(int n, double *A, double *V, double *w)
         w[i] = A[i * n + i];
 }
 
+void fq_psd_plus(int n, double *H, const double *p)
+{
+    double A[FQ_MAX * FQ_MAX], V[FQ_MAX * FQ_MAX], w[FQ_MAX];
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            A[i * n + j] = 0.5 * (H[i * n + j] + H[j * n + i]);
+    jacobi(n, A, V, w);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double s = i == j ? p[i] : 0;
+            for (int k = 0; k < n; k++)
+                s += V[i * n + k] * fmax(w[k], 0) * V[j * n + k];
+            H[i * n + j] = s;
+        }
+}
+
 void fq_make_pd(int n, double *H)
 {
     double A[FQ_MAX * FQ_MAX], V[FQ_MAX * FQ_MAX], w[FQ_MAX], big = 1.0;

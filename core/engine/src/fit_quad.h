@@ -20,6 +20,10 @@ void fq_bfgs(int n, double *H, const double *s, const double *y);
  * diagonal element (and of 1). */
 void fq_make_pd(int n, double *H);
 
+/* Replace symmetric H by its positive semi-definite part (negative
+ * eigenvalues set to 0) plus diag(p). */
+void fq_psd_plus(int n, double *H, const double *p);
+
 /* Minimise g.d + d.H.d/2 over l <= d <= u (l <= 0 <= u, H positive
  * definite) by an active set; act[j] = -1 / +1 where d[j] ends on l[j] /
  * u[j], else 0.  Returns 0, or -1 if a factorisation failed. */
