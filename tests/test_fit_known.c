@@ -270,6 +270,38 @@ static void check_wide(const rvfit_result *r)
               "WIDE case: LOGG_ERR %g", r->param_err[1]);
 }
 
+/* A fit held on the [Fe/H] node by the kink K |x| of -2 ln L (slope jump
+ * s = K of -ln L) could come from any smooth minimum within s C_22 / 2 of
+ * it: ERR_INTERP = s C_b2 / sqrt(12) on every axis b (C the covariance),
+ * LOGG capped at the grid's rms distance.  No term where the kink does
+ * not hold the fit: the retry across the node (its Hessian has the kink
+ * already), a fit beside the node (WIDE), away from it (CLEAN). */
+static void check_pinning(const rvfit_result *r0, const rvfit_result *r,
+                          const double *cov)
+{
+    const rvfit_result *k = &r[C_KINK];
+    double s = 400, fe = s * cov[8] / sqrt(12.0);
+    double lg = fmin(s * cov[5] / sqrt(12.0),
+                     sqrt(16 / 12.0 + pow(k->param[1] - 3, 2)));
+    printf("pinned: ERR_INTERP %g %g %g (expected 0 %g %g)\n",
+           k->param_err_interp[0], k->param_err_interp[1],
+           k->param_err_interp[2], lg, fe);
+    CHECK_MSG(!(k->param_err_interp[0] > 1e-9) && /* TEFF: C_02 = 0 */
+                  fabs(k->param_err_interp[1] / lg - 1) < 1e-6 &&
+                  fabs(k->param_err_interp[2] / fe - 1) < 1e-6,
+              "KINK case: ERR_INTERP %g %g %g", k->param_err_interp[0],
+              k->param_err_interp[1], k->param_err_interp[2]);
+    CHECK_MSG(fabs(k->param_err[2] - hypot(r0[C_KINK].param_err[2], fe)) <
+                  1e-9,
+              "KINK case: FEH_ERR %g", k->param_err[2]);
+    const int none[3] = {C_KINKNEG, C_WIDE, C_CLEAN};
+    for (int c = 0; c < 3; c++)
+        for (int a = 0; a < NP; a++)
+            CHECK_MSG(isnan(r[none[c]].param_err_interp[a]),
+                      "case %d axis %d: ERR_INTERP %g", none[c], a,
+                      r[none[c]].param_err_interp[a]);
+}
+
 /* Marginal [Fe/H] error of C^-1 with delta added to its [Fe/H] diagonal
  * (TEFF is independent; the LOGG-FEH block inverts in closed form). */
 static double feh_err_shifted(const double *cinv, double delta)
@@ -362,6 +394,13 @@ int main(void)
     CHECK_MSG(rc == RVFIT_OK, "fit with scale_errors: %s", err.msg);
     if (rc == RVFIT_OK)
         check_scaled(res, res1, o.model.npoly);
+    /* interp_errors: no templates here (no chisq_st), only the pinning
+     * part of the interpolation term (fit_pin.c). */
+    o.scale_errors = 0, o.interp_errors = 1;
+    rc = tu_ana_fit(&ana, &lib, &b, &o, res1, &prof, &err);
+    CHECK_MSG(rc == RVFIT_OK, "fit with interp_errors: %s", err.msg);
+    if (rc == RVFIT_OK)
+        check_pinning(res, res1, cov);
     rvfit_batch_free(&b);
     return tu_finish("test_fit_known");
 }

@@ -220,6 +220,23 @@ static int bounded(const fit_ctx *f, const double *m, const double *h,
     return rvfit_spd_inverse(d, H) == RVFIT_OK;
 }
 
+/* The pinning variance (fit_pin.c) added to the interpolation part (a
+ * NaN there, no template, counts as 0). */
+static int add_pinning(fit_ctx *f, const double *h, const double *hinv,
+                       const double *diag, const int *have, double *var)
+{
+    size_t nv = f->nact * (size_t)f->nfree;
+    double *pin = malloc(nv * sizeof *pin);
+    if (!pin)
+        return fit_nomem(f);
+    int rc = fit_pin_var(f, h, hinv, diag, have, pin);
+    for (size_t k = 0; k < nv && !rc; k++)
+        if (pin[k] > 0)
+            var[k] = (isnan(var[k]) ? 0 : var[k]) + pin[k];
+    free(pin);
+    return rc;
+}
+
 int fit_stage_hessian(fit_ctx *f, rvfit_result *res)
 {
     int d = f->nfree, ns = stencil_size(d), dd = d * d;
@@ -253,6 +270,8 @@ int fit_stage_hessian(fit_ctx *f, rvfit_result *res)
                                    hinv + i * (size_t)dd);
     if (!rc)
         rc = fit_interp_var(f, c, h, m, ns, hinv, have, var);
+    if (!rc && f->o->interp_errors && kinks_on_nodes(f))
+        rc = add_pinning(f, h, hinv, diag, have, var);
 
     for (size_t i = 0; i < n && !rc; i++)
         write_errors(f, i, res, hinv + i * (size_t)dd, diag + i * (size_t)d,
