@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Parameter errors against an independent truth (issue 14's acceptance):
+# 600 stars of rvfit-indep (small grid, seed 3: a set not used while the
+# error model was developed, docs/benchmarks.md "Issue 14: the error model
+# completed") fitted by rvfit; the pull widths of TEFF, LOGG, FEH and
+# ALPHAFE (rvfit-indep score: 1.4826 MAD about the median of
+# (fit - true) / <AXIS>_ERR) must lie in [0.8, 1.25] in the S/N 5-15 and
+# > 15 bins, each of at least 40 stars.  Measured 1.12 / 0.89 / 0.97 / 0.98
+# and 1.01 / 0.90 / 0.88 / 1.08; before the error model had the axes'
+# shifts as one vector, bounded errors for non-positive-definite Hessians
+# and the basin of fits held on a node (db14f86), six of the eight cells
+# lay at 1.38-1.81 and this test fails there (checked).  About 2 minutes
+# on 2 cores.
+set -euo pipefail
+: "${RVFIT_BIN:?}" "${RVFIT_INDEP_BIN:?}" "${RVFIT_TEST_TMP:?}"
+ind=$RVFIT_INDEP_BIN
+d=$RVFIT_TEST_TMP/indep_pulls
+rm -rf "$d"
+mkdir -p "$d/out"
+
+"$ind" grid --out "$d/grid" --preset small --threads 2
+"$RVFIT_BIN" templates --grid "$d/grid" --out "$d/lib" -j 2 2>"$d/templates.log"
+"$ind" spectra --out "$d/coadd.fits" --truth "$d/truth.fits" --nstar 600 \
+    --seed 3 --threads 2
+"$RVFIT_BIN" fit -t "$d/lib" -o "$d/out" -j 2 --no-models "$d/coadd.fits" \
+    2>"$d/fit.log"
+"$ind" score "$d/out/rvtab_coadd.fits" "$d/truth.fits" >"$d/score.txt"
+cat "$d/score.txt"
+
+# The second table of score: bin, n, TEFF, LOGG, FEH, ALPHAFE.
+awk '/pull widths of the parameters/ { t = 1; next }
+     t && ($1 == "5-15" || $1 == ">15") {
+         if ($2 < 40) { printf "bin %s: %d stars\n", $1, $2; bad = 1 }
+         for (k = 3; k <= 6; k++)
+             if (!($k >= 0.8 && $k <= 1.25)) {
+                 printf "bin %s, column %d: pull width %s outside [0.8, 1.25]\n", $1, k - 2, $k
+                 bad = 1
+             }
+         seen++
+     }
+     END { if (seen != 2) { print "score table not found"; bad = 1 }
+           exit bad }' "$d/score.txt"
+echo "pull widths in [0.8, 1.25] at S/N >= 5"
+rm -rf "$d"
