@@ -5,17 +5,9 @@
 # sanity bound: bench/indep/run.sh measures the accuracy).  Also checks that
 # the generator's output does not depend on the thread count and that
 # `rvfit mock compare` reads its truth table.
-set -euo pipefail
-: "${RVFIT_BIN:?}" "${RVFIT_INDEP_BIN:?}" "${RVFIT_TEST_TMP:?}"
-ind=$RVFIT_INDEP_BIN
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 d=$RVFIT_TEST_TMP/indep_e2e
-rm -rf "$d"
-mkdir -p "$d/out"
-
-"$ind" grid --out "$d/grid" --preset small --threads 2
-"$RVFIT_BIN" templates --grid "$d/grid" --out "$d/lib" -j 2 2>"$d/templates.log"
-"$ind" spectra --out "$d/coadd.fits" --truth "$d/truth.fits" --nstar 30 \
-    --seed 11 --threads 2
+indep_setup "$d" 30 11
 
 "$ind" spectra --out "$d/t1.fits" --truth "$d/t1_truth.fits" --nstar 3 \
     --seed 5 --threads 1
