@@ -105,6 +105,13 @@ static void hessian(int d, const double *m, const double *h, double *H)
         }
 }
 
+/* Variance of a uniform distribution over free axis a's range of
+ * nodes (scaled units^2): what the grid alone says of a parameter. */
+static double grid_var(const fit_ctx *f, int a)
+{
+    return pow(f->hi[a] - f->lo[a], 2) / 12;
+}
+
 /* Errors of spectrum i in physical units: statistical from the inverse
  * Hessian hinv (or 1/sqrt(diag) without one, have = 0), interpolation
  * from var; BAD_HESSIAN unless ok. */
@@ -135,8 +142,7 @@ static void write_errors(const fit_ctx *f, size_t i, rvfit_result *res,
          * constrains can come out at 1e5 K or 300 dex, which says no
          * more than that. */
         double mid = 0.5 * (f->hi[a] + f->lo[a]);
-        double r2 = pow(f->hi[a] - f->lo[a], 2) / 12 +
-                    pow(best->theta[a] - mid, 2);
+        double r2 = grid_var(f, a) + pow(best->theta[a] - mid, 2);
         r->param_err[a] = dv * sqrt(st > r2 ? r2 : st); /* NaN stays */
         r->param_err_interp[a] = dv * sqrt(var[j] > r2 ? r2 : var[j]);
     }
@@ -212,29 +218,10 @@ static int bounded(const fit_ctx *f, const double *m, const double *h,
     int d = f->nfree;
     double prior[RVFIT_MAX_PARAMS];
     hessian(d, m, h, H);
-    for (int j = 0; j < d; j++) {
-        double r = f->hi[f->free_axis[j]] - f->lo[f->free_axis[j]];
-        prior[j] = 12 / (r * r);
-    }
+    for (int j = 0; j < d; j++)
+        prior[j] = 1 / grid_var(f, f->free_axis[j]);
     fq_psd_plus(d, H, prior);
     return rvfit_spd_inverse(d, H) == RVFIT_OK;
-}
-
-/* The pinning variance (fit_pin.c) added to the interpolation part (a
- * NaN there, no template, counts as 0). */
-static int add_pinning(fit_ctx *f, const double *h, const double *hinv,
-                       const double *diag, const int *have, double *var)
-{
-    size_t nv = f->nact * (size_t)f->nfree;
-    double *pin = malloc(nv * sizeof *pin);
-    if (!pin)
-        return fit_nomem(f);
-    int rc = fit_pin_var(f, h, hinv, diag, have, pin);
-    for (size_t k = 0; k < nv && !rc; k++)
-        if (pin[k] > 0)
-            var[k] = (isnan(var[k]) ? 0 : var[k]) + pin[k];
-    free(pin);
-    return rc;
 }
 
 int fit_stage_hessian(fit_ctx *f, rvfit_result *res)
@@ -271,7 +258,7 @@ int fit_stage_hessian(fit_ctx *f, rvfit_result *res)
     if (!rc)
         rc = fit_interp_var(f, c, h, m, ns, hinv, have, var);
     if (!rc && f->o->interp_errors && kinks_on_nodes(f))
-        rc = add_pinning(f, h, hinv, diag, have, var);
+        rc = fit_pin_var(f, h, hinv, diag, have, var);
 
     for (size_t i = 0; i < n && !rc; i++)
         write_errors(f, i, res, hinv + i * (size_t)dd, diag + i * (size_t)d,

@@ -56,12 +56,13 @@ int fit_interp_var(fit_ctx *f, const double *c, const double *h,
                    const double *m0, int ns, const double *hinv,
                    const int *ok, double *var);
 
-/* The variance [nact*nfree] (scaled units^2, 0 where none) of the
- * smooth minimum of a fit held on an inner node by the interpolant's
- * kink (fit_pin.c), from the Hessian stencil's steps h, inverse Hessians
- * hinv and Hessian diagonals diag of the spectra with have[i]. */
+/* Adds to var [nact*nfree] (scaled units^2; a NaN there counts as 0)
+ * the variance of the smooth minimum of a fit held on an inner node by
+ * the interpolant's kink (fit_pin.c), from the Hessian stencil's steps h,
+ * inverse Hessians hinv and Hessian diagonals diag of the spectra with
+ * have[i]. */
 int fit_pin_var(fit_ctx *f, const double *h, const double *hinv,
-                const double *diag, const int *have, double *pin);
+                const double *diag, const int *have, double *var);
 
 /* Parabolic refinement of the minimum of y on a uniform grid x at index
  * k (0 < k < n-1); returns the abscissa. */

@@ -19,8 +19,11 @@
  * s = g+ - g-.  A fit whose Hessian came from across the node (the retry)
  * has s = 0 by construction.  On the independent generator, where more
  * than half of the S/N > 15 fits sit on an [Fe/H] node, pull widths at
- * S/N >= 5 went from 0.97-1.54 to 0.81-1.15 (docs/benchmarks.md, "Fits
- * held on nodes").  Cost: 3 points per star and axis on a node.
+ * S/N >= 5 went from 0.97-1.54 to 0.81-1.15 (docs/benchmarks.md, "Issue
+ * 14: the error model completed").  Cost: 3 points per star and axis on
+ * a node; the centre is evaluated on the node itself rather than taken
+ * from the optimum (up to 1e-3 spacings off it) so that the three points
+ * share one line.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -64,12 +67,10 @@ static double slope_jump(const double *m, double h, double hjj)
 }
 
 int fit_pin_var(fit_ctx *f, const double *h, const double *hinv,
-                const double *diag, const int *have, double *pin)
+                const double *diag, const int *have, double *var)
 {
     int d = f->nfree;
     size_t n = f->nact, np = 0;
-    for (size_t k = 0; k < n * (size_t)d; k++)
-        pin[k] = 0;
     rvfit_point *p = malloc(n * (size_t)d * PIN_PTS * sizeof *p);
     size_t *who = malloc(n * (size_t)d * sizeof *who);
     double *m = malloc(n * (size_t)d * PIN_PTS * sizeof *m);
@@ -93,10 +94,13 @@ int fit_pin_var(fit_ctx *f, const double *h, const double *hinv,
         size_t i = who[q] / (size_t)d;
         int j = (int)(who[q] % (size_t)d);
         double s = slope_jump(m + q * PIN_PTS, h[who[q]], diag[who[q]]);
-        /* every axis b follows x* through the profile: C_bj s u */
+        /* every axis b follows x* through the profile: C_bj s u; a NaN
+         * there (no template term) counts as 0 */
         const double *C = hinv + i * (size_t)d * d;
-        for (int b = 0; b < d && s > 0; b++)
-            pin[i * (size_t)d + (size_t)b] += pow(s * C[b * d + j], 2) / 12;
+        for (int b = 0; b < d && s > 0; b++) {
+            double *v = &var[i * (size_t)d + (size_t)b];
+            *v = (isnan(*v) ? 0 : *v) + pow(s * C[b * d + j], 2) / 12;
+        }
     }
     free(p), free(who), free(m);
     return rc;

@@ -11,7 +11,8 @@
  * Where those signed shifts cancel, the quadrature sum over axes
  * (independent z_a), sum_a (H^-1 B)_ja^2, is kept as a floor: each
  * template is an estimate, and a cancellation at first order is not one
- * in the spectrum.  (Measured: docs/benchmarks.md, "One error vector".)
+ * in the spectrum.  (Measured: docs/benchmarks.md, "Issue 14: the error
+ * model completed".)
  * B comes from the same backend chisq as everything else, with the
  * stencil of each point extended by e_a:
  *   B_ja = [m(c+h_j, z_a=1) - m(c, z_a=1) - m(c+h_j) + m(c)] / (2 h_j),
