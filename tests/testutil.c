@@ -570,6 +570,14 @@ double tu_cell(const rvfit_table_schema *s, const rvfit_table_rows *r,
 int tu_patch_card(const char *path, int hdu, const char *key,
                   const char *value)
 {
+    char text[81];
+    snprintf(text, sizeof text, "%-8s= %-70s", key, value);
+    return tu_patch_card_text(path, hdu, key, text);
+}
+
+int tu_patch_card_text(const char *path, int hdu, const char *key,
+                       const char *text)
+{
     fitsfile *f;
     int st = 0;
     LONGLONG head = 0, data = 0, end = 0;
@@ -590,7 +598,7 @@ int tu_patch_card(const char *path, int hdu, const char *key,
             break;
         if (memcmp(card, want, 8) != 0 || card[8] != '=')
             continue;
-        snprintf(card, sizeof card, "%-8s= %-70s", key, value);
+        snprintf(card, sizeof card, "%-80s", text);
         rc = fseek(fp, (long)at, SEEK_SET) || fwrite(card, 1, 80, fp) != 80
                  ? -1
                  : 0;

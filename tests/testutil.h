@@ -137,3 +137,7 @@ long tu_outputs_diff(const char *dir_a, const char *dir_b, const char *stem,
  * corrupt-header tests; 0 when done, -1 when the card is not found. */
 int tu_patch_card(const char *path, int hdu, const char *key,
                   const char *value);
+/* The same with the whole card given as text (padded to 80): cards
+ * that break the "KEY     = " layout. */
+int tu_patch_card_text(const char *path, int hdu, const char *key,
+                       const char *text);

@@ -106,12 +106,14 @@ static int fh_check_card(const char *c, const char *path, int hdu, int card,
     int kl = 8; /* keyword without its padding, for messages */
     while (kl > 1 && c[kl - 1] == ' ')
         kl--;
-    if (c[8] == '=' && c[9] == ' ') {
+    if (c[8] == '=') {
         /* CFITSIO 4.2 (ffc2j) overflows its message buffer, and aborts,
          * when an integer keyword holds an unquoted word of 29 or more
          * characters; no number needs that many (17 significant digits
-         * and an exponent take 24) */
-        const char *v = c + 10, *end = c + FH_CARD;
+         * and an exponent take 24).  CFITSIO takes a value after '=' in
+         * column 9 even without the space the standard puts in column 10
+         * (a library fuzzer find), so the word may start there. */
+        const char *v = c + 9, *end = c + FH_CARD;
         while (v < end && *v == ' ')
             v++;
         int len = 0;
@@ -124,7 +126,7 @@ static int fh_check_card(const char *c, const char *path, int hdu, int card,
                                  card, kl, c, len, FH_MAXWORD);
     }
     if (!memcmp(c, "TTYPE", 5) && c[8] == '=') {
-        const char *v = c + 10;
+        const char *v = c + 9;
         while (v < c + FH_CARD && *v == ' ')
             v++;
         if (v < c + FH_CARD && *v != '\'')
