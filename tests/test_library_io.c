@@ -219,6 +219,13 @@ static void test_corrupt(const char *dir, const char *tmp)
                              "NARM    =ooooooooooooooooooooooooooooo") == 0);
     expect_bad(bad, "HDU 1: header card 9 (NARM): a value of 29 characters "
                "is not a number (at most 28)");
+    /* a complex value whose parentheses hold 29+ characters (a '/' and
+     * the comment inside): the library fuzzer's second find */
+    CHECK(system(cmd) == 0);
+    CHECK(tu_patch_card(bad, 1, "NARM",
+                        "             (     2 / number of arms    )") == 0);
+    expect_bad(bad, "HDU 1: header card 9 (NARM): a value of 29 characters "
+               "is not a number (at most 28)");
     /* a quoted string of 30+ characters where a number belongs: CFITSIO
      * 4.2 aborted the process converting it (the library fuzzer's find);
      * rvfit_fits_read_key refuses it first */

@@ -116,10 +116,14 @@ static int fh_check_card(const char *c, const char *path, int hdu, int card,
         const char *v = c + 9, *end = c + FH_CARD;
         while (v < end && *v == ' ')
             v++;
-        int len = 0;
-        while (v + len < end && v[len] != ' ' && v[len] != '/')
+        /* a complex value "(re, im)" runs to its ')' for CFITSIO, '/'
+         * and blanks included; no key rvfit reads is complex */
+        int len = 0, cplx = v < end && *v == '(';
+        while (v + len < end &&
+               (cplx ? len == 0 || v[len - 1] != ')'
+                     : v[len] != ' ' && v[len] != '/'))
             len++;
-        if (len > FH_MAXWORD && *v != '\'' && *v != '(')
+        if (len > FH_MAXWORD && *v != '\'')
             return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU %d: header "
                                  "card %d (%.*s): a value of %d characters "
                                  "is not a number (at most %d)", path, hdu,
