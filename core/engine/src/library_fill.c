@@ -21,17 +21,15 @@
 #include <strings.h>
 
 #include "grid_index.h"
-#include "interp_internal.h"
+#include "interp_lsq.h"
 #include "rvfit/library_io.h"
-#include "rvfit/linalg.h"
 
 #define FILL_LEVELS 3 /* neighbourhoods, growing (library_io.h)         */
 #define FILL_REACH 2  /* largest index offset along an axis             */
 
 typedef struct fill_geo {
     sx_data sd;                /* free axes and spacings (sx_axes only)  */
-    int sq[RVFIT_MAX_PARAMS];  /* free axis k has a square term          */
-    int nterm;                 /* basis functions of the quadratic       */
+    qls_basis B;               /* the quadratic's basis                  */
     size_t cap;                /* (2 FILL_REACH + 1)^d neighbours at most */
 } fill_geo;
 
@@ -53,20 +51,6 @@ int rvfit_fill_parse(const char *name)
     if (!strcasecmp(name, "quadratic"))
         return RVFIT_FILL_QUADRATIC;
     return -1;
-}
-
-/* Basis values at du (free axes): 1, du_k, du_k du_l (k < l), du_k^2
- * where the axis has >= 3 nodes (on two nodes a square is a line). */
-static void fill_terms(const fill_geo *G, const double *du, double *row)
-{
-    int d = G->sd.d, t = 0;
-    row[t++] = 1.0;
-    for (int k = 0; k < d; k++)
-        row[t++] = du[k];
-    for (int k = 0; k < d; k++)
-        for (int l = k; l < d; l++)
-            if (l > k || G->sq[k])
-                row[t++] = du[k] * du[l];
 }
 
 /* Offset o (free axes) belongs to neighbourhood level lv (1..3). */
@@ -115,7 +99,7 @@ static void fill_neigh(const rvfit_library *lib, const fill_geo *G,
         nb->m[nb->n] = m;
         nb->w[nb->n] = 1.0 / ((1.0 + s2) * (1.0 + s2));
         memcpy(nb->off + nb->n * (size_t)d, o, (size_t)d * sizeof *o);
-        fill_terms(G, du, nb->row + nb->n * (size_t)G->nterm);
+        qls_terms(&G->B, du, nb->row + nb->n * (size_t)G->B.nterm);
         nb->n++;
     }
 }
@@ -145,29 +129,11 @@ static int fill_surrounded(int d, const fill_nb *nb)
  * sum |g| exceeds RVFIT_FILL_MAX_GAIN. */
 static int fill_weights(const fill_geo *G, fill_nb *nb)
 {
-    int t = G->nterm;
-    double a[RVFIT_LINALG_MAX * RVFIT_LINALG_MAX] = {0};
-    double e0[RVFIT_LINALG_MAX] = {1.0}, z[RVFIT_LINALG_MAX], logdet;
-    if (nb->n < (size_t)t)
+    double e0[RVFIT_LINALG_MAX] = {1.0}, gain = 0.0;
+    if (!qls_weights(&G->B, nb->n, nb->row, nb->w, e0, nb->g))
         return 0;
-    for (size_t i = 0; i < nb->n; i++) {
-        const double *r = nb->row + i * (size_t)t;
-        for (int j = 0; j < t; j++)
-            for (int k = 0; k <= j; k++)
-                a[j * t + k] += nb->w[i] * r[j] * r[k];
-    }
-    if (rvfit_chol_eq_solve(t, a, e0, z, &logdet) != RVFIT_OK)
-        return 0;
-    double gain = 0.0;
-    for (size_t i = 0; i < nb->n; i++) {
-        const double *r = nb->row + i * (size_t)t;
-        double g = 0.0;
-        for (int j = 0; j < t; j++)
-            g += r[j] * z[j];
-        g *= nb->w[i];
-        nb->g[i] = g;
-        gain += fabs(g);
-    }
+    for (size_t i = 0; i < nb->n; i++)
+        gain += fabs(nb->g[i]);
     return isfinite(gain) && gain <= RVFIT_FILL_MAX_GAIN;
 }
 
@@ -207,18 +173,14 @@ static int fill_geo_init(const rvfit_library *lib, fill_geo *G,
 {
     memset(G, 0, sizeof *G);
     sx_axes(lib, &G->sd);
-    int d = G->sd.d;
-    G->nterm = 1 + d;
+    int d = G->sd.d, fits = qls_init(lib, &G->sd, &G->B);
     G->cap = 1;
-    for (int k = 0; k < d; k++) {
-        G->sq[k] = lib->axis[G->sd.ax[k]].nnode >= 3;
-        G->nterm += d - k - 1 + G->sq[k];
+    for (int k = 0; k < d; k++)
         G->cap *= 2 * FILL_REACH + 1;
-    }
-    if (d < 1 || G->nterm > RVFIT_LINALG_MAX)
+    if (d < 1 || !fits)
         return rvfit_err_set(err, RVFIT_ERR_CONFIG, "fill_holes = "
                              "quadratic: %d free axes give %d terms (need "
-                             "1..%d)", d, G->nterm, RVFIT_LINALG_MAX);
+                             "1..%d)", d, G->B.nterm, RVFIT_LINALG_MAX);
     return RVFIT_OK;
 }
 
@@ -259,7 +221,7 @@ int rvfit_library_fill_holes(rvfit_library *lib, int method,
     fill_nb nb = {0};
     nb.m = malloc(G.cap * sizeof *nb.m);
     nb.off = malloc(G.cap * (size_t)G.sd.d * sizeof *nb.off);
-    nb.row = malloc(G.cap * (size_t)G.nterm * sizeof *nb.row);
+    nb.row = malloc(G.cap * (size_t)G.B.nterm * sizeof *nb.row);
     nb.g = malloc(G.cap * sizeof *nb.g);
     nb.w = malloc(G.cap * sizeof *nb.w);
     double *buf = malloc(npix * sizeof *buf);
