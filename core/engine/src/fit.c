@@ -315,6 +315,26 @@ static int stage_diag(fit_ctx *f, rvfit_result *res, float *const *models)
     return rc;
 }
 
+/* At or beyond the simplex interpolator's hull (holes at the edge of the
+ * domain, a missing corner: inside the axes' box, yet an edge): theta or
+ * a point 1e-3 node spacings from it along a free axis is charged the
+ * out-of-hull penalty, as the axes' edges count within 1e-3 spacings. */
+static int at_hull_edge(const fit_ctx *f, const double *theta)
+{
+    uint32_t idx[RVFIT_MAX_STENCIL];
+    double w[RVFIT_MAX_STENCIL], pen = 0.0, t[RVFIT_MAX_PARAMS];
+    memcpy(t, theta, (size_t)f->lib->nparam * sizeof *t);
+    rvfit_interp_stencil(f->hs, t, idx, w, &pen);
+    for (int i = 0; pen == 0.0 && i < f->lib->nparam; i++)
+        for (int sg = -1; pen == 0.0 && sg <= 1 && f->lib->axis[i].nnode > 1;
+             sg += 2) {
+            t[i] = theta[i] + sg * 1e-3 * f->step[i];
+            rvfit_interp_stencil(f->hs, t, idx, w, &pen);
+            t[i] = theta[i];
+        }
+    return pen > 0.0;
+}
+
 /* Reduced chi^2 over dof = pixels used - fitted quantities: npoly
  * continuum coefficients per arm with pixels, the velocity, vsini when
  * fitted and the free library axes.  With scale_errors the statistical
@@ -365,15 +385,9 @@ static void finish_result(const fit_ctx *f, rvfit_result *r, size_t s)
             r->warn |= RVFIT_WARN_PARAM;
     }
     reduced_chisq(f, r, narm_used);
-    /* Beyond the simplex interpolator's hull (holes at the edge of the
-     * domain, a missing corner): inside the axes' box, yet an edge. */
-    if (f->hs && f->hs->kind == RVFIT_IKIND_SIMPLEX) {
-        uint32_t idx[RVFIT_MAX_STENCIL];
-        double w[RVFIT_MAX_STENCIL], pen = 0.0;
-        rvfit_interp_stencil(f->hs, p->theta, idx, w, &pen);
-        if (pen > 1e-6 * RVFIT_PENALTY_SCALE) /* 1e-3 node spacings */
-            r->warn |= RVFIT_WARN_PARAM;
-    }
+    if (f->hs && f->hs->kind == RVFIT_IKIND_SIMPLEX &&
+        at_hull_edge(f, p->theta))
+        r->warn |= RVFIT_WARN_PARAM;
     if (r->chisq_c_tot - r->chisq_tot < 50)
         r->warn |= RVFIT_WARN_CHISQ;
     if (r->vrad < f->o->vmin + 5 || r->vrad > f->o->vmax - 5)
