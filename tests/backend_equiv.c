@@ -784,15 +784,19 @@ static void be_check_arm_stencils(const be_target *t, be_backend *cpu,
  * stencils: simplex (Delaunay over the models present; be_cases[9]:
  * holes, ln flux) through the 1.1 entries, pca (8 components, their
  * coefficients cubic on every axis; be_cases[7]: holes, ln flux) through
- * the 1.2 entries over its component view.  cpu and backend agree on
- * chisq, vscan and models. */
+ * the 1.2 entries over its component view, and simplex with the
+ * quadratic correction (long stencils, weights of both signs).  cpu and
+ * backend agree on chisq, vscan and models. */
 static void be_check_kinds(const be_target *t, be_backend *cpu,
                            be_backend *gpu, uint64_t *rng, double tol)
 {
     enum { N = 48, NV = 5 };
-    static const int kind[2] = {RVFIT_IKIND_SIMPLEX, RVFIT_IKIND_PCA};
-    static const int icase[2] = {9, 7};
-    for (int k = 0; k < 2; k++) {
+    static const int kind[3] = {RVFIT_IKIND_SIMPLEX, RVFIT_IKIND_PCA,
+                                RVFIT_IKIND_SIMPLEX};
+    static const int icase[3] = {9, 7, 9}, corr[3] = {0, 0, 1};
+    for (int k = 0; k < 3; k++) {
+        const char *kn = corr[k] ? "simplex + quadratic"
+                                 : rvfit_interp_kind_name(kind[k]);
         be_problem pr;
         rvfit_interpolator ip;
         rvfit_stencil_buf sb;
@@ -804,6 +808,9 @@ static void be_check_kinds(const be_target *t, be_backend *cpu,
         rc = kind[k] == RVFIT_IKIND_PCA
                  ? rvfit_interp_open_pca(&ip, &pr.lib, 8, 0.0, &err)
                  : rvfit_interp_open(&ip, &pr.lib, kind[k], NULL, 0, &err);
+        if (!rc && corr[k]) /* stencils of ~80 models, weights of both signs */
+            rc = rvfit_interp_simplex_correction(&ip, RVFIT_SXCORR_QUADRATIC,
+                                                 &err);
         const rvfit_library *v = rc ? NULL : rvfit_interp_vectors(&ip);
         for (int b = 0; b < 2 && !rc; b++) {
             be_backend *be = b ? gpu : cpu;
@@ -834,7 +841,7 @@ static void be_check_kinds(const be_target *t, be_backend *cpu,
                 rc = rvfit_stencil_models(be->ops, be->st, 8, pts, &sb,
                                           mp[b], NULL, &err);
         }
-        CHECK_MSG(rc == RVFIT_OK, "%s: %s", rvfit_interp_kind_name(kind[k]),
+        CHECK_MSG(rc == RVFIT_OK, "%s: %s", kn,
                   err.msg);
         if (!rc) {
             size_t na = (size_t)pr.sh.narm, np = pr.batch.arm[0].npix;
@@ -846,13 +853,14 @@ static void be_check_kinds(const be_target *t, be_backend *cpu,
                     double mx = fmax(fabs(mb[0][a][i]), 1e-3);
                     d4 = fmax(d4, fabs(mb[0][a][i] - mb[1][a][i]) / mx);
                 }
-            printf("  %s interpolator (%u weights per entry): m2lnl %.1e "
-                   "chisq %.1e vscan %.1e models %.1e\n",
-                   rvfit_interp_kind_name(kind[k]), sb.nw, d1, d2, d3, d4);
+            printf("  %s interpolator (%u weights per entry, %.1f entries "
+                   "per point): m2lnl %.1e chisq %.1e vscan %.1e models "
+                   "%.1e\n", kn, sb.nw, (double)sb.off[N] / N, d1, d2, d3,
+                   d4);
             CHECK_MSG(d1 <= tol && d2 <= tol && d3 <= tol, "%s",
-                      rvfit_interp_kind_name(kind[k]));
+                      kn);
             CHECK_MSG(d4 <= (tol > BE_TOL ? tol : BE_TOL_MODEL),
-                      "%s models %.3g", rvfit_interp_kind_name(kind[k]), d4);
+                      "%s models %.3g", kn, d4);
         }
         rvfit_stencil_buf_free(&sb);
         if (v)

@@ -413,7 +413,7 @@ static void test_interpolator(const char *tmp)
     CHECK(rvfit_library_kind(out, &kind, &e) == RVFIT_OK &&
           kind == RVFIT_IKIND_SIMPLEX);
     int nv = 0;
-    CHECK(rvfit_library_read_simplices(out, &vert, &ns, &nv, &e) ==
+    CHECK(rvfit_library_read_simplices(out, &vert, &ns, &nv, NULL, &e) ==
           RVFIT_OK && nv == 4);
     if (rvfit_library_load(&lib, out, &e) != RVFIT_OK) {
         CHECK_MSG(0, "load: %s", e.msg);

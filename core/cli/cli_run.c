@@ -62,7 +62,9 @@ int cli_open_env(fit_env *e, rvfit_err *err)
               "templates %s: %d parameters, %zu models%s, %d arms; "
               "interpolator %s%s in %s, cubic on: %s, stencils from the %s",
               c->templates, e->lib.nparam, e->lib.nmodel, fill, e->lib.narm,
-              rvfit_interp_kind_name(e->interp.kind), pca,
+              rvfit_interp_kind_name(e->interp.kind),
+              rvfit_interp_simplex_corr(&e->interp) ? " (quadratic correction)"
+                                                    : pca,
               e->lib.log_flux ? "ln flux" : "flux", cub[0] ? cub : "none",
               e->interp.host_stencils ? "core" : "backend");
     if ((rc = rvfit_instrument_load(c, c->instrument, &e->inst, err)))

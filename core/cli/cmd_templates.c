@@ -103,6 +103,7 @@ int cmd_templates(int argc, char **argv)
     to.pca_rms = cfg.pca_rms;
     size_t nfilled = 0, nleft = 0;
     to.fill_holes = cfg.fill_holes;
+    to.simplex_correction = cfg.simplex_correction;
     to.nfilled = &nfilled;
     to.nleft = &nleft;
     rvfit_err err;

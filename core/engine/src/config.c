@@ -73,6 +73,15 @@ static const key_desc keys[] = {
      "local least-squares quadratic of the neighbours (quadratic), so that "
      "interpolators span one node spacing there, or leave them (none); "
      "holes at the edge of the models (a missing corner) stay holes"},
+    {"templates", "simplex_correction", K_STR, OFF(simplex_correction),
+     SZ(simplex_correction), 0, 0, "none",
+     "building with interpolator = simplex: subtract the barycentric "
+     "interpolant's error on the local least-squares quadratic of the "
+     "models within 2.5 node spacings (quadratic: exact for flux "
+     "quadratic in the parameters; stencils of about 65 models with 3 free "
+     "axes, 80 with 3 and a two-node one, instead of the simplex's 4 or 5 "
+     "vertices: 4 to 6 times its backend time), or not (none); at most 4 "
+     "axes with several nodes"},
     {"fit", "npoly", K_LONG, OFF(npoly), 0, 1, 32, "10",
      "continuum terms per arm"},
     {"fit", "basis", K_STR, OFF(basis), SZ(basis), 0, 0, "gauss",

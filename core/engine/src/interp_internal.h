@@ -16,6 +16,7 @@ typedef struct sx_data {
     double *v0, *inv;            /* [ns][d] vertex 0, [ns][d][d] inverse  */
     size_t *cell_off;            /* [ncells+1] into cell_list             */
     uint32_t *cell_list;         /* simplices touching each cell          */
+    int corr;                    /* enum rvfit_sxcorr                     */
 } sx_data;
 
 /* Free axes, spacings; the triangulation by Qhull (stored == NULL) or
@@ -35,6 +36,11 @@ void sx_model_u(const rvfit_library *lib, const sx_data *sd, size_t m,
                 double *u);
 int sx_stencil(const rvfit_library *lib, const sx_data *sd,
                const double *theta, uint32_t *idx, double *w, double *pen);
+/* The quadratic correction of the barycentric stencil idx/w (n vertices,
+ * weights summing to 1) in place; returns the new entry count (n where
+ * the local quadratic is rank-deficient). */
+int sx_quad_correct(const rvfit_library *lib, const sx_data *sd,
+                    uint32_t *idx, double *w, int n);
 
 /* pca (interp_pca.c, interp_pca_build.c, library_io_pca.c): per arm a
  * mean and k principal components of the existing models (in the

@@ -284,6 +284,11 @@ static void lio_write_simplices(fitsfile *f, const rvfit_interpolator *ip,
     fits_write_comment(f, "Delaunay simplices of the models present "
                        "(model indices), scaled coordinates in node "
                        "spacings", fs);
+    fits_write_key(f, TSTRING, "SXCORR",
+                   rvfit_interp_simplex_corr(ip) == RVFIT_SXCORR_QUADRATIC
+                       ? "QUADRATIC"
+                       : "NONE",
+                   "correction of the barycentric interpolant", fs);
     fits_write_img(f, TUINT, 1, (LONGLONG)ns * nv, (void *)vert, fs);
 }
 
@@ -731,8 +736,30 @@ int rvfit_library_kind(const char *path, int *kind, rvfit_err *err)
     return RVFIT_OK;
 }
 
+/* SXCORR of the current HDU into *corr (NONE when absent). */
+static int lio_read_sxcorr(fitsfile *f, const char *file, int *corr,
+                           rvfit_err *err)
+{
+    char v[FLEN_VALUE] = "";
+    int fs = 0;
+    *corr = RVFIT_SXCORR_NONE;
+    if (fits_read_key(f, TSTRING, "SXCORR", v, NULL, &fs)) {
+        fits_clear_errmsg();
+        return fs == KEY_NO_EXIST ? RVFIT_OK
+                                  : rvfit_fits_error(err, fs, file, "SIMPLEX",
+                                                     "reading SXCORR");
+    }
+    *corr = rvfit_simplex_correction_parse(v);
+    if (*corr < 0)
+        return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU SIMPLEX: "
+                             "SXCORR = '%s': not a correction this rvfit "
+                             "knows (NONE, QUADRATIC)", file, v);
+    return RVFIT_OK;
+}
+
 int rvfit_library_read_simplices(const char *path, uint32_t **vert,
-                                 size_t *ns, int *nvert, rvfit_err *err)
+                                 size_t *ns, int *nvert, int *corr,
+                                 rvfit_err *err)
 {
     char file[4096];
     fitsfile *f = NULL;
@@ -756,6 +783,8 @@ int rvfit_library_read_simplices(const char *path, uint32_t **vert,
                                "need a 2D image of [nsimplex][3..%d] "
                                "indices", file, RVFIT_MAX_PARAMS + 1);
     }
+    if (!rc && corr)
+        rc = lio_read_sxcorr(f, file, corr, err);
     size_t n = rc ? 0 : (size_t)ax[0] * (size_t)ax[1];
     if (!rc && !(*vert = malloc(n * sizeof **vert)))
         rc = rvfit_err_set(err, RVFIT_ERR_NOMEM, "%s: no memory", file);

@@ -483,6 +483,13 @@ int rvfit_templates_build(const char *griddir, int narm,
                                                   : RVFIT_PCA_RMS, err);
     else if (!st)
         st = rvfit_interp_open(&ip, &lib, kind, NULL, 0, err);
+    int corr = rvfit_simplex_correction_parse(o->simplex_correction);
+    if (!st && corr < 0)
+        st = rvfit_err_set(err, RVFIT_ERR_CONFIG, "simplex_correction = "
+                           "'%s': expected none or quadratic",
+                           o->simplex_correction);
+    if (!st && (corr || kind == RVFIT_IKIND_SIMPLEX))
+        st = rvfit_interp_simplex_correction(&ip, corr, err);
     if (!st)
         st = rvfit_library_save_interp(&lib, &ip, outdir, err);
     rvfit_interp_close(&ip);

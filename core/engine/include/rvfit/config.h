@@ -50,6 +50,8 @@ typedef struct rvfit_config {
     long pca_components; /* pca: components per arm, 0 = by pca_rms     */
     double pca_rms;      /* pca: rms reconstruction error to reach      */
     char fill_holes[16]; /* building: "none" or "quadratic"             */
+    char simplex_correction[16]; /* building with interpolator = simplex:
+                                    "none" or "quadratic"             */
     /* [fit] */
     long npoly;
     char basis[16];      /* "gauss" or "cheb"                            */

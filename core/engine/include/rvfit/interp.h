@@ -123,6 +123,25 @@ RVFIT_EXPORT int rvfit_interp_simplices(const rvfit_interpolator *ip,
                                         const uint32_t **vert, size_t *ns,
                                         int *nvert);
 
+/* The simplex's quadratic correction (interp_simplex_quad.c):
+ * RVFIT_SXCORR_QUADRATIC subtracts the barycentric interpolant's error on
+ * the local weighted least-squares quadratic of the models within 2.5
+ * node spacings, exact for flux quadratic in theta; its stencils hold
+ * those models (RVFIT_MAX_STENCIL at most).  Recorded in the library
+ * (SXCORR in HDU SIMPLEX) and applied when it is opened. */
+enum rvfit_sxcorr { RVFIT_SXCORR_NONE = 0, RVFIT_SXCORR_QUADRATIC = 1 };
+/* "none" (or NULL, "") or "quadratic", case-insensitive; -1 otherwise. */
+RVFIT_EXPORT int rvfit_simplex_correction_parse(const char *name);
+/* Set the correction of an open simplex interpolator.  RVFIT_ERR_CONFIG
+ * for another kind (unless RVFIT_SXCORR_NONE) and for the quadratic
+ * correction with more than 4 axes of several nodes (its ball of models
+ * would not fit a stencil). */
+RVFIT_EXPORT int rvfit_interp_simplex_correction(rvfit_interpolator *ip,
+                                                 int corr, rvfit_err *err);
+/* The correction of a simplex interpolator (RVFIT_SXCORR_NONE for other
+ * kinds). */
+RVFIT_EXPORT int rvfit_interp_simplex_corr(const rvfit_interpolator *ip);
+
 /* Stencil of one point over the library's models into idx/w (room for
  * RVFIT_MAX_STENCIL each): returns the entry count (0 = flat template)
  * and the out-of-domain penalty in *pen, the rules of

@@ -34,10 +34,13 @@ RVFIT_EXPORT int rvfit_library_save_interp(
  * MULTILIN without INTERP). */
 RVFIT_EXPORT int rvfit_library_kind(const char *path, int *kind,
                                     rvfit_err *err);
-/* The SIMPLEX HDU: *vert ([ns][nvert] model indices, caller frees). */
+/* The SIMPLEX HDU: *vert ([ns][nvert] model indices, caller frees) and,
+ * when corr is not NULL, its SXCORR (enum rvfit_sxcorr; NONE when the
+ * key is absent, RVFIT_ERR_FORMAT when unknown). */
 RVFIT_EXPORT int rvfit_library_read_simplices(const char *path,
                                               uint32_t **vert, size_t *ns,
-                                              int *nvert, rvfit_err *err);
+                                              int *nvert, int *corr,
+                                              rvfit_err *err);
 
 /* Interpolation along the axes named in `axes` (comma- or space-separated,
  * case-insensitive; "" or "none" = none) becomes cubic, every other axis linear.

@@ -41,6 +41,9 @@ typedef struct rvfit_templates_opts {
      * counts go to *nfilled and *nleft when not NULL. */
     const char *fill_holes;
     size_t *nfilled, *nleft;
+    /* simplex: "none" (or NULL) or "quadratic", the correction recorded
+     * with the triangulation (rvfit_interp_simplex_correction). */
+    const char *simplex_correction;
 } rvfit_templates_opts;
 
 RVFIT_EXPORT int rvfit_templates_build(const char *griddir, int narm,
