@@ -80,7 +80,7 @@ static const key_desc keys[] = {
      "models within 2.5 node spacings (quadratic: exact for flux "
      "quadratic in the parameters; stencils of about 65 models with 3 free "
      "axes, 80 with 3 and a two-node one, instead of the simplex's 4 or 5 "
-     "vertices: 4 to 6 times its backend time), or not (none); at most 4 "
+     "vertices: about 4 times its backend time), or not (none); at most 4 "
      "axes with several nodes"},
     {"fit", "npoly", K_LONG, OFF(npoly), 0, 1, 32, "10",
      "continuum terms per arm"},
