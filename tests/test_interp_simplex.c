@@ -72,15 +72,7 @@ static void build(rvfit_library *lib, float *flux, uint8_t *ex)
     lib->axis[0].scale = RVFIT_SCALE_LOG10;
     lib->nmodel = NM;
     lib->exists = ex;
-    lib->narm = 1;
-    strcpy(lib->arm[0].name, "B");
-    lib->arm[0].lnl0 = log(5000.0);
-    lib->arm[0].dlnl = 1e-4;
-    lib->arm[0].npix = NPIX;
-    lib->arm[0].flux = flux;
-    lib->sigma0 = 0.5;
-    lib->vmax = 100;
-    strcpy(lib->instrument, "desi");
+    tu_library_one_arm(lib, NPIX, flux);
     int removed = 0;
     for (size_t m = 0; m < NM; m++) {
         int i0 = (int)(m / (N1 * N2)), i1 = (int)(m / N2 % N1);

@@ -92,15 +92,7 @@ static void build(rvfit_library *lib, float *flux, uint8_t *ex,
     lib->axis[0].scale = RVFIT_SCALE_LOG10;
     lib->nmodel = NM;
     lib->exists = ex;
-    lib->narm = 1;
-    strcpy(lib->arm[0].name, "B");
-    lib->arm[0].lnl0 = log(5000.0);
-    lib->arm[0].dlnl = 1e-4;
-    lib->arm[0].npix = NPIX;
-    lib->arm[0].flux = flux;
-    lib->sigma0 = 0.5;
-    lib->vmax = 100;
-    strcpy(lib->instrument, "desi");
+    tu_library_one_arm(lib, NPIX, flux);
     uint64_t keep = rng;
     rng = 0x2545F4914F6CDD1Dull; /* the same holes for every flux */
     for (size_t m = 0; m < NM; m++) {
@@ -291,6 +283,21 @@ static void test_file(rvfit_library *lib, const rvfit_interpolator *ip)
     rvfit_library_free(&b);
 }
 
+/* The corrected and the plain simplex interpolators over lib. */
+static int open_pair(const rvfit_library *lib, rvfit_interpolator *ip,
+                     rvfit_interpolator *plain)
+{
+    rvfit_err e;
+    int rc = rvfit_interp_open(ip, lib, RVFIT_IKIND_SIMPLEX, NULL, 0, &e);
+    if (!rc)
+        rc = rvfit_interp_simplex_correction(ip, RVFIT_SXCORR_QUADRATIC,
+                                             &e);
+    if (!rc)
+        rc = rvfit_interp_open(plain, lib, RVFIT_IKIND_SIMPLEX, NULL, 0, &e);
+    CHECK_MSG(rc == RVFIT_OK, "open: %s", e.msg);
+    return rc;
+}
+
 int main(void)
 {
     static float flux[NM * NPIX];
@@ -299,29 +306,13 @@ int main(void)
     rvfit_interpolator ip, plain;
     rvfit_err e;
     build(&lib, flux, ex, quad, 0);
-    int rc = rvfit_interp_open(&ip, &lib, RVFIT_IKIND_SIMPLEX, NULL, 0, &e);
-    if (!rc)
-        rc = rvfit_interp_simplex_correction(&ip, RVFIT_SXCORR_QUADRATIC,
-                                             &e);
-    if (!rc)
-        rc = rvfit_interp_open(&plain, &lib, RVFIT_IKIND_SIMPLEX, NULL, 0,
-                               &e);
-    CHECK_MSG(rc == RVFIT_OK, "open: %s", e.msg);
-    if (rc)
+    if (open_pair(&lib, &ip, &plain))
         return tu_finish("test_interp_simplex_quad");
     test_quadratic(&ip, &plain, 0);
     rvfit_interp_close(&ip);
     rvfit_interp_close(&plain);
     build(&lib, flux, ex, quad, 1);
-    rc = rvfit_interp_open(&ip, &lib, RVFIT_IKIND_SIMPLEX, NULL, 0, &e);
-    if (!rc)
-        rc = rvfit_interp_simplex_correction(&ip, RVFIT_SXCORR_QUADRATIC,
-                                             &e);
-    if (!rc)
-        rc = rvfit_interp_open(&plain, &lib, RVFIT_IKIND_SIMPLEX, NULL, 0,
-                               &e);
-    CHECK_MSG(rc == RVFIT_OK, "open: %s", e.msg);
-    if (rc)
+    if (open_pair(&lib, &ip, &plain))
         return tu_finish("test_interp_simplex_quad");
     test_quadratic(&ip, &plain, 1);
     test_file(&lib, &ip);

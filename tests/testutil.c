@@ -607,3 +607,16 @@ int tu_patch_card_text(const char *path, int hdu, const char *key,
         rc = -1;
     return rc;
 }
+
+void tu_library_one_arm(rvfit_library *lib, size_t npix, float *flux)
+{
+    lib->narm = 1;
+    strcpy(lib->arm[0].name, "B");
+    lib->arm[0].lnl0 = log(5000.0);
+    lib->arm[0].dlnl = 1e-4;
+    lib->arm[0].npix = npix;
+    lib->arm[0].flux = flux;
+    lib->sigma0 = 0.5;
+    lib->vmax = 100;
+    strcpy(lib->instrument, "desi");
+}

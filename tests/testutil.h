@@ -10,6 +10,7 @@
 
 #include "rvfit/host.h"
 #include "rvfit/instrument_mock.h"
+#include "rvfit/library.h"
 
 extern int tu_failures;
 extern int tu_checks;
@@ -98,6 +99,11 @@ int tu_rvfit(char **log, const char *fmt, ...) RVFIT_PRINTF(2, 3);
 /* N of the last "... evaluated P points in N calls" backend line of a
  * log; -1 when there is none. */
 long tu_backend_calls(const char *log);
+
+/* One arm "B" of npix pixels (flux: [nmodel][npix], caller-owned) at
+ * 5000 A, 1e-4 in ln lambda, sigma0 0.5 A, vmax 100 km/s, instrument desi:
+ * the arm of the hand-made libraries of the interpolator tests. */
+void tu_library_one_arm(rvfit_library *lib, size_t npix, float *flux);
 
 #endif
 
