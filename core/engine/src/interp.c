@@ -63,10 +63,11 @@ int rvfit_interp_open(rvfit_interpolator *ip, const rvfit_library *lib,
     if (kind >= RVFIT_IKIND_NKIND)
         return rvfit_err_set(err, RVFIT_ERR_INVALID, "interpolator kind %d",
                              kind);
+    int corr = RVFIT_SXCORR_NONE; /* simplex: as its file records */
     if (kind == RVFIT_IKIND_SIMPLEX) {
         uint32_t *vert = NULL;
         size_t ns = 0;
-        int nv = 0, corr = RVFIT_SXCORR_NONE;
+        int nv = 0;
         sx_data *sd = NULL;
         for (int p = 0; p < lib->nparam; p++)
             if (lib->axis[p].interp != RVFIT_INTERP_LINEAR)
@@ -83,12 +84,6 @@ int rvfit_interp_open(rvfit_interpolator *ip, const rvfit_library *lib,
         if (rc)
             return rc;
         ip->data = sd;
-        ip->kind = kind;
-        if ((rc = rvfit_interp_simplex_correction(ip, corr, err))) {
-            sx_free(sd);
-            memset(ip, 0, sizeof *ip);
-            return rc;
-        }
     }
     if (kind == RVFIT_IKIND_PCA) {
         pca_data *pd = NULL;
@@ -101,7 +96,9 @@ int rvfit_interp_open(rvfit_interpolator *ip, const rvfit_library *lib,
     ip->lib = lib;
     ip->kind = kind;
     ip->host_stencils = host_stencils || !kinds[kind].device;
-    return RVFIT_OK;
+    if (corr && (rc = rvfit_interp_simplex_correction(ip, corr, err)))
+        rvfit_interp_close(ip);
+    return rc;
 }
 
 void rvfit_interp_close(rvfit_interpolator *ip)

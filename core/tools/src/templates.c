@@ -488,7 +488,7 @@ int rvfit_templates_build(const char *griddir, int narm,
         st = rvfit_err_set(err, RVFIT_ERR_CONFIG, "simplex_correction = "
                            "'%s': expected none or quadratic",
                            o->simplex_correction);
-    if (!st && (corr || kind == RVFIT_IKIND_SIMPLEX))
+    if (!st && corr)
         st = rvfit_interp_simplex_correction(&ip, corr, err);
     if (!st)
         st = rvfit_library_save_interp(&lib, &ip, outdir, err);
