@@ -29,7 +29,7 @@
 #include <stdlib.h>
 
 #include "fit_internal.h"
-#include "grid_index.h"
+#include "library/grid_index.h"
 
 #define PIN_PTS 3   /* node, node + h, node - h                  */
 #define PIN_TOL 1e-3 /* "on the node", in node spacings          */

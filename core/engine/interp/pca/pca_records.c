@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "library_io_internal.h"
+#include "library/library_io_internal.h"
 
 void lio_pca_write_arm(fitsfile *f, const pca_data *pd, int a, long npix,
                        int *fs)

@@ -7,7 +7,7 @@
 #include <strings.h>
 
 #include "interp_internal.h"
-#include "library_io_internal.h"
+#include "library/library_io_internal.h"
 #include "rvfit/library_io.h"
 
 typedef struct interp_kind {

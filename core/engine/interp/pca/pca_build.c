@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp_internal.h"
+#include "interp/interp_internal.h"
 
 #define PB 1024 /* pixels per block */
 

@@ -25,8 +25,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "grid_index.h"
-#include "interp_lsq.h"
+#include "library/grid_index.h"
+#include "library/lsq.h"
 
 #define SXQ_REACH 2.5 /* radius of the ball of models, node spacings     */
 #define SXQ_AXMAX 16  /* nodes of one axis within the reach, at most     */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp_internal.h"
+#include "interp/interp_internal.h"
 
 void pca_free(pca_data *pd)
 {

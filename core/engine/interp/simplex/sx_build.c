@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp_internal.h"
+#include "interp/interp_internal.h"
 
 #define SX_EPS 1e-10 /* barycentric tolerance, and singular simplices */
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grid_index.h"
-#include "interp_internal.h"
+#include "library/grid_index.h"
+#include "interp/interp_internal.h"
 
 static int sx_clampi(long x, int lo, int hi)
 {

@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "interp_internal.h"
+#include "interp/interp_internal.h"
 #include "rvfit/linalg.h"
 
 typedef struct qls_basis {

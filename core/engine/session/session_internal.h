@@ -2,7 +2,7 @@
 #ifndef RVFIT_SESSION_INTERNAL_H
 #define RVFIT_SESSION_INTERNAL_H
 
-#include "output_internal.h"
+#include "output/output_internal.h"
 #include "rvfit/config.h"
 #include "rvfit/fit.h"
 #include "rvfit/interp.h"

@@ -6,7 +6,7 @@
 
 #include <fitsio.h>
 
-#include "interp_internal.h"
+#include "interp/interp_internal.h"
 #include "rvfit/fits.h"
 #include "rvfit/library.h"
 

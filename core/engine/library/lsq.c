@@ -1,5 +1,5 @@
 /* interp_lsq.c — the local weighted least-squares quadratic (interp_lsq.h). */
-#include "interp_lsq.h"
+#include "lsq.h"
 
 int qls_init(const rvfit_library *lib, const sx_data *sd, qls_basis *B)
 {

@@ -9,7 +9,7 @@
 
 #include "fit_internal.h"
 #include "fit_quad.h"
-#include "grid_index.h"
+#include "library/grid_index.h"
 #include "rvfit/linalg.h"
 
 _Static_assert(RVFIT_MAX_PARAMS <= RVFIT_LINALG_MAX, "too many parameters");

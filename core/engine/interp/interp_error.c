@@ -17,7 +17,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "grid_index.h"
+#include "library/grid_index.h"
 #include "rvfit/fit.h"
 
 

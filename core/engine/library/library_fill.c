@@ -21,7 +21,7 @@
 #include <strings.h>
 
 #include "grid_index.h"
-#include "interp_lsq.h"
+#include "lsq.h"
 #include "rvfit/library_io.h"
 
 #define FILL_LEVELS 3 /* neighbourhoods, growing (library_io.h)         */

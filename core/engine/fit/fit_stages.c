@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "fit_internal.h"
-#include "grid_index.h"
+#include "library/grid_index.h"
 
 #define INIT_MAX_TEMPLATES 8
 #define LATTICE_MAX 512

@@ -14,7 +14,7 @@
 
 #include "rvfit/files.h"
 #include "rvfit/fits.h"
-#include "run_internal.h"
+#include "run/run_internal.h"
 
 /* Append the pixel rows of image HDU `in` (current HDU) to out's current
  * 2-D image at row *row. */

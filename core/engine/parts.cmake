@@ -1,0 +1,61 @@
+# The engine's parts, lowest layer first (docs/architecture.md, "Layout").
+# A part uses only itself and the parts listed before it; of those it
+# includes only the public header (include/rvfit/<header>) or the one
+# internal header named here.  tests/test_layers.py checks this on the
+# sources and the compiled objects, from the engine_parts.txt written
+# below.
+#
+# rvfit_engine_part(NAME PUBLIC_HEADER INTERNAL_HEADER|- SOURCES...)
+# Sets RVFIT_ENGINE_SOURCES (all, absolute paths) and
+# RVFIT_ENGINE_<NAME>_SOURCES (one part's; the fuzz targets build parts).
+set(RVFIT_ENGINE_SOURCES "")
+set(RVFIT_ENGINE_PARTS_TEXT "")
+macro(rvfit_engine_part name public internal)
+  set(RVFIT_ENGINE_${name}_SOURCES "")
+  foreach(s ${ARGN})
+    list(APPEND RVFIT_ENGINE_${name}_SOURCES ${CMAKE_CURRENT_LIST_DIR}/${name}/${s})
+  endforeach()
+  list(APPEND RVFIT_ENGINE_SOURCES ${RVFIT_ENGINE_${name}_SOURCES})
+  if("${internal}" STREQUAL "-")
+    string(APPEND RVFIT_ENGINE_PARTS_TEXT "${name} ${public}\n")
+  else()
+    string(APPEND RVFIT_ENGINE_PARTS_TEXT "${name} ${public} ${internal}\n")
+  endif()
+endmacro()
+
+# configuration: INI files (inih), defaults, the effective text
+rvfit_engine_part(config config.h -
+  config.c)
+# the template-library file format and the library in memory
+rvfit_engine_part(library library_io.h library_io_internal.h
+  library_io.c library_io_fill.c library_fill.c library_interp.c lsq.c)
+# plugins: finding, loading, ABI checks; opening backends and instruments
+rvfit_engine_part(plugin loader.h -
+  loader.c backend_open.c)
+# template interpolators: a registry of kinds, stencils for the backends
+rvfit_engine_part(interp interp.h -
+  interp.c interp_buf.c interp_error.c interp_file.c
+  simplex/sx_build.c simplex/sx_index.c simplex/sx_quad.c
+  pca/pca_build.c pca/pca_records.c pca/pca_stencil.c)
+# batch preparation before a backend loads it
+rvfit_engine_part(prep fit.h -
+  prep.c)
+# the fit driver: its stages in lockstep, the error terms
+rvfit_engine_part(fit fit.h -
+  fit.c fit_hessian.c fit_newton.c fit_optim.c fit_pin.c fit_quad.c
+  fit_stages.c fit_syserr.c optim.c)
+# output files: rvtab/rvmod, their columns, merging parts, the status file
+rvfit_engine_part(output output.h output_internal.h
+  output.c output_cols.c output_merge.c output_write.c statusfile.c)
+# fit figures (Cairo)
+rvfit_engine_part(plot plot.h -
+  plot_draw.c plot_layout.c plot_png.c plot_summary.c)
+# a run: reader, fit and writer threads over a stream of inputs
+rvfit_engine_part(run run.h -
+  run.c run_batch.c run_notes.c run_plot.c run_queue.c run_reader.c
+  run_writer.c)
+# the in-process session behind the bindings
+rvfit_engine_part(session session.h -
+  session.c session_batch.c session_fit.c)
+
+file(WRITE ${CMAKE_BINARY_DIR}/core/engine_parts.txt "${RVFIT_ENGINE_PARTS_TEXT}")
