@@ -84,13 +84,7 @@ static void one(const rvfit_library *fine, const char *path)
     rvfit_library lib;
     rvfit_interpolator ip;
     rvfit_err err;
-    int kind = -1;
-    if (rvfit_library_load(&lib, path, &err) ||
-        rvfit_library_kind(path, &kind, &err) ||
-        rvfit_interp_open(&ip, &lib,
-                          kind == RVFIT_IKIND_SIMPLEX ||
-                                  kind == RVFIT_IKIND_PCA ? kind : -1,
-                          path, 0, &err)) {
+    if (rvfit_library_open(&lib, &ip, path, &err)) {
         fprintf(stderr, "%s: %s\n", path, err.msg);
         exit(1);
     }
@@ -140,7 +134,7 @@ static void one(const rvfit_library *fine, const char *path)
                                  "nodes removed", "penalised (beyond hull)"};
     for (int c = 0; c < 6; c++) {
         printf("| %s | %s | %s | %zu | %.2e | %.2e |\n", path,
-               rvfit_interp_kind_name(kind), cls[c], ne[c],
+               rvfit_interp_name(&ip), cls[c], ne[c],
                pct(e[c], ne[c], 0.5), pct(e[c], ne[c], 0.9));
         free(e[c]);
     }

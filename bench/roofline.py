@@ -284,7 +284,7 @@ def main():
                  (a["u"][-1] - a["u"][0]) / (a["npix"] - 1)))
 
     # init scans every other velocity of the ccf_vstep grid (nc of them),
-    # then 2 velocities beside the minimum (fit_stages.c:init_vscan)
+    # then 2 velocities beside the minimum (fit/stage_init.c:init_vscan)
     nvel = int((args.vmax - args.vmin) // args.ccf_vstep) + 1
     nc = (nvel + 1) // 2
     kinds = {  # name: (corners, vsini, velocities per chunk, step)
@@ -317,7 +317,7 @@ def main():
 
     # Stage mix of a real run (the stages as of issue 12's second session).
     # init = 3 templates x nc velocities per star by vscan
-    # (fit_stages.c:init_vscan, 3 Teff nodes), 2 refine velocities, and a
+    # (fit/stage_init.c:init_vscan, 3 Teff nodes), 2 refine velocities, and a
     # node lattice by chisq (init_lattice); optimize, hessian, diagnostics:
     # chisq at general theta; vrefine: 2 probes, then vscans of 25
     # velocities (fit_stage_vrefine).  Logs of older commits (full init

@@ -5,7 +5,7 @@ irregular grid").
 
 Locates each star's TRUE parameters in the triangulation stored in a
 simplex library (HDU SIMPLEX; coordinates: scaled axes / mean node
-spacing, as core/engine/src/interp_simplex.c uses), measures that
+spacing, as core/engine/interp/simplex/sx_build.c uses), measures that
 simplex's largest extent along any axis (1 = within one grid cell; 2 or
 more = the simplex bridges a missing model), and prints the robust
 scatter of recovered - true TEFF, LOGG, FEH per class for each RVTAB

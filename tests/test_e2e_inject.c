@@ -50,10 +50,10 @@ static const int pull_state[4][3] = {
     {PULL_OK, PULL_OK, PULL_OK /* 1.07 / 1.72 */},
 };
 /* At S/N >= 15 every axis is inside the band since the interpolation
- * term adds the axes' shifts as one error vector (fit_syserr.c; with the
+ * term adds the axes' shifts as one error vector (fit/err_interp.c; with the
  * quadrature sum alone LOGG was 1.26).  Below S/N 15 the errors of this
  * 500 K grid come out too large: TEFF (posteriors spanning several
- * cells) and, since fit_pin.c, [Fe/H] at 5-15 (0.90 -> 0.79: fits held
+ * cells) and, since fit/err_pin.c, [Fe/H] at 5-15 (0.90 -> 0.79: fits held
  * on a node of another axis carry that basin over through their
  * covariance).  Those cells are bounded from below by 0.5 like every
  * KNOWN cell, and above by 3.5 (TEFF < 5) and 1.25. */

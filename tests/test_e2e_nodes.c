@@ -16,7 +16,7 @@
 #include "rvfit/plugin.h"
 #include "rvfit/physics.h"
 #include "rvfit/synth.h"
-#include "rvfit/library_io.h"
+#include "rvfit/interp.h"
 #include "testutil.h"
 
 static void check(const char *name, const char *libdir, const char *out,

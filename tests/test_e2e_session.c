@@ -9,7 +9,7 @@
  * Runs under the sanitizers too (the Python tests cannot). */
 #include <string.h>
 
-#include "rvfit/library_io.h"
+#include "rvfit/interp.h"
 #include "rvfit/session.h"
 #include "testutil.h"
 

@@ -100,7 +100,7 @@ static void set_cov(kcase *c, const double *s, double r, double *cov)
 enum { C_CLEAN, C_GAMMA, C_CHISQ, C_RV, C_RVERR, C_PARAM, C_VSINI, C_BAD,
        C_HESS, C_KINK, C_KINKNEG, C_WIDE, NCASE };
 
-/* The finite-difference step on [Fe/H] (fit_hessian.c: 0.25 of the node
+/* The finite-difference step on [Fe/H] (fit/stage_hessian.c: 0.25 of the node
  * spacing 0.5) and the node the kink cases sit on. */
 #define FEH_H 0.125
 #define FEH_NODE -0.5
@@ -242,7 +242,7 @@ static void check_results(const rvfit_result *res, const kcase *cs,
     CHECK_MSG(r->warn & RVFIT_WARN_BAD_HESSIAN, "HESSIAN case: %u", r->warn);
     /* Not positive definite: the errors are those of H plus the precision
      * of a uniform distribution over each axis' range, 12 / range^2
-     * (fit_hessian.c): TEFF and LOGG a little under their conditional
+     * (fit/stage_hessian.c): TEFF and LOGG a little under their conditional
      * errors (the [Fe/H] row of H is 0), the flat [Fe/H] range/sqrt(12)
      * of its 2.5 dex.  (Before: 1/sqrt(H_ii), NaN on the flat axis.) */
     const kcase *c = &cs[C_HESS];
@@ -257,7 +257,7 @@ static void check_results(const rvfit_result *res, const kcase *cs,
 }
 
 /* An error wider than the grid: capped at the rms distance from the fit
- * to a truth uniform over the axis' range (fit_hessian.c), while a
+ * to a truth uniform over the axis' range (fit/stage_hessian.c), while a
  * well-constrained axis keeps its closed-form error. */
 static void check_wide(const rvfit_result *r)
 {
@@ -395,7 +395,7 @@ int main(void)
     if (rc == RVFIT_OK)
         check_scaled(res, res1, o.model.npoly);
     /* interp_errors: no templates here (no chisq_st), only the pinning
-     * part of the interpolation term (fit_pin.c). */
+     * part of the interpolation term (fit/err_pin.c). */
     o.scale_errors = 0, o.interp_errors = 1;
     rc = tu_ana_fit(&ana, &lib, &b, &o, res1, &prof, &err);
     CHECK_MSG(rc == RVFIT_OK, "fit with interp_errors: %s", err.msg);

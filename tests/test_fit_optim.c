@@ -1,5 +1,5 @@
 /* test_fit_optim.c — known optima of stage 2 (the Newton optimiser,
- * core/engine/src/fit_newton.c) through an analytic backend whose
+ * core/engine/fit/newton.c) through an analytic backend whose
  * -2 ln L is a closed-form function of (v, vsini, theta):
  *
  *  - CELL: a quadratic in theta with correlation 0.9 between LOGG and FEH,

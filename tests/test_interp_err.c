@@ -22,7 +22,7 @@
  *     the first;
  *     for an optimum within h of a node, whose Hessian stencil (and with
  *     it the template) sits h from the node inside the cell, the term is
- *     the same expression with e taken there (fit_hessian.c, fit_syserr.c;
+ *     the same expression with e taken there (fit/stage_hessian.c, fit/err_interp.c;
  *     the forward difference of B is then not at a minimum of -ln L).
  */
 #include <string.h>
@@ -149,7 +149,7 @@ static void part_a(void)
     rvfit_interpolator ip;
     rvfit_err err = {0};
     poly_library(&L, flux, ex, 0);
-    CHECK(rvfit_interp_open(&ip, &L, -1, NULL, 0, &err) == RVFIT_OK);
+    CHECK(rvfit_interp_open(&ip, &L, NULL, 0, &err) == RVFIT_OK);
     check_templates(&ip, 0, "multilinear, quadratic flux");
     /* On a node of every axis: no error, no template. */
     double x[NAX] = {L.axis[AT].node[3], 2.0, -1.0, 0.4};
@@ -167,8 +167,8 @@ static void part_a(void)
 
     poly_library(&L, flux, ex, 1);
     CHECK(rvfit_library_set_cubic(&L, "FEH", &err) == RVFIT_OK);
-    CHECK(rvfit_interp_open(&ip, &L, -1, NULL, 0, &err) == RVFIT_OK);
-    CHECK(ip.kind == RVFIT_IKIND_CUBIC);
+    CHECK(rvfit_interp_open(&ip, &L, NULL, 0, &err) == RVFIT_OK);
+    CHECK(!strcmp(rvfit_interp_name(&ip), "cubic"));
     check_templates(&ip, 1, "cubic FEH, cubic flux");
     rvfit_interp_close(&ip);
 }
@@ -515,7 +515,7 @@ static void part_b(const bcase *bc)
             s.data[k][p] = bflux(bc, truth_b[k][0], truth_b[k][1], p);
     rvfit_interpolator ip;
     rvfit_err err = {0};
-    CHECK(rvfit_interp_open(&ip, &L, -1, NULL, 0, &err) == RVFIT_OK);
+    CHECK(rvfit_interp_open(&ip, &L, NULL, 0, &err) == RVFIT_OK);
     rvfit_fit_opts o = {.vmin = -1000, .vmax = 1000, .ccf_vstep = 20,
                         .vsini_max = 500, .fit_vsini = 0, .max_iter = 4000,
                         .model = {1, RVFIT_BASIS_CHEB}, .interp = &ip,

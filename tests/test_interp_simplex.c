@@ -1,4 +1,4 @@
-/* test_interp_simplex.c — the simplex interpolator (rvfit/interp.h) on
+/* test_interp/simplex/sx_build.c — the simplex interpolator (rvfit/interp.h) on
  * an irregular grid: 6 x 5 x 4 nodes (plus a single-node axis) with 30% of
  * the models removed at random and a missing corner (TEFF index >= 4 and
  * LOGG index >= 3 removed).  Known answers:
@@ -190,19 +190,13 @@ static void test_file(rvfit_library *lib, const rvfit_interpolator *ip)
     snprintf(dir, sizeof dir, "%s/lib", tu_tmpdir("interp_simplex"));
     int rc = rvfit_library_save_interp(lib, ip, dir, &e);
     CHECK_MSG(rc == RVFIT_OK, "save: %s", e.msg);
-    int kind = -1;
-    CHECK(rvfit_library_kind(dir, &kind, &e) == RVFIT_OK &&
-          kind == RVFIT_IKIND_SIMPLEX);
     rvfit_library b;
     rvfit_interpolator ib;
-    CHECK(rvfit_library_load(&b, dir, &e) == RVFIT_OK);
-    rc = rvfit_interp_open(&ib, &b, kind, dir, 0, &e);
+    rc = rvfit_library_open(&b, &ib, dir, &e);
     CHECK_MSG(rc == RVFIT_OK, "open stored: %s", e.msg);
-    if (rc) {
-        rvfit_library_free(&b);
+    if (rc)
         return;
-    }
-    CHECK(ib.host_stencils == 1);
+    CHECK(ib.host_stencils == 1 && !strcmp(rvfit_interp_name(&ib), "simplex"));
     const uint32_t *v1, *v2;
     size_t n1, n2;
     int k1, k2;
@@ -222,6 +216,7 @@ static void test_file(rvfit_library *lib, const rvfit_interpolator *ip)
               memcmp(w1, w2, sizeof(double) * (size_t)c1) == 0);
     }
     rvfit_interp_close(&ib);
+    rvfit_library_free(&b);
     /* a stored vertex that is a hole is refused, naming it */
     char file[8192];
     snprintf(file, sizeof file, "%s/%s", dir, RVFIT_LIBRARY_FILE);
@@ -235,9 +230,8 @@ static void test_file(rvfit_library *lib, const rvfit_interpolator *ip)
     fits_write_img(f, TUINT, 3, 1, &hole, &fs);
     fits_close_file(f, &fs);
     CHECK(fs == 0);
-    CHECK(rvfit_interp_open(&ib, &b, kind, dir, 0, &e) == RVFIT_ERR_FORMAT);
+    CHECK(rvfit_library_open(&b, &ib, dir, &e) == RVFIT_ERR_FORMAT);
     CHECK_MSG(tu_contains(e.msg, "not a model"), "%s", e.msg);
-    rvfit_library_free(&b);
 }
 
 int main(void)
@@ -248,7 +242,7 @@ int main(void)
     rvfit_interpolator ip;
     rvfit_err e;
     build(&lib, flux, ex);
-    int rc = rvfit_interp_open(&ip, &lib, RVFIT_IKIND_SIMPLEX, NULL, 0, &e);
+    int rc = rvfit_interp_open(&ip, &lib, "simplex", 0, &e);
     CHECK_MSG(rc == RVFIT_OK, "open: %s", e.msg);
     if (rc)
         return tu_finish("test_interp_simplex");
@@ -258,13 +252,13 @@ int main(void)
     rvfit_interp_close(&ip);
     /* cubic axes do not apply */
     lib.axis[0].interp = RVFIT_INTERP_CUBIC;
-    CHECK(rvfit_interp_open(&ip, &lib, RVFIT_IKIND_SIMPLEX, NULL, 0, &e) ==
+    CHECK(rvfit_interp_open(&ip, &lib, "simplex", 0, &e) ==
           RVFIT_ERR_CONFIG);
     lib.axis[0].interp = RVFIT_INTERP_LINEAR;
     /* one free axis: no triangulation */
     lib.axis[1].nnode = lib.axis[2].nnode = 1;
     lib.nmodel = N0;
-    CHECK(rvfit_interp_open(&ip, &lib, RVFIT_IKIND_SIMPLEX, NULL, 0, &e) ==
+    CHECK(rvfit_interp_open(&ip, &lib, "simplex", 0, &e) ==
           RVFIT_ERR_CONFIG);
     CHECK(tu_contains(e.msg, "multilinear"));
     return tu_finish("test_interp_simplex");

@@ -1,5 +1,5 @@
-/* test_interp_simplex_quad.c — the simplex's quadratic correction
- * (interp_simplex_quad.c) on a grid of 7 x 6 x 5 x 2 nodes, full and with
+/* test_interp/simplex/sx_quad.c — the simplex's quadratic correction
+ * (interp/simplex/sx_quad.c) on a grid of 7 x 6 x 5 x 2 nodes, full and with
  * 30% of the models removed at random and a missing corner.  Known
  * answers:
  *   - flux quadratic in theta (every cross term, no square on the two-node
@@ -245,13 +245,10 @@ static void test_file(rvfit_library *lib, const rvfit_interpolator *ip)
     CHECK(rvfit_library_save_interp(lib, ip, dir, &e) == RVFIT_OK);
     rvfit_library b;
     rvfit_interpolator ib;
-    CHECK(rvfit_library_load(&b, dir, &e) == RVFIT_OK);
-    int rc = rvfit_interp_open(&ib, &b, RVFIT_IKIND_SIMPLEX, dir, 0, &e);
+    int rc = rvfit_library_open(&b, &ib, dir, &e);
     CHECK_MSG(rc == RVFIT_OK, "open stored: %s", e.msg);
-    if (rc) {
-        rvfit_library_free(&b);
+    if (rc)
         return;
-    }
     CHECK(rvfit_interp_simplex_corr(&ib) == RVFIT_SXCORR_QUADRATIC);
     int same = 0;
     for (int i = 0; i < 200; i++) {
@@ -267,6 +264,7 @@ static void test_file(rvfit_library *lib, const rvfit_interpolator *ip)
     printf("read back: %d of 200 corrected stencils identical\n", same);
     CHECK(same >= 190);
     rvfit_interp_close(&ib);
+    rvfit_library_free(&b);
     snprintf(file, sizeof file, "%s/%s", dir, RVFIT_LIBRARY_FILE);
     fitsfile *f;
     int fs = 0;
@@ -275,12 +273,10 @@ static void test_file(rvfit_library *lib, const rvfit_interpolator *ip)
     fits_update_key(f, TSTRING, "SXCORR", "CUBIC", NULL, &fs);
     fits_close_file(f, &fs);
     CHECK(fs == 0);
-    CHECK(rvfit_interp_open(&ib, &b, RVFIT_IKIND_SIMPLEX, dir, 0, &e) ==
-          RVFIT_ERR_FORMAT);
+    CHECK(rvfit_library_open(&b, &ib, dir, &e) == RVFIT_ERR_FORMAT);
     CHECK_MSG(tu_contains(e.msg, "SXCORR = 'CUBIC'") &&
                   tu_contains(e.msg, file),
               "%s", e.msg);
-    rvfit_library_free(&b);
 }
 
 /* The corrected and the plain simplex interpolators over lib. */
@@ -288,12 +284,12 @@ static int open_pair(const rvfit_library *lib, rvfit_interpolator *ip,
                      rvfit_interpolator *plain)
 {
     rvfit_err e;
-    int rc = rvfit_interp_open(ip, lib, RVFIT_IKIND_SIMPLEX, NULL, 0, &e);
+    int rc = rvfit_interp_open(ip, lib, "simplex", 0, &e);
     if (!rc)
         rc = rvfit_interp_simplex_correction(ip, RVFIT_SXCORR_QUADRATIC,
                                              &e);
     if (!rc)
-        rc = rvfit_interp_open(plain, lib, RVFIT_IKIND_SIMPLEX, NULL, 0, &e);
+        rc = rvfit_interp_open(plain, lib, "simplex", 0, &e);
     CHECK_MSG(rc == RVFIT_OK, "open: %s", e.msg);
     return rc;
 }
@@ -322,8 +318,7 @@ int main(void)
     rvfit_interp_close(&plain);
     rvfit_interp_close(&ip);
     /* the correction belongs to simplex; at most 4 free axes */
-    CHECK(rvfit_interp_open(&ip, &lib, RVFIT_IKIND_MULTILINEAR, NULL, 0,
-                            &e) == RVFIT_OK);
+    CHECK(rvfit_interp_open(&ip, &lib, "multilinear", 0, &e) == RVFIT_OK);
     CHECK(rvfit_interp_simplex_correction(&ip, RVFIT_SXCORR_QUADRATIC, &e) ==
           RVFIT_ERR_CONFIG);
     rvfit_interp_close(&ip);

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rvfit/library_io.h"
+#include "rvfit/interp.h"
 #include "testutil.h"
 
 #define NPIX 5

@@ -322,16 +322,14 @@ static void test_pca(const char *grid, const char *tmp)
     o.pca_rms = 2e-3;
     int st = rvfit_templates_build(grid, 2, arms, "test", &o, out, &e);
     CHECK_MSG(st == RVFIT_OK, "pca build: %s", e.msg);
-    int kind = -1;
-    CHECK(rvfit_library_kind(out, &kind, &e) == RVFIT_OK &&
-          kind == RVFIT_IKIND_PCA);
     rvfit_library lp, lm;
     rvfit_interpolator ip;
-    if (rvfit_library_load(&lp, out, &e) || rvfit_library_load(&lm, ref, &e)) {
+    if (rvfit_library_open(&lp, &ip, out, &e) ||
+        rvfit_library_load(&lm, ref, &e)) {
         CHECK_MSG(0, "load: %s", e.msg);
         return;
     }
-    CHECK(rvfit_interp_open(&ip, &lp, kind, out, 0, &e) == RVFIT_OK);
+    CHECK(!strcmp(rvfit_interp_name(&ip), "pca"));
     int k = rvfit_interp_pca_k(&ip);
     for (int a = 0; a < lp.narm; a++) {
         double ss = 0.0, rec = rvfit_interp_pca_rms(&ip, a);
@@ -406,28 +404,22 @@ static void test_interpolator(const char *tmp)
                               .interpolator = "simplex"};
     int st = rvfit_templates_build(grid, 2, arms, "test", &o, out, &e);
     CHECK_MSG(st == RVFIT_OK, "simplex build: %s", e.msg);
-    int kind = -1;
-    uint32_t *vert = NULL;
-    size_t ns = 0;
     rvfit_library lib;
-    CHECK(rvfit_library_kind(out, &kind, &e) == RVFIT_OK &&
-          kind == RVFIT_IKIND_SIMPLEX);
-    int nv = 0;
-    CHECK(rvfit_library_read_simplices(out, &vert, &ns, &nv, NULL, &e) ==
-          RVFIT_OK && nv == 4);
-    if (rvfit_library_load(&lib, out, &e) != RVFIT_OK) {
-        CHECK_MSG(0, "load: %s", e.msg);
-        free(vert);
+    rvfit_interpolator ip;
+    if (rvfit_library_open(&lib, &ip, out, &e) != RVFIT_OK) {
+        CHECK_MSG(0, "open: %s", e.msg);
         return;
     }
+    const uint32_t *vert = NULL;
+    size_t ns = 0;
+    int nv = 0;
+    CHECK(!strcmp(rvfit_interp_name(&ip), "simplex"));
+    CHECK(rvfit_interp_simplices(&ip, &vert, &ns, &nv) == 0 && nv == 4);
     CHECK(ns >= 1 && vert);
     for (size_t i = 0; vert && i < ns * 4; i++)
         CHECK(vert[i] < lib.nmodel && lib.exists[vert[i]]);
-    rvfit_interpolator ip;
-    CHECK(rvfit_interp_open(&ip, &lib, kind, out, 0, &e) == RVFIT_OK);
     rvfit_interp_close(&ip);
     rvfit_library_free(&lib);
-    free(vert);
     o.interpolator = "cubic";
     st = rvfit_templates_build(grid, 2, arms, "test", &o, out, &e);
     CHECK(st == RVFIT_ERR_CONFIG && tu_contains(e.msg, "3 or more nodes"));
@@ -435,9 +427,9 @@ static void test_interpolator(const char *tmp)
     o.log_flux = 1;
     CHECK(rvfit_templates_build(grid, 2, arms, "test", &o, out, &e) ==
           RVFIT_OK);
-    CHECK(rvfit_library_load(&lib, out, &e) == RVFIT_OK && lib.log_flux == 1);
-    CHECK(rvfit_library_kind(out, &kind, &e) == RVFIT_OK &&
-          kind == RVFIT_IKIND_MULTILINEAR);
+    CHECK(rvfit_library_open(&lib, &ip, out, &e) == RVFIT_OK &&
+          lib.log_flux == 1 && !strcmp(rvfit_interp_name(&ip), "multilinear"));
+    rvfit_interp_close(&ip);
     rvfit_library_free(&lib);
     test_pca(grid, tmp);
     test_fill(grid, tmp);

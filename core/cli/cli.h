@@ -10,7 +10,7 @@
 #include "rvfit/host.h"
 #include "rvfit/loader.h"
 #include "rvfit/run.h"
-#include "rvfit/statusfile.h"
+#include "rvfit/output.h"
 
 /* Logging context behind the host: one mutex so that plugin threads do
  * not interleave lines, and the progress line is cleared first. */

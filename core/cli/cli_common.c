@@ -6,17 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static void log_fn(void *ctx, int level, const char *who, const char *msg)
 {
@@ -28,10 +20,10 @@ static void log_fn(void *ctx, int level, const char *who, const char *msg)
         lg->progress_shown = 0;
     }
     if (lg->rank >= 0)
-        fprintf(stderr, "[%8.3f] %-5s rank %d %s: %s\n", now() - lg->t0,
+        fprintf(stderr, "[%8.3f] %-5s rank %d %s: %s\n", rvfit_now() - lg->t0,
                 names[level & 3], lg->rank, who, msg);
     else
-        fprintf(stderr, "[%8.3f] %-5s %s: %s\n", now() - lg->t0,
+        fprintf(stderr, "[%8.3f] %-5s %s: %s\n", rvfit_now() - lg->t0,
                 names[level & 3], who, msg);
     pthread_mutex_unlock(&lg->lock);
 }
@@ -39,7 +31,7 @@ static void log_fn(void *ctx, int level, const char *who, const char *msg)
 void cli_host_init(rvfit_host *h, cli_log *lg, int level, int nthreads)
 {
     pthread_mutex_init(&lg->lock, NULL);
-    lg->t0 = now();
+    lg->t0 = rvfit_now();
     lg->progress_shown = 0;
     lg->rank = -1;
     memset(h, 0, sizeof *h);

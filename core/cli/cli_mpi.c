@@ -337,13 +337,6 @@ typedef struct rank_stats {
     uint64_t spectra, points, failed_run;
 } rank_stats;
 
-static double mono(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* Rank 0: print the job's profile from every rank's figures. */
 static void job_profile(const fit_env *e, const rank_stats *all, int n,
                         double wall)
@@ -399,7 +392,7 @@ int cli_mpi_fit(fit_env *e, rvfit_run *run, char **files, int nfiles)
     struct cli_mpi *m = e->mpi;
     rvfit_err err;
     rvfit_err_clear(&err);
-    double t0 = mono();
+    double t0 = rvfit_now();
     coord *co = NULL;
     int rc = RVFIT_OK;
     if (m->rank == 0) {
@@ -422,7 +415,7 @@ int cli_mpi_fit(fit_env *e, rvfit_run *run, char **files, int nfiles)
         cli_run_stopped(e, run, rc, err.msg);
     rank_stats mine;
     memset(&mine, 0, sizeof mine);
-    mine.wall = mono() - t0;
+    mine.wall = rvfit_now() - t0;
     mine.busy = run->busy;
     memcpy(mine.seconds, run->prof.seconds, sizeof mine.seconds);
     mine.spectra = run->nspectra;
@@ -441,7 +434,7 @@ int cli_mpi_fit(fit_env *e, rvfit_run *run, char **files, int nfiles)
         for (int r = 0; all && r < m->size; r++)
             failed += (int)all[r].failed_run;
         if (all)
-            job_profile(e, all, m->size, mono() - t0);
+            job_profile(e, all, m->size, rvfit_now() - t0);
         free(all);
     }
     MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);

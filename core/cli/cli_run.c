@@ -5,13 +5,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include "cli.h"
 #include "rvfit/files.h"
 #include "rvfit/library_io.h"
-#include "rvfit/statusfile.h"
+#include "rvfit/output.h"
 
 int cli_open_env(fit_env *e, rvfit_err *err)
 {
@@ -50,10 +48,8 @@ int cli_open_env(fit_env *e, rvfit_err *err)
             strcat(cub, cub[0] ? ", " : "");
             strncat(cub, e->lib.axis[p].name, 16);
         }
-    char pca[64] = "";
-    if (e->interp.kind == RVFIT_IKIND_PCA)
-        snprintf(pca, sizeof pca, " (%d components)",
-                 rvfit_interp_pca_k(&e->interp));
+    char how[64];
+    rvfit_interp_describe(&e->interp, how, sizeof how);
     size_t nfill = rvfit_library_nfilled(&e->lib);
     char fill[48] = "";
     if (nfill)
@@ -62,9 +58,7 @@ int cli_open_env(fit_env *e, rvfit_err *err)
               "templates %s: %d parameters, %zu models%s, %d arms; "
               "interpolator %s%s in %s, cubic on: %s, stencils from the %s",
               c->templates, e->lib.nparam, e->lib.nmodel, fill, e->lib.narm,
-              rvfit_interp_kind_name(e->interp.kind),
-              rvfit_interp_simplex_corr(&e->interp) ? " (quadratic correction)"
-                                                    : pca,
+              rvfit_interp_name(&e->interp), how,
               e->lib.log_flux ? "ln flux" : "flux", cub[0] ? cub : "none",
               e->interp.host_stencils ? "core" : "backend");
     if ((rc = rvfit_instrument_load(c, c->instrument, &e->inst, err)))
@@ -100,50 +94,6 @@ void cli_close_env(fit_env *e)
     rvfit_config_free(&e->cfg);
 }
 
-void cli_print_profile(const rvfit_host *h, const rvfit_run *r, double wall)
-{
-    rvfit_counters c;
-    r->be->ops->counters(r->be->state, &c);
-    rvfit_log(h, RVFIT_LOG_INFO, "rvfit",
-              "profile: %zu spectra in %zu files, %.2f s, %.2f spectra/s",
-              r->nspectra, r->nfiles, wall,
-              wall > 0 ? (double)r->nspectra / wall : 0.0);
-    for (int s = 0; s < RVFIT_NSTAGE; s++)
-        rvfit_log(h, RVFIT_LOG_INFO, "rvfit",
-                  "profile: %-12s %9.3f s %12" PRIu64 " points %8" PRIu64
-                  " calls",
-                  rvfit_stage_label(s), r->prof.seconds[s],
-                  r->prof.points[s], r->prof.calls[s]);
-    rvfit_log(h, RVFIT_LOG_INFO, "rvfit",
-              "backend %s on %s evaluated %" PRIu64 " points in %" PRIu64
-              " calls (%.3f s inside the backend, fitting %.3f s of %.3f)",
-              r->be->name, r->be->ops->device(r->be->state), c.points,
-              c.calls, c.seconds, r->busy, wall);
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) == 0)
-        rvfit_log(h, RVFIT_LOG_INFO, "rvfit", "peak RSS %.1f MiB",
-                  (double)ru.ru_maxrss / 1024.0);
-}
-
-void cli_run_stopped(const fit_env *e, const rvfit_run *run, int rc,
-                     const char *why)
-{
-    if (rc == RVFIT_ERR_CANCELLED && e->cancel && *e->cancel && e->mpi)
-        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "interrupted by %s; "
-                  "this rank completed %zu units (files or parts of "
-                  "files), partial outputs removed (the status file has "
-                  "the job's files)", cli_signal_name(*e->cancel),
-                  run->nfiles);
-    else if (rc == RVFIT_ERR_CANCELLED && e->cancel && *e->cancel)
-        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "interrupted by %s; "
-                  "%zu file%s complete, partial outputs removed",
-                  cli_signal_name(*e->cancel), run->nfiles,
-                  run->nfiles == 1 ? "" : "s");
-    else
-        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "run stopped: %s",
-                  why);
-}
-
 /* ---- a list of files as the source of a run --------------------------- */
 
 typedef struct list_src {
@@ -164,14 +114,6 @@ static int list_next(void *ctx, rvfit_unit *u, int may_wait)
     *u = (rvfit_unit){RVFIT_UNIT_FIT, s->files[s->next], s->next, 0, 1};
     s->next++;
     return 1;
-}
-
-void cli_status_set(rvfit_statusfile *sf, const rvfit_host *h, size_t input,
-                    const char *state, const char *detail)
-{
-    rvfit_err e;
-    if (rvfit_statusfile_set(sf, input, state, detail, &e))
-        rvfit_log(h, RVFIT_LOG_WARN, "rvfit", "%s", e.msg);
 }
 
 static void list_report(void *ctx, const rvfit_unit_report *r)
@@ -207,13 +149,6 @@ static void fill_summary(const fit_env *e, const rvfit_run *run, double wall,
              e->be.ops->device(e->be.state));
 }
 
-static double wall_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* The files of a single-process job as one stream; returns the number of
  * inputs that failed, plus one when the run itself stopped. */
 static int fit_local(fit_env *e, rvfit_run *run, char **files, int nfiles,
@@ -232,9 +167,9 @@ static int fit_local(fit_env *e, rvfit_run *run, char **files, int nfiles,
         return -1;
     }
     rvfit_source src = {&ls, list_next, NULL, list_report};
-    double t0 = wall_now();
+    double t0 = rvfit_now();
     int rc = rvfit_run_stream(run, &src, &err);
-    double wall = wall_now() - t0;
+    double wall = rvfit_now() - t0;
     if (rc) {
         cli_run_stopped(e, run, rc, err.msg);
         for (size_t i = 0; i < ls.n; i++)

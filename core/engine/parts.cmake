@@ -27,33 +27,38 @@ endmacro()
 rvfit_engine_part(config config.h -
   config.c)
 # the template-library file format and the library in memory
-rvfit_engine_part(library library_io.h library_io_internal.h
-  library_io.c library_io_fill.c library_fill.c library_interp.c lsq.c)
+rvfit_engine_part(library library_io.h library_internal.h
+  fits_io.c check.c read.c write.c filled.c fill_holes.c geometry.c
+  template.c)
 # plugins: finding, loading, ABI checks; opening backends and instruments
 rvfit_engine_part(plugin loader.h -
   loader.c backend_open.c)
 # template interpolators: a registry of kinds, stencils for the backends
+# (a kind: its files here and one line in interp.c's registry)
 rvfit_engine_part(interp interp.h -
-  interp.c interp_buf.c interp_error.c interp_file.c
-  simplex/sx_build.c simplex/sx_index.c simplex/sx_quad.c
-  pca/pca_build.c pca/pca_records.c pca/pca_stencil.c)
+  interp.c grid.c options.c file.c stencil_buf.c error_stencil.c
+  simplex/sx_build.c simplex/sx_index.c simplex/sx_stencil.c
+  simplex/sx_quad.c simplex/sx_kind.c
+  pca/pca_build.c pca/pca_data.c pca/pca_records.c pca/pca_kind.c)
 # batch preparation before a backend loads it
-rvfit_engine_part(prep fit.h -
+rvfit_engine_part(prep prep.h -
   prep.c)
 # the fit driver: its stages in lockstep, the error terms
 rvfit_engine_part(fit fit.h -
-  fit.c fit_hessian.c fit_newton.c fit_optim.c fit_pin.c fit_quad.c
-  fit_stages.c fit_syserr.c optim.c)
+  fit.c fit_eval.c fit_result.c
+  stage_init.c stage_optim.c stage_vrefine.c stage_hessian.c stage_diag.c
+  newton.c nelder_mead.c quad.c err_interp.c err_pin.c)
 # output files: rvtab/rvmod, their columns, merging parts, the status file
 rvfit_engine_part(output output.h output_internal.h
-  output.c output_cols.c output_merge.c output_write.c statusfile.c)
+  output.c output_cols.c output_write.c output_names.c output_merge.c
+  statusfile.c)
 # fit figures (Cairo)
 rvfit_engine_part(plot plot.h -
   plot_draw.c plot_layout.c plot_png.c plot_summary.c)
 # a run: reader, fit and writer threads over a stream of inputs
 rvfit_engine_part(run run.h -
-  run.c run_batch.c run_notes.c run_plot.c run_queue.c run_reader.c
-  run_writer.c)
+  run.c run_ctx.c run_queue.c run_batch.c run_reader.c run_writer.c
+  run_notes.c run_plot.c)
 # the in-process session behind the bindings
 rvfit_engine_part(session session.h -
   session.c session_batch.c session_fit.c)

@@ -1,5 +1,5 @@
 /* fuzz_ini.c — libFuzzer target: the INI configuration loader
- * (core/engine/src/config.c over inih).  Checked: a load either succeeds
+ * (core/engine/config/config.c over inih).  Checked: a load either succeeds
  * or fails with a message naming the file; the loaded configuration
  * dumps and every plugin section can be listed. */
 #include "fuzz_util.h"

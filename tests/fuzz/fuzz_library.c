@@ -1,12 +1,12 @@
 /* fuzz_library.c — libFuzzer target: the template-library loader
- * (core/engine/src/library_io.c).  Checked: a load either fails with a
+ * (core/engine/library/read.c).  Checked: a load either fails with a
  * message naming the file, or gives a library whose documented
  * invariants hold (docs/template-library.md). */
 #include <math.h>
 
 #include "fuzz_util.h"
 #include "rvfit/library.h"
-#include "rvfit/library_io.h"
+#include "rvfit/interp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

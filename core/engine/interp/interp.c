@@ -1,175 +1,114 @@
-/* interp.c — the template interpolators registered in the core (table
- * below): open, close, a point's stencil (rvfit/interp.h).  The stencil
- * tables the fit sends to backends are interp_buf.c's. */
-#include <math.h>
-#include <stdlib.h>
+/* interp.c — the registry of interpolator kinds and what the rest of the
+ * engine asks of an interpolator (rvfit/interp.h), answered from the
+ * kind's descriptor (interp_internal.h).  A new kind is its own file or
+ * folder and one line in `kinds` below. */
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "interp_internal.h"
-#include "library/library_io_internal.h"
-#include "rvfit/library_io.h"
 
-typedef struct interp_kind {
-    const char *name;  /* [templates] interpolator */
-    const char *fits;  /* INTERP keyword           */
-    int device;        /* backends can compute its stencil themselves */
-} interp_kind;
-
-static const interp_kind kinds[RVFIT_IKIND_NKIND] = {
-    [RVFIT_IKIND_MULTILINEAR] = {"multilinear", "MULTILIN", 1},
-    [RVFIT_IKIND_CUBIC] = {"cubic", "CUBIC", 1},
-    [RVFIT_IKIND_SIMPLEX] = {"simplex", "SIMPLEX", 0},
-    [RVFIT_IKIND_PCA] = {"pca", "PCA", 0},
+static const rvfit_interp_kind *const kinds[] = {
+    &interp_multilinear,
+    &interp_cubic,
+    &interp_simplex,
+    &interp_pca,
 };
+#define NKIND (sizeof kinds / sizeof kinds[0])
 
-int rvfit_interp_kind_parse(const char *name)
+const rvfit_interp_kind *interp_kind_find(const char *name)
 {
-    for (int k = 0; k < RVFIT_IKIND_NKIND; k++)
-        if (!strcasecmp(name, kinds[k].name) ||
-            !strcasecmp(name, kinds[k].fits))
-            return k;
-    return -1;
+    for (size_t k = 0; name && k < NKIND; k++)
+        if (!strcasecmp(name, kinds[k]->name) ||
+            !strcasecmp(name, kinds[k]->fits))
+            return kinds[k];
+    return NULL;
 }
 
-const char *rvfit_interp_kind_name(int kind)
-{
-    return kind >= 0 && kind < RVFIT_IKIND_NKIND ? kinds[kind].name : "?";
-}
-
-const char *rvfit_interp_kind_fits(int kind)
-{
-    return kind >= 0 && kind < RVFIT_IKIND_NKIND ? kinds[kind].fits : "?";
-}
-
-int rvfit_interp_kind_of(const rvfit_library *lib)
+const rvfit_interp_kind *interp_kind_of(const rvfit_library *lib)
 {
     for (int p = 0; p < lib->nparam; p++)
         if (lib->axis[p].interp == RVFIT_INTERP_CUBIC)
-            return RVFIT_IKIND_CUBIC;
-    return RVFIT_IKIND_MULTILINEAR;
+            return &interp_cubic;
+    return &interp_multilinear;
 }
 
-int rvfit_interp_open(rvfit_interpolator *ip, const rvfit_library *lib,
-                      int kind, const char *path, int host_stencils,
-                      rvfit_err *err)
+const char *interp_kind_names(void)
+{
+    return "multilinear, cubic, simplex or pca";
+}
+
+int rvfit_interp_known(const char *name)
+{
+    return interp_kind_find(name) != NULL;
+}
+
+const char *rvfit_interp_name(const rvfit_interpolator *ip)
+{
+    return ip && ip->kind ? ip->kind->name : "?";
+}
+
+/* Options of one kind given to another are refused, not ignored. */
+static int foreign_opts(const rvfit_interp_kind *k,
+                        const rvfit_interp_opts *o, rvfit_err *err)
+{
+    int corr = rvfit_simplex_correction_parse(o->simplex_correction);
+    if (corr < 0)
+        return rvfit_err_set(err, RVFIT_ERR_CONFIG, "simplex_correction = "
+                             "'%s': expected none or quadratic",
+                             o->simplex_correction);
+    if (corr && k != &interp_simplex)
+        return rvfit_err_set(err, RVFIT_ERR_CONFIG, "simplex_correction = "
+                             "quadratic: the interpolator is %s, not "
+                             "simplex", k->name);
+    return RVFIT_OK;
+}
+
+int rvfit_interp_build(rvfit_interpolator *ip, const rvfit_library *lib,
+                       const rvfit_interp_opts *o, rvfit_err *err)
 {
     memset(ip, 0, sizeof *ip);
     int rc = rvfit_library_check(lib, err);
     if (rc)
         return rc;
-    if (kind < 0)
-        kind = rvfit_interp_kind_of(lib);
-    if (kind >= RVFIT_IKIND_NKIND)
-        return rvfit_err_set(err, RVFIT_ERR_INVALID, "interpolator kind %d",
-                             kind);
-    int corr = RVFIT_SXCORR_NONE; /* simplex: as its file records */
-    if (kind == RVFIT_IKIND_SIMPLEX) {
-        uint32_t *vert = NULL;
-        size_t ns = 0;
-        int nv = 0;
-        sx_data *sd = NULL;
-        for (int p = 0; p < lib->nparam; p++)
-            if (lib->axis[p].interp != RVFIT_INTERP_LINEAR)
-                return rvfit_err_set(err, RVFIT_ERR_CONFIG, "the simplex "
-                                     "interpolator has no cubic axes (%s "
-                                     "asked for): leave [templates] cubic "
-                                     "empty", lib->axis[p].name);
-        rc = path ? rvfit_library_read_simplices(path, &vert, &ns, &nv,
-                                                 &corr, err)
-                  : RVFIT_OK;
-        if (!rc)
-            rc = sx_open(lib, vert, ns, nv, &sd, err);
-        free(vert);
-        if (rc)
-            return rc;
-        ip->data = sd;
-    }
-    if (kind == RVFIT_IKIND_PCA) {
-        pca_data *pd = NULL;
-        rc = path ? lio_pca_load(path, lib, &pd, err)
-                  : pca_build(lib, 0, RVFIT_PCA_RMS, &pd, err);
-        if (rc)
-            return rc;
-        ip->data = pd;
-    }
+    const rvfit_interp_kind *k = o->kind ? interp_kind_find(o->kind)
+                                         : interp_kind_of(lib);
+    if (!k)
+        return rvfit_err_set(err, RVFIT_ERR_CONFIG, "interpolator '%s': use "
+                             "%s", o->kind, interp_kind_names());
+    if ((rc = foreign_opts(k, o, err)))
+        return rc;
+    void *data = NULL;
+    if (k->build && (rc = k->build(lib, o, &data, err)))
+        return rc;
+    ip->kind = k;
     ip->lib = lib;
-    ip->kind = kind;
-    ip->host_stencils = host_stencils || !kinds[kind].device;
-    if (corr && (rc = rvfit_interp_simplex_correction(ip, corr, err)))
-        rvfit_interp_close(ip);
-    return rc;
+    ip->data = data;
+    ip->host_stencils = o->host_stencils || !k->device;
+    return RVFIT_OK;
+}
+
+int rvfit_interp_open(rvfit_interpolator *ip, const rvfit_library *lib,
+                      const char *kind, int host_stencils, rvfit_err *err)
+{
+    rvfit_interp_opts o = {.kind = kind, .host_stencils = host_stencils};
+    return rvfit_interp_build(ip, lib, &o, err);
 }
 
 void rvfit_interp_close(rvfit_interpolator *ip)
 {
     if (!ip)
         return;
-    if (ip->kind == RVFIT_IKIND_SIMPLEX)
-        sx_free(ip->data);
-    if (ip->kind == RVFIT_IKIND_PCA)
-        pca_free(ip->data);
+    if (ip->kind && ip->kind->free_data)
+        ip->kind->free_data(ip->data);
     memset(ip, 0, sizeof *ip);
-}
-
-int rvfit_interp_open_pca(rvfit_interpolator *ip, const rvfit_library *lib,
-                          int k, double rms, rvfit_err *err)
-{
-    memset(ip, 0, sizeof *ip);
-    pca_data *pd = NULL;
-    int rc = rvfit_library_check(lib, err);
-    if (!rc)
-        rc = pca_build(lib, k, rms, &pd, err);
-    if (rc)
-        return rc;
-    ip->kind = RVFIT_IKIND_PCA;
-    ip->host_stencils = 1;
-    ip->lib = lib;
-    ip->data = pd;
-    return RVFIT_OK;
-}
-
-int rvfit_interp_pca_k(const rvfit_interpolator *ip)
-{
-    return ip->kind == RVFIT_IKIND_PCA ? ((const pca_data *)ip->data)->k
-                                       : -1;
-}
-
-double rvfit_interp_pca_rms(const rvfit_interpolator *ip, int arm)
-{
-    if (ip->kind != RVFIT_IKIND_PCA || arm < 0 || arm >= ip->lib->narm)
-        return NAN;
-    return ((const pca_data *)ip->data)->rms[arm];
-}
-
-const rvfit_library *rvfit_interp_vectors(const rvfit_interpolator *ip)
-{
-    return ip->kind == RVFIT_IKIND_PCA ? &((const pca_data *)ip->data)->view
-                                       : ip->lib;
-}
-
-int rvfit_interp_nweights(const rvfit_interpolator *ip)
-{
-    return ip->kind == RVFIT_IKIND_PCA ? ip->lib->narm : 1;
-}
-
-int rvfit_interp_simplices(const rvfit_interpolator *ip,
-                           const uint32_t **vert, size_t *ns, int *nvert)
-{
-    const sx_data *sd = ip->kind == RVFIT_IKIND_SIMPLEX ? ip->data : NULL;
-    if (!sd)
-        return -1;
-    *vert = sd->vert;
-    *ns = sd->ns;
-    *nvert = sd->d + 1;
-    return 0;
 }
 
 int rvfit_interp_stencil(const rvfit_interpolator *ip, const double *theta,
                          uint32_t *idx, double *w, double *pen)
 {
-    if (ip->kind == RVFIT_IKIND_SIMPLEX)
-        return sx_stencil(ip->lib, ip->data, theta, idx, w, pen);
+    if (ip->kind->stencil)
+        return ip->kind->stencil(ip, theta, idx, w, pen);
     size_t corner[RVFIT_MAX_CORNERS];
     int n = rvfit_library_stencil(ip->lib, theta, corner, w, pen);
     for (int k = 0; k < n; k++)
@@ -177,41 +116,45 @@ int rvfit_interp_stencil(const rvfit_interpolator *ip, const double *theta,
     return n;
 }
 
-int rvfit_simplex_correction_parse(const char *name)
+int rvfit_interp_vec_stencil(const rvfit_interpolator *ip,
+                             const double *theta, uint32_t *idx, double *w,
+                             double *pen)
 {
-    if (!name || !name[0] || !strcasecmp(name, "none"))
-        return RVFIT_SXCORR_NONE;
-    return strcasecmp(name, "quadratic") ? -1 : RVFIT_SXCORR_QUADRATIC;
+    if (ip->kind->vec_stencil)
+        return ip->kind->vec_stencil(ip, theta, idx, w, pen);
+    return rvfit_interp_stencil(ip, theta, idx, w, pen);
 }
 
-int rvfit_interp_simplex_correction(rvfit_interpolator *ip, int corr,
-                                    rvfit_err *err)
+const rvfit_library *rvfit_interp_vectors(const rvfit_interpolator *ip)
 {
-    sx_data *sd = ip->kind == RVFIT_IKIND_SIMPLEX ? ip->data : NULL;
-    if (corr != RVFIT_SXCORR_NONE && corr != RVFIT_SXCORR_QUADRATIC)
-        return rvfit_err_set(err, RVFIT_ERR_CONFIG, "simplex correction %d",
-                             corr);
-    if (!sd)
-        return corr ? rvfit_err_set(err, RVFIT_ERR_CONFIG, "simplex_"
-                                    "correction = quadratic: the "
-                                    "interpolator is %s, not simplex",
-                                    rvfit_interp_kind_name(ip->kind))
-                    : RVFIT_OK;
-    /* the ball of R = 2.5 node spacings holds about 4.2 R^3 = 65 models
-     * in 3 free axes, 4.9 R^4 = 193 in 4 (fewer where an axis has few
-     * nodes), 5.3 R^5 = 514 in 5 */
-    if (corr && sd->d > 4)
-        return rvfit_err_set(err, RVFIT_ERR_CONFIG, "simplex_correction = "
-                             "quadratic: the library has %d axes of several "
-                             "nodes, the correction at most 4 (its stencils "
-                             "would exceed %d models)", sd->d,
-                             RVFIT_MAX_STENCIL);
-    sd->corr = corr;
-    return RVFIT_OK;
+    return ip->kind->vectors ? ip->kind->vectors(ip) : ip->lib;
 }
 
-int rvfit_interp_simplex_corr(const rvfit_interpolator *ip)
+int rvfit_interp_nweights(const rvfit_interpolator *ip)
 {
-    const sx_data *sd = ip->kind == RVFIT_IKIND_SIMPLEX ? ip->data : NULL;
-    return sd ? sd->corr : RVFIT_SXCORR_NONE;
+    return ip->kind->arm_weights ? ip->lib->narm : 1;
+}
+
+int rvfit_interp_kinks_on_nodes(const rvfit_interpolator *ip)
+{
+    return !ip || ip->kind->kinks_on_nodes;
+}
+
+int rvfit_interp_at_edge(const rvfit_interpolator *ip, const double *theta)
+{
+    return ip && ip->kind->at_edge ? ip->kind->at_edge(ip, theta) : 0;
+}
+
+int rvfit_interp_has_error_stencils(const rvfit_interpolator *ip)
+{
+    return ip && ip->kind->error_stencils;
+}
+
+void rvfit_interp_describe(const rvfit_interpolator *ip, char *buf,
+                           size_t n)
+{
+    if (n)
+        buf[0] = '\0';
+    if (ip->kind->describe)
+        ip->kind->describe(ip, buf, n);
 }

@@ -1,5 +1,8 @@
-/* output_internal.h — column descriptions shared by the output writer
- * files (core-internal). */
+/* output_internal.h — what the output part gives the parts above it
+ * (core-internal; the public interface is rvfit/output.h): the writer's
+ * state and column descriptions (the session builds rows with them), the
+ * stem of an input's name, and joining or removing the part outputs of
+ * a file fitted in parts. */
 #ifndef RVFIT_OUTPUT_INTERNAL_H
 #define RVFIT_OUTPUT_INTERNAL_H
 
@@ -51,5 +54,23 @@ int out_fits_type(int type);
 /* Deep copies of n schemas (columns included) and their release. */
 rvfit_table_schema *out_schemas_copy(const rvfit_table_schema *s, int n);
 void out_schemas_free(rvfit_table_schema *s, int n);
+
+/* Room for an output path: the directory, a prefix and an input's stem. */
+#define OUT_PATH (RVFIT_PATH_LEN + 1100)
+
+/* The name of an input without directory and .fits/.fits.gz/.fit. */
+void out_stem(const char *input, char *stem, size_t n);
+
+/* output_merge.c.  Join the nparts part outputs of input `path`
+ * (rvfit_output_part_names in outdir; models: the rvmod parts too) into
+ * its final outputs, atomically, and remove the parts. */
+int out_merge_parts(const char *outdir, int models, const char *path,
+                    int nparts, rvfit_err *err);
+/* Remove the part outputs of `path` (all part counts) and their
+ * temporaries. */
+void out_remove_parts(const char *outdir, const char *path);
+/* Remove temporaries of `path`'s final outputs left by a process that was
+ * killed (the one that opens an input is the only one writing it). */
+void out_remove_stale(const char *outdir, const char *path);
 
 #endif

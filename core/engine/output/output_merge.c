@@ -14,7 +14,7 @@
 
 #include "rvfit/files.h"
 #include "rvfit/fits.h"
-#include "run/run_internal.h"
+#include "output_internal.h"
 
 /* Append the pixel rows of image HDU `in` (current HDU) to out's current
  * 2-D image at row *row. */
@@ -95,7 +95,7 @@ static int merge_file(char **part, int nparts, const char *path,
                       rvfit_err *err)
 {
     fitsfile **in = calloc((size_t)nparts, sizeof *in), *out = NULL;
-    char tmp[RUN_PATH + 64] = "";
+    char tmp[OUT_PATH + 64] = "";
     int st = 0, nhdu = 0;
     if (!in)
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "%s: out of memory", path);
@@ -128,14 +128,13 @@ static int merge_file(char **part, int nparts, const char *path,
 
 /* The names of the nparts part files of input `path`: tab (mod = 0) or
  * mod (mod = 1).  NULL when out of memory. */
-static char **part_names(const rvfit_run *r, const char *path, int nparts,
+static char **part_names(const char *outdir, const char *path, int nparts,
                          int mod)
 {
     char **p = calloc((size_t)nparts, sizeof *p);
     for (int k = 0; p && k < nparts; k++) {
-        char t[RUN_PATH], m[RUN_PATH];
-        rvfit_output_part_names(r->cfg->output_dir, path, k, nparts, t, m,
-                                sizeof t);
+        char t[OUT_PATH], m[OUT_PATH];
+        rvfit_output_part_names(outdir, path, k, nparts, t, m, sizeof t);
         if (!(p[k] = strdup(mod ? m : t))) {
             for (int j = 0; j < k; j++)
                 free(p[j]);
@@ -153,24 +152,24 @@ static void free_names(char **p, int n)
     free(p);
 }
 
-int run_merge_parts(const rvfit_run *r, const char *path, int nparts,
-                    rvfit_err *err)
+int out_merge_parts(const char *outdir, int models, const char *path,
+                    int nparts, rvfit_err *err)
 {
-    char tab[RUN_PATH], mod[RUN_PATH];
-    rvfit_output_names(r->cfg->output_dir, path, tab, mod, sizeof tab);
-    char **pt = part_names(r, path, nparts, 0);
-    char **pm = part_names(r, path, nparts, 1);
+    char tab[OUT_PATH], mod[OUT_PATH];
+    rvfit_output_names(outdir, path, tab, mod, sizeof tab);
+    char **pt = part_names(outdir, path, nparts, 0);
+    char **pm = part_names(outdir, path, nparts, 1);
     int rc = pt && pm ? RVFIT_OK
                       : rvfit_err_set(err, RVFIT_ERR_NOMEM, "out of memory");
     /* models first: an rvtab in place means the input is complete */
-    if (!rc && r->cfg->write_models)
+    if (!rc && models)
         rc = merge_file(pm, nparts, mod, err);
     if (!rc)
         rc = merge_file(pt, nparts, tab, err);
-    if (rc && r->cfg->write_models)
+    if (rc && models)
         unlink(mod);
     if (!rc)
-        run_remove_parts(r, path);
+        out_remove_parts(outdir, path);
     free_names(pt, nparts);
     free_names(pm, nparts);
     return rc;
@@ -190,7 +189,7 @@ static void remove_prefixed(const char *dir, const char *const *pre, int n)
             hit = !strncmp(e->d_name, pre[i], strlen(pre[i]));
         if (!hit)
             continue;
-        char full[RUN_PATH + 300];
+        char full[OUT_PATH + 300];
         snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
         unlink(full);
     }
@@ -204,10 +203,10 @@ static const char *base_of(const char *p)
     return b ? b + 1 : p;
 }
 
-void run_remove_parts(const rvfit_run *r, const char *path)
+void out_remove_parts(const char *outdir, const char *path)
 {
-    char tab[RUN_PATH], mod[RUN_PATH], pre[4][RUN_PATH + 16];
-    rvfit_output_part_names(r->cfg->output_dir, path, 0, 1, tab, mod,
+    char tab[OUT_PATH], mod[OUT_PATH], pre[4][OUT_PATH + 16];
+    rvfit_output_part_names(outdir, path, 0, 1, tab, mod,
                             sizeof tab);
     /* ".rvtab_STEM.fits.part0of1" -> ".rvtab_STEM.fits.part", and the
      * temporaries of part files, "..rvtab_STEM.fits.part" */
@@ -219,16 +218,16 @@ void run_remove_parts(const rvfit_run *r, const char *path)
     snprintf(pre[2], sizeof pre[2], ".%.*s", lt, bt);
     snprintf(pre[3], sizeof pre[3], ".%.*s", lm, bm);
     const char *p[4] = {pre[0], pre[1], pre[2], pre[3]};
-    remove_prefixed(r->cfg->output_dir, p, 4);
+    remove_prefixed(outdir, p, 4);
 }
 
-void run_remove_stale(const rvfit_run *r, const char *path)
+void out_remove_stale(const char *outdir, const char *path)
 {
-    char tab[RUN_PATH], mod[RUN_PATH], pre[2][RUN_PATH + 16];
-    rvfit_output_names(r->cfg->output_dir, path, tab, mod, sizeof tab);
+    char tab[OUT_PATH], mod[OUT_PATH], pre[2][OUT_PATH + 16];
+    rvfit_output_names(outdir, path, tab, mod, sizeof tab);
     /* the temporaries of rvfit_tmpname: ".BASE.tmp." */
     snprintf(pre[0], sizeof pre[0], ".%s.tmp.", base_of(tab));
     snprintf(pre[1], sizeof pre[1], ".%s.tmp.", base_of(mod));
     const char *p[2] = {pre[0], pre[1]};
-    remove_prefixed(r->cfg->output_dir, p, 2);
+    remove_prefixed(outdir, p, 2);
 }

@@ -1,12 +1,11 @@
-/* statusfile.c — see rvfit/statusfile.h. */
+/* statusfile.c — see rvfit/output.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "rvfit/files.h"
-#include "rvfit/statusfile.h"
+#include "rvfit/output.h"
 
 #define SF_STATE 16
 #define SF_DETAIL 512
@@ -25,13 +24,6 @@ struct rvfit_statusfile {
     int dirty;
     double last;
 };
-
-static double sf_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static int sf_write(rvfit_statusfile *sf, rvfit_err *err)
 {
@@ -58,7 +50,7 @@ static int sf_write(rvfit_statusfile *sf, rvfit_err *err)
                              sf->path, strerror(e));
     }
     sf->dirty = 0;
-    sf->last = sf_now();
+    sf->last = rvfit_now();
     return RVFIT_OK;
 }
 
@@ -97,7 +89,7 @@ int rvfit_statusfile_set(rvfit_statusfile *sf, size_t i, const char *state,
         if (*p == '\t' || *p == '\n' || *p == '\r')
             *p = ' ';
     sf->dirty = 1;
-    if (sf_now() - sf->last < SF_PERIOD)
+    if (rvfit_now() - sf->last < SF_PERIOD)
         return RVFIT_OK;
     return sf_write(sf, err);
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rvfit/fit.h"
+#include "rvfit/prep.h"
 #include "rvfit/numeric.h"
 
 #define SIGMA_FLOOR 0.3   /* sigma >= 0.3 x median sigma (rvspecfit) */

@@ -8,41 +8,6 @@
 
 #include "run_internal.h"
 
-void run_stem(const char *input, char *stem, size_t n)
-{
-    const char *base = strrchr(input, '/');
-    snprintf(stem, n, "%s", base ? base + 1 : input);
-    static const char *ext[] = {".fits.gz", ".fits.fz", ".fits", ".fit"};
-    for (size_t i = 0; i < sizeof ext / sizeof *ext; i++) {
-        size_t ls = strlen(stem), le = strlen(ext[i]);
-        if (ls > le && !strcmp(stem + ls - le, ext[i])) {
-            stem[ls - le] = '\0';
-            break;
-        }
-    }
-}
-
-void rvfit_output_names(const char *outdir, const char *input, char *tab,
-                        char *mod, size_t n)
-{
-    char stem[1024];
-    run_stem(input, stem, sizeof stem);
-    snprintf(tab, n, "%s/rvtab_%s.fits", outdir, stem);
-    snprintf(mod, n, "%s/rvmod_%s.fits", outdir, stem);
-}
-
-void rvfit_output_part_names(const char *outdir, const char *input,
-                             int part, int nparts, char *tab, char *mod,
-                             size_t n)
-{
-    char stem[1024];
-    run_stem(input, stem, sizeof stem);
-    snprintf(tab, n, "%s/.rvtab_%s.fits.part%dof%d", outdir, stem, part,
-             nparts);
-    snprintf(mod, n, "%s/.rvmod_%s.fits.part%dof%d", outdir, stem, part,
-             nparts);
-}
-
 /* Release what the core no longer needs of a batch: once the backend has
  * its copy, the fit driver reads only ivar (pixels used) and the writer
  * only wavelengths, results and models, so the band matrices (most of a
@@ -73,7 +38,7 @@ static void fit_one(run_ctx *c, run_batch *rb)
         return;
     rvfit_err e;
     rvfit_err_clear(&e);
-    double t0 = run_now();
+    double t0 = rvfit_now();
     int rc = rb_alloc_results(rb, (int)r->cfg->write_models, &e);
     if (!rc)
         rc = plot_select(c, rb, &e);
@@ -89,7 +54,7 @@ static void fit_one(run_ctx *c, run_batch *rb)
                              &r->prof, r->host, &e);
     if (!rc)
         rc = plot_models(c, rb, &e);
-    r->busy += run_now() - t0;
+    r->busy += rvfit_now() - t0;
     drop_spectra(&rb->b, 1);
     if (rc)
         run_fatal(c, rc, &e);
@@ -127,9 +92,9 @@ static void *writer_main(void *arg)
 static void fit_loop(run_ctx *c)
 {
     for (;;) {
-        double t0 = run_now();
+        double t0 = rvfit_now();
         run_batch *rb = rq_pop(&c->ready);
-        c->r->prof.seconds[RVFIT_ST_WAIT] += run_now() - t0;
+        c->r->prof.seconds[RVFIT_ST_WAIT] += rvfit_now() - t0;
         int last = rb->last;
         fit_one(c, rb);
         rq_push(&c->done, rb);
@@ -198,7 +163,7 @@ static int ctx_init(run_ctx *c, rvfit_run *r, const rvfit_source *src,
     rq_init(&c->done);
     pthread_mutex_init(&c->mu, NULL);
     atomic_init(&c->stop, 0);
-    c->t0 = run_now();
+    c->t0 = rvfit_now();
     int rc = rvfit_fit_opts_from_config(r->cfg, &r->fo, err);
     r->fo.interp = r->interp;
     r->fo.cancel = r->cancel;

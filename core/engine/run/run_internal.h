@@ -18,12 +18,13 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "output/output_internal.h"
 #include "rvfit/output.h"
 #include "rvfit/run.h"
 
 #define RUN_MAX_TABLES 16
 #define RUN_NBUF 3 /* batches alive: being read, fitted, written */
-#define RUN_PATH (RVFIT_PATH_LEN + 1100)
+#define RUN_PATH OUT_PATH
 #define RUN_READ_CHUNK 64 /* spectra staged per read before joining a batch */
 
 /* Results of a whole input for its summary figure (run_plot.c). */
@@ -148,10 +149,11 @@ int rb_alloc_results(run_batch *rb, int models, rvfit_err *err);
 /* Release everything, keep the struct reusable. */
 void rb_clear(run_batch *rb);
 
-/* run_reader.c */
-/* The next batch to fit (last = 1 at the end of the stream); blocks for a
- * free buffer.  Never NULL. */
+/* run_reader.c: the next batch to fit (last = 1 at the end of the
+ * stream); blocks for a free buffer.  Never NULL. */
 run_batch *reader_batch(run_ctx *c);
+
+/* run_ctx.c */
 /* Record a fatal error (the first one wins) and stop the run. */
 void run_fatal(run_ctx *c, int rc, const rvfit_err *err);
 /* Stop the run (RVFIT_ERR_CANCELLED) when rvfit_run.cancel is set. */
@@ -180,8 +182,6 @@ void plot_sum_add(run_ctx *c, run_unit *U, const rvfit_result *res,
 void plot_sum_draw(run_ctx *c, run_unit *U);
 void plot_sum_free(run_sum *s);
 
-/* The name of an input without directory and .fits/.fits.gz/.fit. */
-void run_stem(const char *input, char *stem, size_t n);
 
 /* run_writer.c */
 /* Write a fitted batch's rows and finish the units that end in it. */
@@ -196,18 +196,5 @@ void notes_segment(run_ctx *c, run_unit *U, const rvfit_batch *b,
 void notes_finish(run_ctx *c, const run_unit *U);
 void notes_free(run_unit *U);
 
-/* output_merge.c */
-/* Join the nparts part outputs of input `path` (rvfit_output_part_names)
- * into its final outputs, atomically, and remove the parts. */
-int run_merge_parts(const rvfit_run *r, const char *path, int nparts,
-                    rvfit_err *err);
-/* Remove the part outputs of `path` (all part counts) and their
- * temporaries. */
-void run_remove_parts(const rvfit_run *r, const char *path);
-/* Remove temporaries of `path`'s final outputs left by a process that was
- * killed (the one that opens an input is the only one writing it). */
-void run_remove_stale(const rvfit_run *r, const char *path);
-
-double run_now(void);
 
 #endif

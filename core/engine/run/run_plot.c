@@ -168,7 +168,7 @@ static void draw_one(run_ctx *c, const run_batch *rb, size_t i)
             p->have_models ? p->cont[a] + off : NULL};
     }
     char stem[1024], path[RUN_PATH + 1100];
-    run_stem(p->unit[i]->path, stem, sizeof stem);
+    out_stem(p->unit[i]->path, stem, sizeof stem);
     snprintf(path, sizeof path, "%s/%s_%lld.png", c->r->cfg->plot_dir, stem,
              (long long)p->tid[i]);
     rvfit_err e;
@@ -248,7 +248,7 @@ void plot_sum_draw(run_ctx *c, run_unit *U)
     if (!r->cfg->plot_dir[0] || U->u.nparts > 1 || U->count == 0)
         return;
     char stem[1024], path[RUN_PATH + 1100];
-    run_stem(U->path, stem, sizeof stem);
+    out_stem(U->path, stem, sizeof stem);
     snprintf(path, sizeof path, "%s/%s_summary.png", r->cfg->plot_dir, stem);
     rvfit_err e;
     rvfit_err_clear(&e);

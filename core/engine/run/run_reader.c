@@ -7,57 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "run_internal.h"
-
-double run_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-void run_fatal(run_ctx *c, int rc, const rvfit_err *err)
-{
-    pthread_mutex_lock(&c->mu);
-    if (c->fatal_rc == RVFIT_OK) {
-        c->fatal_rc = rc;
-        c->fatal_err = *err;
-    }
-    pthread_mutex_unlock(&c->mu);
-    atomic_store(&c->stop, 1);
-}
-
-void run_report(run_ctx *c, const rvfit_unit *u, int state,
-                const char *detail, size_t nspec, uint64_t points)
-{
-    rvfit_run *r = c->r;
-    rvfit_unit_report rep = {*u, state, detail, nspec, points, 0};
-    pthread_mutex_lock(&c->mu);
-    if (state == RVFIT_UNIT_FAILED)
-        r->nfailed++;
-    else if (state == RVFIT_UNIT_SKIPPED)
-        r->nskipped++;
-    else
-        r->nfiles++;
-    r->nspectra += nspec;
-    if (c->src->report)
-        c->src->report(c->src->ctx, &rep);
-    pthread_mutex_unlock(&c->mu);
-}
-
-void run_unit_free(run_ctx *c, run_unit *u)
-{
-    if (!u)
-        return;
-    if (u->h)
-        c->r->inst->instrument.close(u->h);
-    plot_sum_free(u->sum);
-    notes_free(u);
-    free(u->path);
-    free(u);
-}
 
 static void fail_open(run_ctx *c, run_unit *U, const rvfit_err *e)
 {
@@ -132,7 +83,7 @@ static void unit_range(run_ctx *c, run_unit *U, char *mod)
     if (U->u.nparts == 0) {
         int m = 1;
         if (c->src->split) {
-            run_remove_parts(c->r, U->path);
+            out_remove_parts(c->r->cfg->output_dir, U->path);
             m = c->src->split(c->src->ctx, &U->u, n);
         }
         U->u.part = 0;
@@ -184,7 +135,7 @@ static run_unit *unit_open(run_ctx *c, const rvfit_unit *u)
     if (!rc) {
         unit_range(c, U, mod);
         if (U->u.nparts <= 1)
-            run_remove_stale(r, U->path);
+            out_remove_stale(r->cfg->output_dir, U->path);
         rc = open_output(c, U, mod, &e);
     }
     free(mod);
@@ -203,14 +154,16 @@ static void merge_unit(run_ctx *c, const rvfit_unit *u)
     rvfit_err e;
     rvfit_err_clear(&e);
     if (u->kind == RVFIT_UNIT_DISCARD) {
-        run_remove_parts(c->r, u->path);
+        out_remove_parts(c->r->cfg->output_dir, u->path);
         run_report(c, u, RVFIT_UNIT_DONE, "parts removed", 0, 0);
         return;
     }
     char tab[RUN_PATH], mod[RUN_PATH];
     rvfit_output_names(c->r->cfg->output_dir, u->path, tab, mod,
                        sizeof tab);
-    int rc = run_merge_parts(c->r, u->path, u->nparts, &e);
+    int rc = out_merge_parts(c->r->cfg->output_dir,
+                             (int)c->r->cfg->write_models, u->path,
+                             u->nparts, &e);
     run_report(c, u, rc ? RVFIT_UNIT_FAILED : RVFIT_UNIT_DONE,
                rc ? e.msg : tab, 0, 0);
 }
@@ -308,17 +261,6 @@ static int end_unit(run_ctx *c, run_batch *rb)
     return rc;
 }
 
-void run_poll_cancel(run_ctx *c)
-{
-    if (atomic_load(&c->stop) || !c->r->cancel || !*c->r->cancel)
-        return;
-    rvfit_err e;
-    rvfit_err_set(&e, RVFIT_ERR_CANCELLED, "interrupted");
-    run_fatal(c, RVFIT_ERR_CANCELLED, &e);
-}
-
-/* Fill rb until it is full, the next unit does not fit its layout, or
- * the work ends. */
 static void fill_batch(run_ctx *c, run_batch *rb)
 {
     for (;;) {
@@ -363,7 +305,7 @@ static void fill_batch(run_ctx *c, run_batch *rb)
 run_batch *reader_batch(run_ctx *c)
 {
     run_batch *rb = rq_pop(&c->free);
-    double t0 = run_now();
+    double t0 = rvfit_now();
     fill_batch(c, rb);
     if (rb->have_b && rb->b.nspec > 0 && !atomic_load(&c->stop)) {
         rvfit_err e;
@@ -373,6 +315,6 @@ run_batch *reader_batch(run_ctx *c)
         if (rc)
             run_fatal(c, rc, &e);
     }
-    c->t_read += run_now() - t0;
+    c->t_read += rvfit_now() - t0;
     return rb;
 }

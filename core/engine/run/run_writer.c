@@ -104,15 +104,15 @@ static void finish_unit(run_ctx *c, run_unit *U)
 
 void writer_batch(run_ctx *c, run_batch *rb)
 {
-    double t0 = run_now();
+    double t0 = rvfit_now();
     for (size_t i = 0; i < rb->nseg; i++)
         write_seg(c, rb, &rb->seg[i]);
     if (rb->fitted)
         plot_draw_batch(c, rb);
     for (size_t i = 0; i < rb->nend; i++)
         finish_unit(c, rb->ends[i]);
-    c->t_write += run_now() - t0;
+    c->t_write += rvfit_now() - t0;
     if (c->r->progress && rb->fitted && rb->nseg)
         c->r->progress(c->r->progress_ctx, c->spectra_done,
-                       run_now() - c->t0);
+                       rvfit_now() - c->t0);
 }

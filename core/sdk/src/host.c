@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rvfit/host.h"
 
@@ -93,4 +94,11 @@ int rvfit_kv_double(const rvfit_kv *kv, int n, const char *key, double lo,
     }
     *out = v;
     return RVFIT_OK;
+}
+
+double rvfit_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }

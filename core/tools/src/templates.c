@@ -23,7 +23,6 @@
 #include "rvfit/pool.h"
 #include "rvfit/templates.h"
 #include "rvfit/interp.h"
-#include "rvfit/library_io.h"
 
 #define TPL_NSIG 8.0          /* half width of the Gaussian window        */
 #define TPL_TAB_PER_U 64      /* table nodes per unit of u                 */
@@ -471,25 +470,18 @@ int rvfit_templates_build(const char *griddir, int narm,
     if (!st)
         st = rvfit_library_fill_holes(&lib, fill, o->nfilled, o->nleft,
                                       err);
-    const char *kname = o->interpolator ? o->interpolator : "multilinear";
-    rvfit_interpolator ip;
-    memset(&ip, 0, sizeof ip);
-    int kind = rvfit_interp_kind_parse(kname);
     /* the simplex kind triangulates here and pca decomposes, both stored
      * in the file */
-    if (!st && kind == RVFIT_IKIND_PCA)
-        st = rvfit_interp_open_pca(&ip, &lib, o->pca_k,
-                                   o->pca_rms > 0 ? o->pca_rms
-                                                  : RVFIT_PCA_RMS, err);
-    else if (!st)
-        st = rvfit_interp_open(&ip, &lib, kind, NULL, 0, err);
-    int corr = rvfit_simplex_correction_parse(o->simplex_correction);
-    if (!st && corr < 0)
-        st = rvfit_err_set(err, RVFIT_ERR_CONFIG, "simplex_correction = "
-                           "'%s': expected none or quadratic",
-                           o->simplex_correction);
-    if (!st && corr)
-        st = rvfit_interp_simplex_correction(&ip, corr, err);
+    rvfit_interpolator ip;
+    memset(&ip, 0, sizeof ip);
+    rvfit_interp_opts io = {
+        .kind = o->interpolator ? o->interpolator : "multilinear",
+        .pca_k = o->pca_k,
+        .pca_rms = o->pca_rms,
+        .simplex_correction = o->simplex_correction,
+    };
+    if (!st)
+        st = rvfit_interp_build(&ip, &lib, &io, err);
     if (!st)
         st = rvfit_library_save_interp(&lib, &ip, outdir, err);
     rvfit_interp_close(&ip);

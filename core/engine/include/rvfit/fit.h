@@ -21,6 +21,7 @@
 #include "rvfit/interp.h"
 #include "rvfit/library.h"
 #include "rvfit/loader.h"
+#include "rvfit/prep.h"
 #include "rvfit/spectra.h"
 
 #ifdef __cplusplus
@@ -42,15 +43,6 @@ extern "C" {
                                        errors derived from them          */
 #define RVFIT_WARN_ARM_OUTSIDE 512u /* an arm lies entirely outside the
                                        templates' wavelengths: not used  */
-
-/* Median S/N per pixel no detector delivers (10^10 photons a pixel). */
-#define RVFIT_SNR_ABSURD 1e5
-
-/* Bits rvfit_prep_batch adds to rvfit_batch.flags (readers set only the
- * RVFIT_SPEC_* bits of rvfit/spectra.h, below 0x100): the warnings above
- * for each spectrum, and which arms were outside the templates. */
-#define RVFIT_SPEC_BAD_IVAR 0x100u
-#define RVFIT_SPEC_ARM_OUTSIDE(a) (0x10000u << (a)) /* a < RVFIT_MAX_ARMS */
 
 typedef struct rvfit_result {
     double vrad, vrad_err, vrad_skew, vrad_kurt;
@@ -124,35 +116,6 @@ RVFIT_EXPORT int rvfit_fit_batch(rvfit_backend *be, const rvfit_library *lib,
                                  const rvfit_fit_opts *o, rvfit_result *res,
                                  float *const *models, rvfit_profile *prof,
                                  const rvfit_host *host, rvfit_err *err);
-
-/* The interpolation-error template of point theta (scaled coordinates)
- * along library axis a: a stencil over the library's vectors (room for
- * RVFIT_MAX_STENCIL entries in idx, w) whose weighted sum estimates
- * interpolant minus true spectrum to leading order, from divided
- * differences of the library's own nodes (second along a linear share,
- * third along a cubic one; fit_interr.c).  Returns the entry count, 0
- * when there is no estimate: a point on a node, an axis of two nodes,
- * holes all around.  Reentrant. */
-RVFIT_EXPORT int rvfit_interp_error_stencil(const rvfit_interpolator *ip,
-                                            const double *theta, int a,
-                                            uint32_t *idx, double *w);
-
-/* Preprocess a batch in place before load_batch (instrument-independent):
- * flag arms with absurd inverse variances (RVFIT_SPEC_BAD_IVAR), drop
- * arms that lie entirely outside the templates (ivar 0,
- * RVFIT_SPEC_ARM_OUTSIDE), clamp sigma from below at 0.3 x the arm's
- * median sigma, drop the
- * half-band edge pixels of band matrices, convert Gaussian LSFs to band
- * matrices, and correct band matrices for the library's own smoothing
- * (docs/architecture.md "no double smoothing").  May replace an arm's
- * resolution arrays (ndiag grows by 2). */
-RVFIT_EXPORT int rvfit_prep_batch(rvfit_batch *b, const rvfit_library *lib,
-                                  rvfit_err *err);
-/* The same on up to nthreads threads (spectra in parallel; the result
- * does not depend on the count).  rvfit_prep_batch is this with 1. */
-RVFIT_EXPORT int rvfit_prep_batch_threads(rvfit_batch *b,
-                                          const rvfit_library *lib,
-                                          int nthreads, rvfit_err *err);
 
 #ifdef __cplusplus
 }

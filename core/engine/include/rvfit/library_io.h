@@ -1,9 +1,13 @@
-/* rvfit/library_io.h — the engine's template-library runtime: loading and
- * saving library files, the interpolation options chosen at run time
- * (cubic axes, ln flux) and the interpolated template on the host.
+/* rvfit/library_io.h — the library part of the engine: the template
+ * library in memory (rvfit_library, rvfit/library.h): the interpolation
+ * options that change it (cubic axes, ln flux), holes filled at build
+ * time, and the template interpolated on the grid on the host.  Files
+ * are read and written together with the interpolator they record:
+ * rvfit_library_load, rvfit_library_open, rvfit_library_save in
+ * rvfit/interp.h.
  *
- * Ownership: rvfit_library_load allocates everything; rvfit_library_free
- * releases it.  Thread-safety: the setters modify the library and must run
+ * Ownership: a library the engine loads or builds is released with
+ * rvfit_library_free.  Thread-safety: the setters modify the library and must run
  * before it is shared; rvfit_library_interp is reentrant.
  */
 #ifndef RVFIT_LIBRARY_IO_H
@@ -15,32 +19,8 @@
 extern "C" {
 #endif
 
-/* Load DIR/rvfit_library.fits (or a path to the file itself). */
-RVFIT_EXPORT int rvfit_library_load(rvfit_library *lib, const char *path,
-                                    rvfit_err *err);
-/* Write atomically (temp file + rename) to DIR/rvfit_library.fits. */
-RVFIT_EXPORT int rvfit_library_save(const rvfit_library *lib,
-                                    const char *dir, rvfit_err *err);
+/* Release what a library loaded or built by the engine holds. */
 RVFIT_EXPORT void rvfit_library_free(rvfit_library *lib);
-
-/* Save with the interpolator ip recorded (INTERP = its kind; for simplex
- * also its triangulation, HDU SIMPLEX); ip NULL: as rvfit_library_save,
- * the kind lib's axes describe. */
-struct rvfit_interpolator;
-RVFIT_EXPORT int rvfit_library_save_interp(
-    const rvfit_library *lib, const struct rvfit_interpolator *ip,
-    const char *dir, rvfit_err *err);
-/* The interpolator kind a library file records (enum rvfit_interp_kind;
- * MULTILIN without INTERP). */
-RVFIT_EXPORT int rvfit_library_kind(const char *path, int *kind,
-                                    rvfit_err *err);
-/* The SIMPLEX HDU: *vert ([ns][nvert] model indices, caller frees) and,
- * when corr is not NULL, its SXCORR (enum rvfit_sxcorr; NONE when the
- * key is absent, RVFIT_ERR_FORMAT when unknown). */
-RVFIT_EXPORT int rvfit_library_read_simplices(const char *path,
-                                              uint32_t **vert, size_t *ns,
-                                              int *nvert, int *corr,
-                                              rvfit_err *err);
 
 /* Interpolation along the axes named in `axes` (comma- or space-separated,
  * case-insensitive; "" or "none" = none) becomes cubic, every other axis linear.
@@ -60,19 +40,6 @@ RVFIT_EXPORT int rvfit_library_set_cubic(rvfit_library *lib,
 RVFIT_EXPORT int rvfit_library_set_log_flux(rvfit_library *lib,
                                             rvfit_err *err);
 
-/* Apply interpolation options: kind (NULL = keep the library's; else
- * "multilinear", "simplex" (both: every axis linear), "cubic" (cubic on
- * the axes in `cubic`, "" = every axis of >= 3 nodes) or "pca" (its
- * coefficients cubic on the axes in `cubic`, "" = none)), else `cubic`
- * when not "" replaces the cubic axes
- * ("none" = all linear); log_flux 1 switches to ln flux, 0 insists on
- * flux (RVFIT_ERR_CONFIG if the library is ln flux), -1 keeps it.  Used
- * by `rvfit templates` (kind given: recorded in the file) and at run time
- * (kind NULL: overrides).  Call before sharing lib. */
-RVFIT_EXPORT int rvfit_library_configure(rvfit_library *lib,
-                                         const char *kind, const char *cubic,
-                                         long log_flux, rvfit_err *err);
-
 /* Filling the holes of a grid at build time ([templates] fill_holes). */
 enum rvfit_fill { RVFIT_FILL_NONE = 0, RVFIT_FILL_QUADRATIC = 1 };
 /* "none" or "quadratic" (case-insensitive) -> enum rvfit_fill; -1 if
@@ -87,7 +54,7 @@ RVFIT_EXPORT int rvfit_fill_parse(const char *name);
  * neighbourhood that (a) has a model in every closed orthant around the
  * hole (so the hole lies in their convex hull: no extrapolation), (b)
  * gives a full-rank quadratic in the simplex's coordinates (node
- * spacings, interp_simplex.c; squares only on axes of >= 3 nodes) and
+ * spacings, interp/simplex/sx_build.c; squares only on axes of >= 3 nodes) and
  * (c) weights g with sum |g| <= RVFIT_FILL_MAX_GAIN (errors of the
  * neighbours are not amplified more).  One weight vector per hole, applied
  * to every pixel of every arm in the space lib holds (ln flux when

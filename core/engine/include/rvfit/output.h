@@ -1,4 +1,6 @@
-/* rvfit/output.h — rvtab_*.fits and rvmod_*.fits writers.
+/* rvfit/output.h — the output part of the engine: the rvtab_*.fits and
+ * rvmod_*.fits writers, the names of the outputs of an input, and the
+ * job's status file.
  *
  * Both files are created as hidden temporaries in the output directory
  * with every HDU sized for nrow rows up front, filled batch by batch (so
@@ -77,6 +79,41 @@ RVFIT_EXPORT int rvfit_output_commit(rvfit_output *out, rvfit_err *err);
 
 /* Close and delete the temporaries; frees out.  Safe with NULL. */
 RVFIT_EXPORT void rvfit_output_abort(rvfit_output *out);
+
+/* Output paths for an input: DIR/rvtab_<stem>.fits and rvmod_<stem>.fits
+ * with <stem> the file name without .fits/.fits.gz/.fit.  Part outputs
+ * (nparts > 1) are hidden: DIR/.rvtab_<stem>.fits.part<k>of<n>. */
+RVFIT_EXPORT void rvfit_output_names(const char *outdir, const char *input,
+                                     char *tab, char *mod, size_t n);
+RVFIT_EXPORT void rvfit_output_part_names(const char *outdir,
+                                          const char *input, int part,
+                                          int nparts, char *tab, char *mod,
+                                          size_t n);
+
+/* ---- the job status file ([output] status = FILE): one
+ * line per input, "STATE<TAB>INPUT<TAB>DETAIL", in input order, with
+ * STATE pending, done, failed or skipped and DETAIL the output written or
+ * the reason.  The file is rewritten atomically (temporary + rename) at
+ * most once a second while states change and always on close, so a user
+ * or a workflow system can follow a job and see, after a crash, what is
+ * left; a crash loses at most the last second of updates, and a rerun with
+ * --skip-existing settles it.
+ *
+ * Ownership: the object copies the input names.  Thread-safety: none; one
+ * writer (the process that coordinates the job). */
+typedef struct rvfit_statusfile rvfit_statusfile;
+
+/* Create (or replace) `path` listing the n inputs as pending. */
+RVFIT_EXPORT int rvfit_statusfile_open(rvfit_statusfile **sf,
+                                       const char *path, size_t n,
+                                       char *const *inputs, rvfit_err *err);
+/* Set input i's state ("done", "failed", "skipped") and detail (tabs and
+ * newlines become spaces). */
+RVFIT_EXPORT int rvfit_statusfile_set(rvfit_statusfile *sf, size_t i,
+                                      const char *state, const char *detail,
+                                      rvfit_err *err);
+/* Write the final state and free sf (NULL is allowed). */
+RVFIT_EXPORT int rvfit_statusfile_close(rvfit_statusfile *sf, rvfit_err *err);
 
 #ifdef __cplusplus
 }

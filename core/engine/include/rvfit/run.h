@@ -124,16 +124,6 @@ typedef struct rvfit_run {
     size_t nplots;             /* figures written                        */
 } rvfit_run;
 
-/* Output paths for an input: DIR/rvtab_<stem>.fits and rvmod_<stem>.fits
- * with <stem> the file name without .fits/.fits.gz/.fit.  Part outputs
- * (nparts > 1) are hidden: DIR/.rvtab_<stem>.fits.part<k>of<n>. */
-RVFIT_EXPORT void rvfit_output_names(const char *outdir, const char *input,
-                                     char *tab, char *mod, size_t n);
-RVFIT_EXPORT void rvfit_output_part_names(const char *outdir,
-                                          const char *input, int part,
-                                          int nparts, char *tab, char *mod,
-                                          size_t n);
-
 /* Fit every unit src hands out.  Returns RVFIT_OK when the run went
  * through (units that failed are counted in nfailed and reported), or
  * the status of what stopped it (backend failure, no memory, cancel),

@@ -1,4 +1,4 @@
-/* interp_pca_build.c — the decomposition of the pca interpolator: per arm
+/* pca_build.c — the decomposition of the pca interpolator: per arm
  * the mean of the existing models and the principal components of their
  * deviations from it, from the eigenvectors of the models' Gram matrix
  * (LAPACKE_dsyevd on G = Xc Xc^T, ne x ne with ne the models present;
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp/interp_internal.h"
+#include "pca_internal.h"
 
 #define PB 1024 /* pixels per block */
 

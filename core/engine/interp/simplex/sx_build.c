@@ -1,6 +1,7 @@
-/* interp_simplex.c — the simplex interpolator: a Delaunay triangulation
- * (Qhull) of the models present, in scaled coordinates measured in node
- * spacings, barycentric weights, point location through a grid index.
+/* sx_build.c — the simplex kind's triangulation: a Delaunay
+ * triangulation (Qhull) of the models present, in scaled coordinates
+ * measured in node spacings, checked and inverted per simplex, from Qhull
+ * or as stored in the library file.
  *
  * Coordinates: u_p = (theta_p - node_p[0]) / h_p on the free axes (more
  * than one node), h_p the mean node spacing, the unit the out-of-grid
@@ -21,9 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp/interp_internal.h"
-
-#define SX_EPS 1e-10 /* barycentric tolerance, and singular simplices */
+#include "sx_internal.h"
 
 /* A grid's cells, and the rectangles of its lattice in general (holes
  * expose the oblique ones), are cospherical: Qhull returns such a set as
@@ -61,7 +60,7 @@ static void sx_skew(int d, double *u)
  * to a memory stream and into err on failure. */
 int sx_triangulate(const rvfit_library *lib, sx_data *sd, rvfit_err *err)
 {
-    int d = sd->d;
+    int d = sd->fa.d;
     size_t npt = 0;
     for (size_t m = 0; m < lib->nmodel; m++)
         npt += !lib->exists || lib->exists[m];
@@ -75,7 +74,7 @@ int sx_triangulate(const rvfit_library *lib, sx_data *sd, rvfit_err *err)
                  : RVFIT_OK;
     for (size_t m = 0, i = 0; !rc && m < lib->nmodel; m++)
         if (!lib->exists || lib->exists[m]) {
-            sx_model_u(lib, sd, m, pts + i * (size_t)d);
+            lib_model_u(lib, &sd->fa, m, pts + i * (size_t)d);
             sx_skew(d, pts + i * (size_t)d);
             id[i++] = (uint32_t)m;
         }
@@ -168,7 +167,7 @@ static double sx_invert(int d, double *a, double *inv)
  * the simplices whose bounding box touches it). */
 int sx_prepare(const rvfit_library *lib, sx_data *sd, rvfit_err *err)
 {
-    int d = sd->d;
+    int d = sd->fa.d;
     size_t dd = (size_t)d * (size_t)d, keep = 0;
     sd->v0 = malloc((sd->ns ? sd->ns : 1) * (size_t)d * sizeof *sd->v0);
     sd->inv = malloc((sd->ns ? sd->ns : 1) * dd * sizeof *sd->inv);
@@ -177,7 +176,7 @@ int sx_prepare(const rvfit_library *lib, sx_data *sd, rvfit_err *err)
     for (size_t s = 0; s < sd->ns; s++) {
         double u[RVFIT_MAX_PARAMS + 1][RVFIT_MAX_PARAMS], t[64];
         for (int k = 0; k <= d; k++)
-            sx_model_u(lib, sd, sd->vert[s * (size_t)(d + 1) + k], u[k]);
+            lib_model_u(lib, &sd->fa, sd->vert[s * (size_t)(d + 1) + k], u[k]);
         for (int i = 0; i < d; i++)
             for (int j = 0; j < d; j++)
                 t[i * d + j] = u[j + 1][i] - u[0][i];
@@ -195,101 +194,54 @@ int sx_prepare(const rvfit_library *lib, sx_data *sd, rvfit_err *err)
     return sx_index(lib, sd, err);
 }
 
-/* Barycentric weights of u in simplex s into lam[0..d]; returns the
- * smallest. */
-static double sx_bary(const sx_data *sd, size_t s, const double *u,
-                      double *lam)
+int sx_open(const rvfit_library *lib, const uint32_t *stored, size_t ns,
+            int nvert, sx_data **out, rvfit_err *err)
 {
-    int d = sd->d;
-    const double *inv = sd->inv + s * (size_t)d * (size_t)d;
-    const double *v0 = sd->v0 + s * (size_t)d;
-    double sum = 0.0, mn;
-    for (int i = 0; i < d; i++) {
-        double l = 0.0;
-        for (int j = 0; j < d; j++)
-            l += inv[i * d + j] * (u[j] - v0[j]);
-        lam[i + 1] = l;
-        sum += l;
+    sx_data *sd = calloc(1, sizeof *sd);
+    if (!sd)
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "simplex: no memory");
+    lib_axes_init(lib, &sd->fa);
+    int rc = RVFIT_OK;
+    if (sd->fa.d < 2)
+        rc = rvfit_err_set(err, RVFIT_ERR_CONFIG, "simplex interpolation "
+                           "needs at least 2 axes with several nodes (this "
+                           "library has %d): use multilinear", sd->fa.d);
+    else if (!stored)
+        rc = sx_triangulate(lib, sd, err);
+    else if (nvert != sd->fa.d + 1)
+        rc = rvfit_err_set(err, RVFIT_ERR_FORMAT, "HDU SIMPLEX: simplices "
+                           "of %d vertices, the library's %d free axes need "
+                           "%d", nvert, sd->fa.d, sd->fa.d + 1);
+    else if (!(sd->vert = malloc((ns ? ns : 1) * (size_t)(sd->fa.d + 1) * 4)))
+        rc = rvfit_err_set(err, RVFIT_ERR_NOMEM, "simplex: no memory");
+    for (size_t e = 0; stored && !rc && e < ns * (size_t)(sd->fa.d + 1); e++) {
+        if (stored[e] >= lib->nmodel ||
+            (lib->exists && !lib->exists[stored[e]]))
+            rc = rvfit_err_set(err, RVFIT_ERR_FORMAT, "simplex %zu: vertex "
+                               "%u is not a model of the library",
+                               e / (size_t)(sd->fa.d + 1), stored[e]);
+        sd->vert[e] = stored[e];
     }
-    lam[0] = 1.0 - sum;
-    mn = lam[0];
-    for (int i = 1; i <= d; i++)
-        mn = lam[i] < mn ? lam[i] : mn;
-    return mn;
+    if (stored && !rc)
+        sd->ns = ns;
+    if (!rc)
+        rc = sx_prepare(lib, sd, err);
+    if (rc) {
+        sx_free(sd);
+        return rc;
+    }
+    *out = sd;
+    return RVFIT_OK;
 }
 
-/* The simplex containing u (grid index first), or the one whose smallest
- * weight is largest when none does (*inside = 0). */
-static size_t sx_find(const sx_data *sd, const double *u, double *lam,
-                      int *inside)
+void sx_free(sx_data *sd)
 {
-    size_t c = sx_cell_of(sd, u), best = 0;
-    double bl = -INFINITY, l[RVFIT_MAX_PARAMS + 1];
-    for (size_t e = sd->cell_off[c]; e < sd->cell_off[c + 1]; e++) {
-        size_t s = sd->cell_list[e];
-        double mn = sx_bary(sd, s, u, l);
-        if (mn > bl)
-            bl = mn, best = s, memcpy(lam, l, sizeof l);
-        if (mn >= -SX_EPS) {
-            *inside = 1;
-            return s;
-        }
-    }
-    for (size_t s = 0; s < sd->ns; s++) {
-        double mn = sx_bary(sd, s, u, l);
-        if (mn > bl)
-            bl = mn, best = s, memcpy(lam, l, sizeof l);
-    }
-    *inside = bl >= -SX_EPS;
-    return best;
-}
-
-int sx_stencil(const rvfit_library *lib, const sx_data *sd,
-               const double *theta, uint32_t *idx, double *w, double *pen)
-{
-    double u[RVFIT_MAX_PARAMS], p = 0.0;
-    for (int a = 0, k = 0; a < lib->nparam; a++) {
-        const rvfit_axis *ax = &lib->axis[a];
-        double x = theta[a], hi = ax->node[ax->nnode - 1], dist = 0.0;
-        double h = ax->nnode > 1 ? sd->h[k] : 1.0;
-        if (!(x == x))
-            x = ax->node[0], dist = RVFIT_NAN_DISTANCE;
-        else if (x < ax->node[0])
-            dist = (ax->node[0] - x) / h, x = ax->node[0];
-        else if (x > hi)
-            dist = (x - hi) / h, x = hi;
-        p += dist * dist;
-        if (ax->nnode > 1)
-            u[k++] = (x - ax->node[0]) / h;
-    }
-    double lam[RVFIT_MAX_PARAMS + 1];
-    int inside = 0, d = sd->d, n = 0;
-    size_t s = sx_find(sd, u, lam, &inside);
-    if (!inside) { /* onto the nearest simplex's face */
-        double sum = 0.0, y[RVFIT_MAX_PARAMS] = {0};
-        for (int i = 0; i <= d; i++)
-            sum += lam[i] = lam[i] > 0.0 ? lam[i] : 0.0;
-        for (int i = 0; i <= d; i++) {
-            double v[RVFIT_MAX_PARAMS];
-            lam[i] /= sum;
-            sx_model_u(lib, sd, sd->vert[s * (size_t)(d + 1) + i], v);
-            for (int k = 0; k < d; k++)
-                y[k] += lam[i] * v[k];
-        }
-        for (int k = 0; k < d; k++)
-            p += (u[k] - y[k]) * (u[k] - y[k]);
-    }
-    double sum = 0.0;
-    for (int i = 0; i <= d; i++)
-        sum += lam[i] > 0.0 ? lam[i] : 0.0;
-    for (int i = 0; i <= d; i++)
-        if (lam[i] > 0.0) {
-            lam[i] /= sum;
-            idx[n] = sd->vert[s * (size_t)(d + 1) + i];
-            w[n++] = lam[i];
-        }
-    *pen = p * RVFIT_PENALTY_SCALE;
-    return sd->corr == RVFIT_SXCORR_QUADRATIC
-               ? sx_quad_correct(lib, sd, idx, w, n)
-               : n;
+    if (!sd)
+        return;
+    free(sd->vert);
+    free(sd->v0);
+    free(sd->inv);
+    free(sd->cell_off);
+    free(sd->cell_list);
+    free(sd);
 }

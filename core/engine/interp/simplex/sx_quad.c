@@ -1,11 +1,11 @@
-/* interp_simplex_quad.c — the simplex's quadratic correction
+/* sx_quad.c — the simplex's quadratic correction
  * ([templates] simplex_correction = quadratic).  The barycentric
  * interpolant is exact only for flux linear in theta; this subtracts the
  * error it makes on q, the weighted least-squares quadratic through the
  * models near the point:
  *     t(x) = sum_i lam_i f_i - [sum_i lam_i q(v_i) - q(x)],
  * exact wherever the flux is quadratic in theta.  q is linear in the
- * models (interp_lsq.h), so the correction is a weighted sum of them and
+ * models (library/geometry.c), so the correction is a weighted sum of them and
  * the stencil grows from the d + 1 vertices to the models within
  * SXQ_REACH node spacings (about 80 for three free axes and a two-node
  * one, 65 for three), still a plain stencil for every backend.
@@ -25,8 +25,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "library/grid_index.h"
-#include "library/lsq.h"
+#include "sx_internal.h"
 
 #define SXQ_REACH 2.5 /* radius of the ball of models, node spacings     */
 #define SXQ_AXMAX 16  /* nodes of one axis within the reach, at most     */
@@ -62,11 +61,11 @@ static int sxq_axis(const rvfit_axis *ax, double h, double x, int *j,
 static int sxq_gather(const rvfit_library *lib, const sx_data *sd,
                       const double *x, size_t cap, sxq_ball *b)
 {
-    int d = sd->d, cnt[RVFIT_MAX_PARAMS], at[RVFIT_MAX_PARAMS] = {0};
+    int d = sd->fa.d, cnt[RVFIT_MAX_PARAMS], at[RVFIT_MAX_PARAMS] = {0};
     int j[RVFIT_MAX_PARAMS][SXQ_AXMAX], node[RVFIT_MAX_PARAMS] = {0};
     double o[RVFIT_MAX_PARAMS][SXQ_AXMAX];
     for (int k = 0; k < d; k++) {
-        cnt[k] = sxq_axis(&lib->axis[sd->ax[k]], sd->h[k], x[k], j[k], o[k]);
+        cnt[k] = sxq_axis(&lib->axis[sd->fa.ax[k]], sd->fa.h[k], x[k], j[k], o[k]);
         if (cnt[k] <= 0)
             return 0;
     }
@@ -75,7 +74,7 @@ static int sxq_gather(const rvfit_library *lib, const sx_data *sd,
         double r2 = 0.0, du[RVFIT_MAX_PARAMS];
         for (int k = 0; k < d; k++) {
             du[k] = o[k][at[k]];
-            node[sd->ax[k]] = j[k][at[k]];
+            node[sd->fa.ax[k]] = j[k][at[k]];
             r2 += du[k] * du[k];
         }
         size_t m = grid_ravel(lib, node);
@@ -102,13 +101,13 @@ int sx_quad_correct(const rvfit_library *lib, const sx_data *sd,
     sxq_ball b;
     double x[RVFIT_MAX_PARAMS] = {0}, v[RVFIT_MAX_PARAMS + 1][RVFIT_MAX_PARAMS];
     double r[RVFIT_LINALG_MAX] = {0}, row[RVFIT_LINALG_MAX];
-    int d = sd->d;
+    int d = sd->fa.d;
     for (int i = 0; i < n; i++) {
-        sx_model_u(lib, sd, idx[i], v[i]);
+        lib_model_u(lib, &sd->fa, idx[i], v[i]);
         for (int k = 0; k < d; k++)
             x[k] += w[i] * v[i][k];
     }
-    if (!qls_init(lib, sd, &B) ||
+    if (!qls_init(lib, &sd->fa, &B) ||
         !sxq_gather(lib, sd, x, (size_t)(RVFIT_MAX_STENCIL - n), &b))
         return n;
     for (size_t e = 0; e < b.n; e++)

@@ -1,8 +1,8 @@
 /* rvfit/abi.h — the plugin ABI: its version, the version of each table a
  * plugin fills, and the recorded layout of every struct a plugin sees.
  *
- * Included by rvfit/plugin.h (which plugins include); including it alone
- * brings in plugin.h.  The rules (docs/plugin-abi.md):
+ * Included by rvfit/plugin.h (which plugins include); it includes the
+ * headers whose structs it pins.  The rules (docs/plugin-abi.md):
  *   - RVFIT_ABI_MAJOR covers everything a plugin and the core share:
  *     the data structs (batches, library, points, errors, host, ...), the
  *     limits that size them, enum values, SDK function signatures (it is
@@ -24,7 +24,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rvfit/plugin.h"
+#include "rvfit/backend.h"
+#include "rvfit/descriptor.h"
+#include "rvfit/host.h"
+#include "rvfit/instrument.h"
+#include "rvfit/instrument_mock.h"
+#include "rvfit/library.h"
+#include "rvfit/numeric.h"
+#include "rvfit/spectra.h"
+#include "rvfit/status.h"
 
 #define RVFIT_ABI_MAJOR 2
 #define RVFIT_ABI_MINOR 0

@@ -58,6 +58,11 @@ RVFIT_EXPORT const char *rvfit_kv_where(const char *file, int line,
 RVFIT_EXPORT void rvfit_log(const rvfit_host *h, int level, const char *who,
                             const char *fmt, ...) RVFIT_PRINTF(4, 5);
 
+/* Seconds on the monotonic clock (CLOCK_MONOTONIC): for durations only,
+ * the one clock every timing in the core and the plugins reads.
+ * Thread-safe. */
+RVFIT_EXPORT double rvfit_now(void);
+
 /* Look up key in kv[0..n-1]; returns value or NULL. */
 RVFIT_EXPORT const char *rvfit_kv_get(const rvfit_kv *kv, int n,
                                       const char *key);

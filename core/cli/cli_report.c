@@ -1,0 +1,61 @@
+/* cli_report.c — what a run reports to the person running it, one
+ * implementation for the single-process and the MPI paths: the per-stage
+ * profile and the backend line, why a run stopped, and the status file's
+ * lines. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <sys/resource.h>
+
+#include "cli.h"
+
+void cli_print_profile(const rvfit_host *h, const rvfit_run *r, double wall)
+{
+    rvfit_counters c;
+    r->be->ops->counters(r->be->state, &c);
+    rvfit_log(h, RVFIT_LOG_INFO, "rvfit",
+              "profile: %zu spectra in %zu files, %.2f s, %.2f spectra/s",
+              r->nspectra, r->nfiles, wall,
+              wall > 0 ? (double)r->nspectra / wall : 0.0);
+    for (int s = 0; s < RVFIT_NSTAGE; s++)
+        rvfit_log(h, RVFIT_LOG_INFO, "rvfit",
+                  "profile: %-12s %9.3f s %12" PRIu64 " points %8" PRIu64
+                  " calls",
+                  rvfit_stage_label(s), r->prof.seconds[s],
+                  r->prof.points[s], r->prof.calls[s]);
+    rvfit_log(h, RVFIT_LOG_INFO, "rvfit",
+              "backend %s on %s evaluated %" PRIu64 " points in %" PRIu64
+              " calls (%.3f s inside the backend, fitting %.3f s of %.3f)",
+              r->be->name, r->be->ops->device(r->be->state), c.points,
+              c.calls, c.seconds, r->busy, wall);
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        rvfit_log(h, RVFIT_LOG_INFO, "rvfit", "peak RSS %.1f MiB",
+                  (double)ru.ru_maxrss / 1024.0);
+}
+
+void cli_run_stopped(const fit_env *e, const rvfit_run *run, int rc,
+                     const char *why)
+{
+    if (rc == RVFIT_ERR_CANCELLED && e->cancel && *e->cancel && e->mpi)
+        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "interrupted by %s; "
+                  "this rank completed %zu units (files or parts of "
+                  "files), partial outputs removed (the status file has "
+                  "the job's files)", cli_signal_name(*e->cancel),
+                  run->nfiles);
+    else if (rc == RVFIT_ERR_CANCELLED && e->cancel && *e->cancel)
+        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "interrupted by %s; "
+                  "%zu file%s complete, partial outputs removed",
+                  cli_signal_name(*e->cancel), run->nfiles,
+                  run->nfiles == 1 ? "" : "s");
+    else
+        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "run stopped: %s",
+                  why);
+}
+
+void cli_status_set(rvfit_statusfile *sf, const rvfit_host *h, size_t input,
+                    const char *state, const char *detail)
+{
+    rvfit_err e;
+    if (rvfit_statusfile_set(sf, input, state, detail, &e))
+        rvfit_log(h, RVFIT_LOG_WARN, "rvfit", "%s", e.msg);
+}

@@ -1,0 +1,78 @@
+/* stage_diag.c — stage 5 of the fit: chi^2 per arm at the optimum, the
+ * continuum-only chi^2, the best-fit models, and every result finished
+ * (errors scaled, warning bits; fit_result.c). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fit_internal.h"
+
+/* chi^2 per arm at the optimum and continuum-only chi^2 into the results,
+ * the best-fit models into f->models (NaN for spectra not fitted). */
+static int diag_eval(fit_ctx *f)
+{
+    rvfit_result *res = f->res;
+    float *const *models = f->models;
+    size_t n = f->nact;
+    int na = f->b->narm;
+    rvfit_point *p = calloc(2 * (n ? n : 1), sizeof *p);
+    double *m = malloc(2 * (n ? n : 1) * sizeof *m);
+    double *ca = malloc(2 * (n ? n : 1) * (size_t)na * sizeof *ca);
+    int rc = (!p || !m || !ca) ? rvfit_err_set(f->err, RVFIT_ERR_NOMEM,
+                                               "fit: out of memory")
+                               : RVFIT_OK;
+    for (size_t i = 0; i < n && !rc; i++) {
+        p[i] = f->best[f->act[i]];
+        p[n + i] = p[i];
+        p[n + i].flags |= RVFIT_PT_CONTINUUM;
+    }
+    if (!rc)
+        rc = fit_chisq(f, 2 * n, p, m, ca);
+    for (size_t i = 0; i < n && !rc; i++) {
+        rvfit_result *r = &res[f->act[i]];
+        r->m2lnl = m[i];
+        r->chisq_tot = r->chisq_c_tot = 0;
+        for (int a = 0; a < na; a++) {
+            r->chisq[a] = ca[i * (size_t)na + a];
+            r->chisq_c[a] = ca[(n + i) * (size_t)na + a];
+            r->chisq_tot += r->chisq[a];
+            r->chisq_c_tot += r->chisq_c[a];
+        }
+    }
+    if (!rc && models && n) {
+        float *mp[RVFIT_MAX_ARMS];
+        float *tmp[RVFIT_MAX_ARMS] = {0};
+        for (int a = 0; a < na && !rc; a++) {
+            tmp[a] = malloc(n * f->b->arm[a].npix * sizeof(float));
+            mp[a] = tmp[a];
+            if (!tmp[a])
+                rc = rvfit_err_set(f->err, RVFIT_ERR_NOMEM, "models");
+        }
+        if (!rc)
+            rc = fit_models(f, n, p, mp);
+        for (int a = 0; a < na && !rc; a++) {
+            size_t np = f->b->arm[a].npix;
+            for (size_t s = 0; s < f->b->nspec; s++)
+                for (size_t i = 0; i < np; i++)
+                    models[a][s * np + i] = NAN;
+            for (size_t i = 0; i < n; i++)
+                memcpy(models[a] + f->act[i] * np, tmp[a] + i * np,
+                       np * sizeof(float));
+        }
+        for (int a = 0; a < na; a++)
+            free(tmp[a]);
+    }
+    free(p);
+    free(m);
+    free(ca);
+    return rc;
+}
+
+
+int fit_stage_diag(fit_ctx *f)
+{
+    int rc = diag_eval(f);
+    for (size_t i = 0; i < f->nact && !rc; i++)
+        fit_result_finish(f, &f->res[f->act[i]], f->act[i]);
+    return rc;
+}

@@ -1,0 +1,50 @@
+/* rvfit/prep.h — the prep part of the engine: a batch of spectra
+ * prepared for the backends, instrument-independently, between reading
+ * and load_batch.
+ *
+ * Ownership: works in place on the caller's batch.  Thread-safety: one
+ * batch per call; rvfit_prep_batch_threads runs its own threads.
+ */
+#ifndef RVFIT_PREP_H
+#define RVFIT_PREP_H
+
+#include <stdint.h>
+
+#include "rvfit/library.h"
+#include "rvfit/spectra.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Median S/N per pixel no detector delivers (10^10 photons a pixel). */
+#define RVFIT_SNR_ABSURD 1e5
+
+/* Bits rvfit_prep_batch adds to rvfit_batch.flags (readers set only the
+ * RVFIT_SPEC_* bits of rvfit/spectra.h, below 0x100): an arm's inverse
+ * variances not credible (median S/N per pixel above RVFIT_SNR_ABSURD),
+ * and which arms were outside the templates. */
+#define RVFIT_SPEC_BAD_IVAR 0x100u
+#define RVFIT_SPEC_ARM_OUTSIDE(a) (0x10000u << (a)) /* a < RVFIT_MAX_ARMS */
+
+/* Preprocess a batch in place before load_batch (instrument-independent):
+ * flag arms with absurd inverse variances (RVFIT_SPEC_BAD_IVAR), drop
+ * arms that lie entirely outside the templates (ivar 0,
+ * RVFIT_SPEC_ARM_OUTSIDE), clamp sigma from below at 0.3 x the arm's
+ * median sigma, drop the
+ * half-band edge pixels of band matrices, convert Gaussian LSFs to band
+ * matrices, and correct band matrices for the library's own smoothing
+ * (docs/architecture.md "no double smoothing").  May replace an arm's
+ * resolution arrays (ndiag grows by 2). */
+RVFIT_EXPORT int rvfit_prep_batch(rvfit_batch *b, const rvfit_library *lib,
+                                  rvfit_err *err);
+/* The same on up to nthreads threads (spectra in parallel; the result
+ * does not depend on the count).  rvfit_prep_batch is this with 1. */
+RVFIT_EXPORT int rvfit_prep_batch_threads(rvfit_batch *b,
+                                          const rvfit_library *lib,
+                                          int nthreads, rvfit_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
