@@ -3,7 +3,6 @@
  * fixed order so that chisq(v) and vscan at the same v agree bitwise. */
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
 #include "cpu_internal.h"
 
@@ -18,13 +17,6 @@ typedef struct cpu_job {
     float *const *model;
     float *const *cont;
 } cpu_job;
-
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int cpu_arm_usable(const cpu_state *st, int a, size_t s)
 {
@@ -191,7 +183,7 @@ static void cpu_account(cpu_state *st, uint64_t npts, double t0)
 {
     st->cnt.points += npts;
     st->cnt.calls++;
-    st->cnt.seconds += cpu_now() - t0;
+    st->cnt.seconds += rvfit_now() - t0;
 }
 
 int cpu_chisq_sta(void *state, size_t n, const rvfit_point *pts,
@@ -199,7 +191,7 @@ int cpu_chisq_sta(void *state, size_t n, const rvfit_point *pts,
                   rvfit_err *err)
 {
     cpu_state *st = state;
-    double t0 = cpu_now();
+    double t0 = rvfit_now();
     int rc = cpu_check(st, n, pts, stn, "chisq", err);
     if (rc != RVFIT_OK)
         return rc;
@@ -214,7 +206,7 @@ int cpu_vscan_sta(void *state, size_t nq, const rvfit_point *base,
                   const double *vel, double *m2lnl, rvfit_err *err)
 {
     cpu_state *st = state;
-    double t0 = cpu_now();
+    double t0 = rvfit_now();
     int rc = cpu_check(st, nq, base, stn, "vscan", err);
     if (rc != RVFIT_OK)
         return rc;
@@ -236,7 +228,7 @@ int cpu_models_sta(void *state, size_t n, const rvfit_point *pts,
                    float *const *cont, rvfit_err *err)
 {
     cpu_state *st = state;
-    double t0 = cpu_now();
+    double t0 = rvfit_now();
     int rc = cpu_check(st, n, pts, stn, "models", err);
     if (rc != RVFIT_OK)
         return rc;

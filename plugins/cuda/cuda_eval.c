@@ -400,7 +400,7 @@ static int cuda_validate(const cuda_state *st, const cuda_job *job,
 static int cuda_call(cuda_state *st, const cuda_job *job, const char *what,
                      rvfit_err *err)
 {
-    double t0 = rvk_now();
+    double t0 = rvfit_now();
     int rc = cuda_validate(st, job, err);
     if (rc == RVFIT_OK)
         rc = cuda_run(st, job, err);
@@ -410,7 +410,7 @@ static int cuda_call(cuda_state *st, const cuda_job *job, const char *what,
     }
     st->cnt.points += job->nslot * job->nrep;
     st->cnt.calls++;
-    st->cnt.seconds += rvk_now() - t0;
+    st->cnt.seconds += rvfit_now() - t0;
     return RVFIT_OK;
 }
 

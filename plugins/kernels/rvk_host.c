@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "rvfit/physics.h"
 
@@ -309,13 +308,6 @@ size_t rvk_maxgroups(size_t units)
 {
     size_t g = units * 16;
     return g < 32 ? 32 : (g > 8192 ? 8192 : g);
-}
-
-double rvk_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 int rvk_options(const rvfit_kv *opts, int nopt, long wg_def, long wg_min,

@@ -129,8 +129,6 @@ int rvk_velocity_ok(double v);
  * enough to fill it several times over, within [32, 8192]; each group owns
  * global scratch, so this also bounds scratch memory. */
 size_t rvk_maxgroups(size_t units);
-/* Monotonic wall clock, seconds (for the counters). */
-double rvk_now(void);
 
 /* Options wgsize (power of two in [wg_min, RVK_WG_MAX], default wg_def),
  * scratch_mb (1..2^20, default mb_def) and fp64 (-1 auto, 0, 1; *fp64

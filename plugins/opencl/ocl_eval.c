@@ -361,7 +361,7 @@ int ocl_chisq_sta(void *state, size_t n, const rvfit_point *pts,
 {
     ocl_state *st = state;
     int rc = ocl_ready(st, n, sn, err);
-    double t0 = rvk_now();
+    double t0 = rvfit_now();
     size_t cap = ocl_chunk(st, 0);
     for (size_t p0 = 0; p0 < n && rc == RVFIT_OK; p0 += cap) {
         size_t c = n - p0 < cap ? n - p0 : cap;
@@ -378,7 +378,7 @@ int ocl_chisq_sta(void *state, size_t n, const rvfit_point *pts,
     }
     st->cnt.points += n;
     st->cnt.calls++;
-    st->cnt.seconds += rvk_now() - t0;
+    st->cnt.seconds += rvfit_now() - t0;
     return RVFIT_OK;
 }
 
@@ -388,7 +388,7 @@ int ocl_vscan_sta(void *state, size_t nq, const rvfit_point *base,
 {
     ocl_state *st = state;
     int rc = ocl_ready(st, nq, sn, err);
-    double t0 = rvk_now();
+    double t0 = rvfit_now();
     size_t cap = ocl_chunk(st, nvel * st->rsz);
     for (size_t q0 = 0; q0 < nq && nvel > 0 && rc == RVFIT_OK; q0 += cap) {
         size_t c = nq - q0 < cap ? nq - q0 : cap;
@@ -411,7 +411,7 @@ int ocl_vscan_sta(void *state, size_t nq, const rvfit_point *base,
     }
     st->cnt.points += nq * nvel;
     st->cnt.calls++;
-    st->cnt.seconds += rvk_now() - t0;
+    st->cnt.seconds += rvfit_now() - t0;
     return RVFIT_OK;
 }
 
@@ -447,7 +447,7 @@ int ocl_models_sta(void *state, size_t n, const rvfit_point *pts,
         if (!model || !model[a])
             rc = rvfit_err_set(err, RVFIT_ERR_INVALID,
                                "no output array for arm %d", a);
-    double t0 = rvk_now();
+    double t0 = rvfit_now();
     size_t cap = ocl_chunk(st, 2 * st->bat.npix_sum * sizeof(float));
     for (size_t p0 = 0; p0 < n && rc == RVFIT_OK; p0 += cap) {
         size_t c = n - p0 < cap ? n - p0 : cap;
@@ -463,7 +463,7 @@ int ocl_models_sta(void *state, size_t n, const rvfit_point *pts,
     }
     st->cnt.points += n;
     st->cnt.calls++;
-    st->cnt.seconds += rvk_now() - t0;
+    st->cnt.seconds += rvfit_now() - t0;
     return RVFIT_OK;
 }
 
