@@ -13,10 +13,11 @@ static double point_m2lnl(const tu_ana *a, const rvfit_point *p)
 }
 
 static int ana_chisq(void *st, size_t n, const rvfit_point *pts,
-                     rvfit_chisq_out *out, rvfit_err *err)
+                     const rvfit_stencils *sc, rvfit_chisq_out *out,
+                     rvfit_err *err)
 {
     tu_ana *a = st;
-    (void)err;
+    (void)sc, (void)err; /* theta only: it declares RVFIT_BACKEND_CAP_GRID */
     for (size_t i = 0; i < n; i++) {
         out->m2lnl[i] = point_m2lnl(a, &pts[i]);
         if (out->chisq)
@@ -29,11 +30,11 @@ static int ana_chisq(void *st, size_t n, const rvfit_point *pts,
 }
 
 static int ana_vscan(void *st, size_t nq, const rvfit_point *base,
-                     size_t nvel, const double *vel, double *m,
-                     rvfit_err *err)
+                     const rvfit_stencils *sc, size_t nvel, const double *vel,
+                     double *m, rvfit_err *err)
 {
     tu_ana *a = st;
-    (void)err;
+    (void)sc, (void)err;
     for (size_t q = 0; q < nq; q++)
         for (size_t k = 0; k < nvel; k++) {
             rvfit_point p = base[q];
@@ -46,10 +47,11 @@ static int ana_vscan(void *st, size_t nq, const rvfit_point *base,
 
 /* The fit driver's models are not under test here. */
 static int ana_models(void *st, size_t n, const rvfit_point *pts,
-                      float *const *model, float *const *cont,
-                      rvfit_err *err)
+                      const rvfit_stencils *sc, float *const *model,
+                      float *const *cont, rvfit_err *err)
 {
-    (void)st, (void)n, (void)pts, (void)model, (void)cont, (void)err;
+    (void)st, (void)n, (void)pts, (void)sc, (void)model, (void)cont;
+    (void)err;
     return RVFIT_OK;
 }
 
@@ -65,6 +67,7 @@ void tu_ana_init(tu_ana *a)
     memset(&a->ops, 0, sizeof a->ops);
     a->ops.size = sizeof a->ops;
     a->ops.version = RVFIT_BACKEND_OPS_VERSION;
+    a->ops.caps = RVFIT_BACKEND_CAP_GRID;
     a->ops.chisq = ana_chisq;
     a->ops.vscan = ana_vscan;
     a->ops.models = ana_models;

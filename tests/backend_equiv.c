@@ -421,8 +421,8 @@ static double be_cmp_models(be_backend *cpu, be_backend *gpu,
             c[k][a] = m[k][a] + np;
         }
     rvfit_err err;
-    int r1 = cpu->ops->models(cpu->st, n, pts, m[0], c[0], &err);
-    int r2 = gpu->ops->models(gpu->st, n, pts, m[1], c[1], &err);
+    int r1 = cpu->ops->models(cpu->st, n, pts, NULL, m[0], c[0], &err);
+    int r2 = gpu->ops->models(gpu->st, n, pts, NULL, m[1], c[1], &err);
     CHECK_MSG(r1 == RVFIT_OK && r2 == RVFIT_OK, "models: %s", err.msg);
     double worst = 0.0;
     size_t npix = pr->batch.arm[0].npix;
@@ -455,8 +455,8 @@ static double be_cmp_vscan(be_backend *cpu, be_backend *gpu, size_t nq,
                                 800.0 * (double)k / (double)(nvel - 1) +
                                 3.0 * (double)q;
     rvfit_err err;
-    int r1 = cpu->ops->vscan(cpu->st, nq, base, nvel, vel, r, &err);
-    int r2 = gpu->ops->vscan(gpu->st, nq, base, nvel, vel, r + nq * nvel, &err);
+    int r1 = cpu->ops->vscan(cpu->st, nq, base, NULL, nvel, vel, r, &err);
+    int r2 = gpu->ops->vscan(gpu->st, nq, base, NULL, nvel, vel, r + nq * nvel, &err);
     CHECK_MSG(r1 == RVFIT_OK && r2 == RVFIT_OK, "vscan: %s", err.msg);
     double d = be_maxrel(r, r + nq * nvel, nq * nvel);
     free(vel);
@@ -523,9 +523,9 @@ void be_run_case(const be_target *t, be_backend *cpu, be_backend *gpu,
     rvfit_chisq_out o1 = {out, out + n}, o2 = {out + n * (1 + na),
                                                out + n * (2 + na)};
     double t0 = be_now();
-    int r1 = rc ? rc : cpu->ops->chisq(cpu->st, n, pts, &o1, &err);
+    int r1 = rc ? rc : cpu->ops->chisq(cpu->st, n, pts, NULL, &o1, &err);
     double t1 = be_now();
-    int r2 = r1 ? r1 : gpu->ops->chisq(gpu->st, n, pts, &o2, &err);
+    int r2 = r1 ? r1 : gpu->ops->chisq(gpu->st, n, pts, NULL, &o2, &err);
     double secs[2] = {t1 - t0, be_now() - t1};
     CHECK_MSG(r1 == RVFIT_OK && r2 == RVFIT_OK, "chisq: %s", err.msg);
     if (r1 == RVFIT_OK && r2 == RVFIT_OK)
@@ -558,16 +558,16 @@ static void be_check_counters(const be_target *t, be_backend *gpu,
     float *mo[2] = {mbuf[0], mbuf[1]};
     be_points(&pr, 7, rng, pts);
     rvfit_chisq_out o = {m2, NULL};
-    CHECK(gpu->ops->chisq(gpu->st, 7, pts, &o, &err) == RVFIT_OK);
-    CHECK(gpu->ops->vscan(gpu->st, 3, pts, 5, vel, m2, &err) == RVFIT_OK);
-    CHECK(gpu->ops->models(gpu->st, 2, pts, mo, NULL, &err) == RVFIT_OK);
-    CHECK(gpu->ops->vscan(gpu->st, 3, pts, 0, vel, m2, &err) == RVFIT_OK);
+    CHECK(gpu->ops->chisq(gpu->st, 7, pts, NULL, &o, &err) == RVFIT_OK);
+    CHECK(gpu->ops->vscan(gpu->st, 3, pts, NULL, 5, vel, m2, &err) == RVFIT_OK);
+    CHECK(gpu->ops->models(gpu->st, 2, pts, NULL, mo, NULL, &err) == RVFIT_OK);
+    CHECK(gpu->ops->vscan(gpu->st, 3, pts, NULL, 0, vel, m2, &err) == RVFIT_OK);
     pts[0].spec = 99; /* invalid: no points counted */
-    CHECK(gpu->ops->chisq(gpu->st, 1, pts, &o, &err) == RVFIT_ERR_INVALID);
+    CHECK(gpu->ops->chisq(gpu->st, 1, pts, NULL, &o, &err) == RVFIT_ERR_INVALID);
     CHECK(tu_contains(err.msg, "spectrum 99"));
     pts[0].spec = 0;
     pts[0].v = 2e5; /* beyond c/2 */
-    CHECK(gpu->ops->chisq(gpu->st, 1, pts, &o, &err) == RVFIT_ERR_INVALID);
+    CHECK(gpu->ops->chisq(gpu->st, 1, pts, NULL, &o, &err) == RVFIT_ERR_INVALID);
     gpu->ops->counters(gpu->st, &c1);
     CHECK_MSG(c1.points - c0.points == 7 + 15 + 2, "points %llu",
               (unsigned long long)(c1.points - c0.points));
@@ -617,7 +617,7 @@ static void be_make_stencils(const rvfit_library *lib, size_t n,
 
 /* Backend ops 1.1 on a problem with holes, cubic axes and ln flux: the
  * library's own stencils sent from the core give what the device computes
- * itself, and cpu and backend agree on chisq_st, vscan_st and models_st
+ * itself, and cpu and backend agree on chisq, vscan and models with tables
  * for scattered (simplex-like) stencils. */
 static void be_check_stencils(const be_target *t, be_backend *cpu,
                               be_backend *gpu, uint64_t *rng, double tol)
@@ -642,25 +642,25 @@ static void be_check_stencils(const be_target *t, be_backend *cpu,
     be_points(&pr, N, rng, pts);
     for (size_t k = 0; k < N * NV; k++)
         vel[k] = -300.0 + 11.0 * (double)k / N;
-    rvfit_stencils sn = {off, idx, w, pen};
+    rvfit_stencils sn = {off, idx, w, pen, 1, 0};
     rvfit_chisq_out o[4] = {{m[0], c[0]}, {m[1], c[1]}, {m[2], c[2]},
                             {m[3], c[3]}};
     for (int sc = 0; sc < 2; sc++) {
         be_make_stencils(&pr.lib, N, pts, sc, rng, off, idx, w, pen);
-        int r = cpu->ops->chisq_st(cpu->st, N, pts, &sn, &o[0], &err);
-        r = r ? r : gpu->ops->chisq_st(gpu->st, N, pts, &sn, &o[1], &err);
-        r = r ? r : gpu->ops->chisq(gpu->st, N, pts, &o[2], &err);
-        r = r ? r : cpu->ops->vscan_st(cpu->st, N, pts, &sn, NV, vel, sv[0],
+        int r = cpu->ops->chisq(cpu->st, N, pts, &sn, &o[0], &err);
+        r = r ? r : gpu->ops->chisq(gpu->st, N, pts, &sn, &o[1], &err);
+        r = r ? r : gpu->ops->chisq(gpu->st, N, pts, NULL, &o[2], &err);
+        r = r ? r : cpu->ops->vscan(cpu->st, N, pts, &sn, NV, vel, sv[0],
                                        &err);
-        r = r ? r : gpu->ops->vscan_st(gpu->st, N, pts, &sn, NV, vel, sv[1],
+        r = r ? r : gpu->ops->vscan(gpu->st, N, pts, &sn, NV, vel, sv[1],
                                        &err);
         float *mp[2][RVFIT_MAX_ARMS], *cp[2][RVFIT_MAX_ARMS];
         for (int b = 0; b < 2; b++)
             for (size_t a = 0; a < na; a++)
                 mp[b][a] = mb[b][0][a], cp[b][a] = mb[b][1][a];
-        r = r ? r : cpu->ops->models_st(cpu->st, 16, pts, &sn, mp[0], cp[0],
+        r = r ? r : cpu->ops->models(cpu->st, 16, pts, &sn, mp[0], cp[0],
                                         &err);
-        r = r ? r : gpu->ops->models_st(gpu->st, 16, pts, &sn, mp[1], cp[1],
+        r = r ? r : gpu->ops->models(gpu->st, 16, pts, &sn, mp[1], cp[1],
                                         &err);
         CHECK_MSG(r == RVFIT_OK, "stencils: %s", err.msg);
         if (r)
@@ -688,7 +688,7 @@ static void be_check_stencils(const be_target *t, be_backend *cpu,
         printf("\n");
     }
     off[1] = off[0] + RVFIT_MAX_STENCIL + 1; /* too long: refused */
-    CHECK(gpu->ops->chisq_st(gpu->st, 1, pts, &sn, &o[1], &err) ==
+    CHECK(gpu->ops->chisq(gpu->st, 1, pts, &sn, &o[1], &err) ==
           RVFIT_ERR_INVALID);
     be_problem_free(&pr);
 }
@@ -697,8 +697,8 @@ static void be_check_stencils(const be_target *t, be_backend *cpu,
  * interpolator sends).  The batch lists the library's arms in reverse
  * order, so that a backend that weighs batch arm a by library arm a's
  * weights fails.  Scattered stencils with independent random weights per
- * arm: cpu and backend agree on chisq_sta, vscan_sta and models_sta;
- * with every arm given the same weights, chisq_sta equals chisq_st. */
+ * arm: cpu and backend agree on chisq (a weight per arm), vscan (a weight per arm) and models (a weight per arm);
+ * with every arm given the same weights, chisq (a weight per arm) equals chisq (table). */
 static void be_check_arm_stencils(const be_target *t, be_backend *cpu,
                                   be_backend *gpu, uint64_t *rng, double tol)
 {
@@ -730,11 +730,11 @@ static void be_check_arm_stencils(const be_target *t, be_backend *cpu,
     be_make_stencils(&pr.lib, N, pts, 1, rng, off, idx, w, pen);
     for (uint32_t e = 0; e < off[N]; e++) /* the same in both arms */
         wa[e * NA] = wa[e * NA + 1] = w[e];
-    rvfit_stencils sn = {off, idx, w, pen};
-    rvfit_arm_stencils sa = {off, idx, wa, pen, NA, 0};
+    rvfit_stencils sn = {off, idx, w, pen, 1, 0};
+    rvfit_stencils sa = {off, idx, wa, pen, NA, 0};
     rvfit_chisq_out o[3] = {{m[0], c[0]}, {m[1], c[1]}, {m[2], c[2]}};
-    int r = gpu->ops->chisq_st(gpu->st, N, pts, &sn, &o[0], &err);
-    r = r ? r : gpu->ops->chisq_sta(gpu->st, N, pts, &sa, &o[1], &err);
+    int r = gpu->ops->chisq(gpu->st, N, pts, &sn, &o[0], &err);
+    r = r ? r : gpu->ops->chisq(gpu->st, N, pts, &sa, &o[1], &err);
     CHECK_MSG(r == RVFIT_OK, "arm stencils: %s", err.msg);
     CHECK_MSG(memcmp(m[0], m[1], sizeof m[0]) == 0,
               "equal arm weights differ from shared ones on %s", t->name);
@@ -742,19 +742,19 @@ static void be_check_arm_stencils(const be_target *t, be_backend *cpu,
         for (uint32_t e = off[i]; e < off[i + 1]; e++)
             wa[e * NA + 1] = (0.1 + be_unif(rng)) /
                              (double)(off[i + 1] - off[i]) * 1.6;
-    r = r ? r : cpu->ops->chisq_sta(cpu->st, N, pts, &sa, &o[1], &err);
-    r = r ? r : gpu->ops->chisq_sta(gpu->st, N, pts, &sa, &o[2], &err);
-    r = r ? r : cpu->ops->vscan_sta(cpu->st, N, pts, &sa, NV, vel, sv[0],
+    r = r ? r : cpu->ops->chisq(cpu->st, N, pts, &sa, &o[1], &err);
+    r = r ? r : gpu->ops->chisq(gpu->st, N, pts, &sa, &o[2], &err);
+    r = r ? r : cpu->ops->vscan(cpu->st, N, pts, &sa, NV, vel, sv[0],
                                     &err);
-    r = r ? r : gpu->ops->vscan_sta(gpu->st, N, pts, &sa, NV, vel, sv[1],
+    r = r ? r : gpu->ops->vscan(gpu->st, N, pts, &sa, NV, vel, sv[1],
                                     &err);
     float *mp[2][NA], *cp[2][NA];
     for (int b = 0; b < 2; b++)
         for (int a = 0; a < NA; a++)
             mp[b][a] = mb[b][0][a], cp[b][a] = mb[b][1][a];
-    r = r ? r : cpu->ops->models_sta(cpu->st, 16, pts, &sa, mp[0], cp[0],
+    r = r ? r : cpu->ops->models(cpu->st, 16, pts, &sa, mp[0], cp[0],
                                      &err);
-    r = r ? r : gpu->ops->models_sta(gpu->st, 16, pts, &sa, mp[1], cp[1],
+    r = r ? r : gpu->ops->models(gpu->st, 16, pts, &sa, mp[1], cp[1],
                                      &err);
     CHECK_MSG(r == RVFIT_OK, "arm stencils: %s", err.msg);
     if (!r) {
@@ -775,7 +775,7 @@ static void be_check_arm_stencils(const be_target *t, be_backend *cpu,
         CHECK_MSG(d5 > 1e-3, "arm weights changed nothing: %.3g", d5);
     }
     sa.nw = 3; /* neither 1 nor the library's arms: refused */
-    CHECK(gpu->ops->chisq_sta(gpu->st, 1, pts, &sa, &o[1], &err) ==
+    CHECK(gpu->ops->chisq(gpu->st, 1, pts, &sa, &o[1], &err) ==
           RVFIT_ERR_INVALID);
     be_problem_free(&pr);
 }
@@ -831,12 +831,12 @@ static void be_check_kinds(const be_target *t, be_backend *cpu,
         for (int b = 0; b < 2 && !rc; b++) {
             be_backend *be = b ? gpu : cpu;
             rvfit_chisq_out o = {m[b], c[b]};
-            rc = rvfit_stencil_chisq(be->ops, be->st, N, pts, &sb, &o, &err);
+            rc = be->ops->chisq( be->st, N, pts, &sb.view, &o, &err);
             if (!rc)
-                rc = rvfit_stencil_vscan(be->ops, be->st, N, pts, &sb, NV,
+                rc = be->ops->vscan( be->st, N, pts, &sb.view, NV,
                                          vel, sv[b], &err);
             if (!rc)
-                rc = rvfit_stencil_models(be->ops, be->st, 8, pts, &sb,
+                rc = be->ops->models( be->st, 8, pts, &sb.view,
                                           mp[b], NULL, &err);
         }
         CHECK_MSG(rc == RVFIT_OK, "%s: %s", kn,
@@ -888,9 +888,9 @@ static void be_bench(const be_target *t, be_backend *cpu, be_backend *gpu,
     be_backend *b[2] = {cpu, gpu};
     for (int k = 0; k < 2; k++) {
         size_t nk = k ? t->bench_points : 2048;
-        b[k]->ops->chisq(b[k]->st, 64, pts, &o, &err); /* warm-up */
+        b[k]->ops->chisq(b[k]->st, 64, pts, NULL, &o, &err); /* warm-up */
         double t0 = be_now();
-        b[k]->ops->chisq(b[k]->st, nk, pts, &o, &err);
+        b[k]->ops->chisq(b[k]->st, nk, pts, NULL, &o, &err);
         double dt = be_now() - t0;
         printf("  bench %-40s %8.0f points/s\n", b[k]->ops->device(b[k]->st),
                (double)nk / dt);

@@ -171,7 +171,7 @@ static void test_line(void *st, uint64_t *npts)
     for (int k = 0; k < NV; k++)
         vel[k] = -300.0 + k;
     rvfit_err err = {{0}};
-    must(OPS->vscan(st, 1, &p, NV, vel, m2, &err), &err, "vscan");
+    must(OPS->vscan(st, 1, &p, NULL, NV, vel, m2, &err), &err, "vscan");
     *npts += NV;
     int kb = 0;
     for (int k = 1; k < NV; k++)
@@ -189,7 +189,7 @@ static void test_line(void *st, uint64_t *npts)
     q[1].v = vel[kb];
     double mm[2], ca[4];
     rvfit_chisq_out out = {mm, ca};
-    must(OPS->chisq(st, 2, q, &out, &err), &err, "chisq");
+    must(OPS->chisq(st, 2, q, NULL, &out, &err), &err, "chisq");
     *npts += 2;
     CHECK_MSG(ca[0] < 0.05 && ca[1] < 0.05, "chisq at truth %g %g", ca[0],
               ca[1]);
@@ -199,7 +199,7 @@ static void test_line(void *st, uint64_t *npts)
     q[0].v = q[1].v = 0;
     q[0].vsini = 40.0;
     q[1].vsini = 0.0;
-    must(OPS->chisq(st, 2, q, &out, &err), &err, "chisq rot");
+    must(OPS->chisq(st, 2, q, NULL, &out, &err), &err, "chisq rot");
     *npts += 2;
     CHECK_MSG(ca[0] < 1e-6 && ca[1] < 1e-6, "rotated chisq %g %g", ca[0],
               ca[1]);
@@ -231,23 +231,23 @@ static void test_stencils(void *st, const rvfit_library *lib)
             idx[off[i] + (uint32_t)k] = (uint32_t)c[k];
         off[i + 1] = off[i] + (uint32_t)n;
     }
-    rvfit_stencils sn = {off, idx, w, pen};
+    rvfit_stencils sn = {off, idx, w, pen, 1, 0};
     double m1[NP], m2[NP], c1[2 * NP], c2[2 * NP];
     rvfit_chisq_out o1 = {m1, c1}, o2 = {m2, c2};
-    must(OPS->chisq(st, NP, p, &o1, &err), &err, "chisq");
-    must(OPS->chisq_st(st, NP, p, &sn, &o2, &err), &err, "chisq_st");
+    must(OPS->chisq(st, NP, p, NULL, &o1, &err), &err, "chisq");
+    must(OPS->chisq(st, NP, p, &sn, &o2, &err), &err, "chisq (table)");
     CHECK(memcmp(m1, m2, sizeof m1) == 0 && memcmp(c1, c2, sizeof c1) == 0);
     CHECK(pen[0] > 0 && pen[NP - 1] > 0); /* the penalty is exercised */
     double vel[NP * NV], s1[NP * NV], s2[NP * NV];
     for (int k = 0; k < NP * NV; k++)
         vel[k] = -50.0 + 7.0 * k;
-    must(OPS->vscan(st, NP, p, NV, vel, s1, &err), &err, "vscan");
-    must(OPS->vscan_st(st, NP, p, &sn, NV, vel, s2, &err), &err, "vscan_st");
+    must(OPS->vscan(st, NP, p, NULL, NV, vel, s1, &err), &err, "vscan");
+    must(OPS->vscan(st, NP, p, &sn, NV, vel, s2, &err), &err, "vscan (table)");
     CHECK(memcmp(s1, s2, sizeof s1) == 0);
     static float mo1[2][NP * LD_N], mo2[2][NP * LD_N];
     float *mp1[2] = {mo1[0], mo1[1]}, *mp2[2] = {mo2[0], mo2[1]};
-    must(OPS->models(st, NP, p, mp1, NULL, &err), &err, "models");
-    must(OPS->models_st(st, NP, p, &sn, mp2, NULL, &err), &err, "models_st");
+    must(OPS->models(st, NP, p, NULL, mp1, NULL, &err), &err, "models");
+    must(OPS->models(st, NP, p, &sn, mp2, NULL, &err), &err, "models (table)");
     CHECK(memcmp(mo1, mo2, sizeof mo1) == 0);
 
     /* hand-made: node (1,0) = model 2 with penalty 7.5; the midpoint of
@@ -265,9 +265,9 @@ static void test_stencils(void *st, const rvfit_library *lib)
     r[2].flags = RVFIT_PT_CONTINUUM;
     uint32_t hoff[4] = {0, 1, 3, 3}, hidx[3] = {2, 2, 4};
     double hw[3] = {1.0, 0.5, 0.5}, hpen[3] = {7.5, 0.0, 0.0};
-    rvfit_stencils hs = {hoff, hidx, hw, hpen};
-    must(OPS->chisq(st, 3, r, &o1, &err), &err, "chisq ref");
-    must(OPS->chisq_st(st, 3, q, &hs, &o2, &err), &err, "chisq hand");
+    rvfit_stencils hs = {hoff, hidx, hw, hpen, 1, 0};
+    must(OPS->chisq(st, 3, r, NULL, &o1, &err), &err, "chisq ref");
+    must(OPS->chisq(st, 3, q, &hs, &o2, &err), &err, "chisq hand");
     CHECK_MSG(m2[0] == m1[0] + 7.5, "node: %.17g vs %.17g + 7.5", m2[0],
               m1[0]);
     CHECK_NEAR(m2[1], m1[1], 1e-9 * fabs(m1[1]));
@@ -276,22 +276,22 @@ static void test_stencils(void *st, const rvfit_library *lib)
 
     /* malformed */
     hidx[2] = 6; /* nmodel = 6 */
-    CHECK(OPS->chisq_st(st, 3, q, &hs, &o2, &err) == RVFIT_ERR_INVALID);
+    CHECK(OPS->chisq(st, 3, q, &hs, &o2, &err) == RVFIT_ERR_INVALID);
     CHECK_MSG(tu_contains(err.msg, "vector 6"), "%s", err.msg);
     hidx[2] = 4;
     hoff[3] = 2; /* decreasing */
-    CHECK(OPS->vscan_st(st, 3, q, &hs, 1, vel, s2, &err) ==
+    CHECK(OPS->vscan(st, 3, q, &hs, 1, vel, s2, &err) ==
           RVFIT_ERR_INVALID);
     hoff[3] = 3;
     hpen[1] = NAN;
-    CHECK(OPS->models_st(st, 3, q, &hs, mp2, NULL, &err) ==
+    CHECK(OPS->models(st, 3, q, &hs, mp2, NULL, &err) ==
           RVFIT_ERR_INVALID);
 }
 
 /* Backend ops 1.2: weights per library arm.  Arm B weighs model 2 and
  * arm R model 4: each arm's chisq and model equal those of the shared
  * stencil naming that arm's model, bitwise; equal weights in both arms
- * reproduce chisq_st bitwise; nw other than 1 or narm, and a non-finite
+ * reproduce chisq (table) bitwise; nw other than 1 or narm, and a non-finite
  * weight of arm R, are refused. */
 static void test_arm_stencils(void *st)
 {
@@ -306,13 +306,13 @@ static void test_arm_stencils(void *st)
     uint32_t off[3] = {0, 2, 4}, idx[4] = {2, 4, 2, 4};
     double wa[8] = {1, 0, 0, 1, 1, 0, 0, 1}, pen[2] = {0.0, 3.0};
     double w2[4] = {1, 0, 1, 0}, w4[4] = {0, 1, 0, 1};
-    rvfit_arm_stencils sa = {off, idx, wa, pen, 2, 0};
-    rvfit_stencils s2 = {off, idx, w2, pen}, s4 = {off, idx, w4, pen};
+    rvfit_stencils sa = {off, idx, wa, pen, 2, 0};
+    rvfit_stencils s2 = {off, idx, w2, pen, 1, 0}, s4 = {off, idx, w4, pen, 1, 0};
     double m[3][2], c[3][4];
     rvfit_chisq_out o[3] = {{m[0], c[0]}, {m[1], c[1]}, {m[2], c[2]}};
-    must(OPS->chisq_sta(st, 2, q, &sa, &o[0], &err), &err, "chisq_sta");
-    must(OPS->chisq_st(st, 2, q, &s2, &o[1], &err), &err, "chisq model 2");
-    must(OPS->chisq_st(st, 2, q, &s4, &o[2], &err), &err, "chisq model 4");
+    must(OPS->chisq(st, 2, q, &sa, &o[0], &err), &err, "chisq (a weight per arm)");
+    must(OPS->chisq(st, 2, q, &s2, &o[1], &err), &err, "chisq model 2");
+    must(OPS->chisq(st, 2, q, &s4, &o[2], &err), &err, "chisq model 4");
     for (int i = 0; i < 2; i++) {
         CHECK(c[0][2 * i] == c[1][2 * i]);         /* arm B: model 2 */
         CHECK(c[0][2 * i + 1] == c[2][2 * i + 1]); /* arm R: model 4 */
@@ -322,25 +322,25 @@ static void test_arm_stencils(void *st)
     float *mp[3][2];
     for (int k = 0; k < 3; k++)
         mp[k][0] = mo[k][0], mp[k][1] = mo[k][1];
-    must(OPS->models_sta(st, 2, q, &sa, mp[0], NULL, &err), &err, "models");
-    must(OPS->models_st(st, 2, q, &s2, mp[1], NULL, &err), &err, "models 2");
-    must(OPS->models_st(st, 2, q, &s4, mp[2], NULL, &err), &err, "models 4");
+    must(OPS->models(st, 2, q, &sa, mp[0], NULL, &err), &err, "models");
+    must(OPS->models(st, 2, q, &s2, mp[1], NULL, &err), &err, "models 2");
+    must(OPS->models(st, 2, q, &s4, mp[2], NULL, &err), &err, "models 4");
     CHECK(memcmp(mo[0][0], mo[1][0], sizeof mo[0][0]) == 0);
     CHECK(memcmp(mo[0][1], mo[2][1], sizeof mo[0][1]) == 0);
     double vel[6] = {100, 110, 120, 130, 140, 150}, v1[6], v2[6];
     double wsame[8] = {0.3, 0.3, 0.7, 0.7, 0.6, 0.6, 0.4, 0.4};
     double wone[4] = {0.3, 0.7, 0.6, 0.4};
-    rvfit_arm_stencils ss = {off, idx, wsame, pen, 2, 0};
-    rvfit_stencils s1 = {off, idx, wone, pen};
-    must(OPS->vscan_sta(st, 2, q, &ss, 3, vel, v1, &err), &err, "vscan_sta");
-    must(OPS->vscan_st(st, 2, q, &s1, 3, vel, v2, &err), &err, "vscan_st");
+    rvfit_stencils ss = {off, idx, wsame, pen, 2, 0};
+    rvfit_stencils s1 = {off, idx, wone, pen, 1, 0};
+    must(OPS->vscan(st, 2, q, &ss, 3, vel, v1, &err), &err, "vscan (a weight per arm)");
+    must(OPS->vscan(st, 2, q, &s1, 3, vel, v2, &err), &err, "vscan (table)");
     CHECK(memcmp(v1, v2, sizeof v1) == 0);
     sa.nw = 3;
-    CHECK(OPS->chisq_sta(st, 2, q, &sa, &o[0], &err) == RVFIT_ERR_INVALID);
+    CHECK(OPS->chisq(st, 2, q, &sa, &o[0], &err) == RVFIT_ERR_INVALID);
     CHECK_MSG(tu_contains(err.msg, "weights per entry"), "%s", err.msg);
     sa.nw = 2;
     wa[7] = NAN;
-    CHECK(OPS->chisq_sta(st, 2, q, &sa, &o[0], &err) == RVFIT_ERR_INVALID);
+    CHECK(OPS->chisq(st, 2, q, &sa, &o[0], &err) == RVFIT_ERR_INVALID);
     CHECK_MSG(tu_contains(err.msg, "arm 1"), "%s", err.msg);
 }
 
@@ -366,7 +366,7 @@ static void test_threads(const rvfit_library *lib, const rvfit_batch *b,
         must(OPS->load_library(st, lib, &err), &err, "load_library");
         must(OPS->load_batch(st, b, mo, &err), &err, "load_batch");
         rvfit_chisq_out out = {res[t], carm[t]};
-        must(OPS->chisq(st, NP, p, &out, &err), &err, "chisq");
+        must(OPS->chisq(st, NP, p, NULL, &out, &err), &err, "chisq");
         OPS->close(st);
     }
     CHECK(memcmp(res[0], res[1], sizeof res[0]) == 0);
@@ -498,7 +498,7 @@ static void test_band(void *st, uint64_t *npts)
     p[5].flags = RVFIT_PT_CONTINUUM; /* spectrum 0, template == 1 */
     double m2[6], ca[6];
     rvfit_chisq_out out = {m2, ca};
-    must(OPS->chisq(st, 6, p, &out, &err), &err, "chisq");
+    must(OPS->chisq(st, 6, p, NULL, &out, &err), &err, "chisq");
     *npts += 6;
     double chi, ld, a;
     closed1(A->flux, A->ivar, m[0], &chi, &ld, &a);
@@ -520,7 +520,7 @@ static void test_band(void *st, uint64_t *npts)
     /* models(): model = a m over every pixel, cont = a */
     float mod[2 * BD_N], con[2 * BD_N];
     float *mp[1] = {mod}, *cp[1] = {con};
-    must(OPS->models(st, 2, p, mp, cp, &err), &err, "models");
+    must(OPS->models(st, 2, p, NULL, mp, cp, &err), &err, "models");
     *npts += 2;
     closed1(A->flux + BD_N, A->ivar, m[1], &chi, &ld, &a);
     for (int i = 0; i < BD_N; i++) {
@@ -533,7 +533,7 @@ static void test_band(void *st, uint64_t *npts)
     mo.npoly = 3;
     mo.basis = RVFIT_BASIS_CHEB;
     must(OPS->load_batch(st, &b, &mo, &err), &err, "load_batch cheb");
-    must(OPS->chisq(st, 1, &p[4], &out, &err), &err, "chisq cheb");
+    must(OPS->chisq(st, 1, &p[4], NULL, &out, &err), &err, "chisq cheb");
     *npts += 1;
     double basis[BD_N * 3], ref_chi, ref_ld;
     double w0 = A->wave[0], w1 = A->wave[BD_N - 1];
@@ -549,7 +549,7 @@ static void test_band(void *st, uint64_t *npts)
     /* invalid inputs */
     rvfit_point bad = p[0];
     bad.spec = 99;
-    CHECK(OPS->chisq(st, 1, &bad, &out, &err) == RVFIT_ERR_INVALID);
+    CHECK(OPS->chisq(st, 1, &bad, NULL, &out, &err) == RVFIT_ERR_INVALID);
     CHECK(tu_contains(err.msg, "spectrum 99"));
     A->res_kind = RVFIT_RES_LSF;
     CHECK(OPS->load_batch(st, &b, &mo, &err) == RVFIT_ERR_INVALID);
@@ -654,9 +654,9 @@ static void bench_desi(void)
          * machine) */
         clockid_t id = CLOCK_MONOTONIC, cid = CLOCK_THREAD_CPUTIME_ID;
         double t0 = clock_s(id), c0 = clock_s(cid);
-        must(OPS->chisq(st, NP, p, &out, &err), &err, "bench chisq");
+        must(OPS->chisq(st, NP, p, NULL, &out, &err), &err, "bench chisq");
         double t1 = clock_s(id), c1 = clock_s(cid);
-        must(OPS->vscan(st, NS, p, NV, vel, m2, &err), &err, "bench vscan");
+        must(OPS->vscan(st, NS, p, NULL, NV, vel, m2, &err), &err, "bench vscan");
         double t2 = clock_s(id), c2 = clock_s(cid);
         printf("bench (3 arms, %zu px, ndiag 11, npoly 10, 16 corners), %s: "
                "chisq %.0f points/s, vscan %.0f points/s (wall)",
@@ -704,7 +704,7 @@ int main(void)
     p[1].theta[0] = 2.3; /* h = 1: penalty 1e4 * 0.09 */
     double m2[2];
     rvfit_chisq_out out = {m2, NULL};
-    must(OPS->chisq(st, 2, p, &out, &err), &err, "chisq");
+    must(OPS->chisq(st, 2, p, NULL, &out, &err), &err, "chisq");
     npts += 2;
     CHECK_NEAR(m2[1] - m2[0], RVFIT_PENALTY_SCALE * 0.09, 1e-6);
 

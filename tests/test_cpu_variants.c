@@ -76,11 +76,11 @@ static int run_build(be_backend *b, const be_problem *pr, size_t n,
                 -400.0 + 20.0 * (double)k + 3.0 * (double)q + 0.37;
     int rc = be_load(b, pr, err);
     if (rc == RVFIT_OK)
-        rc = b->ops->chisq(b->st, n, pts, &co, err);
+        rc = b->ops->chisq(b->st, n, pts, NULL, &co, err);
     if (rc == RVFIT_OK)
-        rc = b->ops->vscan(b->st, nq, pts, NVEL, vel, d + n * (1 + na), err);
+        rc = b->ops->vscan(b->st, nq, pts, NULL, NVEL, vel, d + n * (1 + na), err);
     if (rc == RVFIT_OK)
-        rc = b->ops->models(b->st, nm, pts, mod, cont, err);
+        rc = b->ops->models(b->st, nm, pts, NULL, mod, cont, err);
     if (rc == RVFIT_OK) {
         ob_add(o, d, (n * (1 + na) + nq * NVEL) * sizeof(double));
         ob_add(o, f, 2 * na * nm * npix * sizeof(float));

@@ -54,7 +54,7 @@ static void check(const char *name, const char *libdir, const char *out,
     double vel[81], m[81];
     for (int k = 0; k < 81; k++)
         vel[k] = -4.0 + 0.1 * k;
-    CHECK(bo->vscan(bs, 1, &p, 81, vel, m, &err) == RVFIT_OK);
+    CHECK(bo->vscan(bs, 1, &p, NULL, 81, vel, m, &err) == RVFIT_OK);
     int kb = 0;
     for (int k = 1; k < 81; k++)
         kb = m[k] < m[kb] ? k : kb;
@@ -67,7 +67,7 @@ static void check(const char *name, const char *libdir, const char *out,
     q[1].vsini = 10.0;
     double mv[2];
     rvfit_chisq_out o = {mv, NULL};
-    CHECK(bo->chisq(bs, 2, q, &o, &err) == RVFIT_OK);
+    CHECK(bo->chisq(bs, 2, q, NULL, &o, &err) == RVFIT_OK);
     printf("%s: v at the minimum %.4f km/s; -2lnL vsini 0: %.4g, 10: %.4g\n",
            name, v, mv[0], mv[1]);
     CHECK_MSG(fabs(v) < 0.1, "%s: RV of a noise-free node star %.3f", name,

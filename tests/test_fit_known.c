@@ -394,7 +394,7 @@ int main(void)
     CHECK_MSG(rc == RVFIT_OK, "fit with scale_errors: %s", err.msg);
     if (rc == RVFIT_OK)
         check_scaled(res, res1, o.model.npoly);
-    /* interp_errors: no templates here (no chisq_st), only the pinning
+    /* interp_errors: no templates here (no stencil tables), only the pinning
      * part of the interpolation term (fit/err_pin.c). */
     o.scale_errors = 0, o.interp_errors = 1;
     rc = tu_ana_fit(&ana, &lib, &b, &o, res1, &prof, &err);

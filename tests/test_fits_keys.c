@@ -4,8 +4,7 @@
  * BAD_C2D instead of aborting the process (CFITSIO 4.2 converts a string
  * of ~30 or more characters through a fixed buffer; the library fuzzer
  * found it through RVFLIBV).  A whole library with such a value:
- * test_library_io.  rvfit_fits_read_key_num, the function's name in
- * ABI 2.0, still reads the same. */
+ * test_library_io. */
 #include <fitsio.h>
 #include <string.h>
 
@@ -63,11 +62,6 @@ static void test_keys(const char *path)
     CHECK(rvfit_fits_read_key(f, TINT, "NOSUCH", &i, &st) == KEY_NO_EXIST);
     st = 7; /* a failed earlier call: nothing is read */
     CHECK(rvfit_fits_read_key(f, TINT, "N1", &i, &st) == 7 && i == 0);
-    /* the 2.0 name, kept for plugins built against it: the same reads */
-    st = 0;
-    CHECK(rvfit_fits_read_key_num(f, TDOUBLE, "X1", &x, &st) == 0 &&
-          x == 2.5);
-    CHECK(rvfit_fits_read_key_num(f, TDOUBLE, "S1", &x, &st) == BAD_C2D);
     fits_clear_errmsg();
     st = 0;
     fits_close_file(f, &st);

@@ -221,15 +221,24 @@ static double m2lnl_b(const bstate *s, const rvfit_point *p,
     return q;
 }
 
+/* -2 ln L with the stencils of the table sc, or (sc NULL) the grid's
+ * from theta. */
 static int b_chisq(void *st, size_t n, const rvfit_point *pts,
-                   rvfit_chisq_out *out, rvfit_err *err)
+                   const rvfit_stencils *sc, rvfit_chisq_out *out,
+                   rvfit_err *err)
 {
     bstate *s = st;
-    (void)err;
-    for (size_t i = 0; i < n; i++) {
+    int rc = sc ? rvfit_stencils_check(s->lib, n, sc, err) : RVFIT_OK;
+    for (size_t i = 0; i < n && !rc; i++) {
         size_t c[RVFIT_MAX_CORNERS];
         uint32_t idx[RVFIT_MAX_CORNERS];
         double w[RVFIT_MAX_CORNERS], pen = 0;
+        if (sc) {
+            uint32_t o = sc->off[i];
+            out->m2lnl[i] = m2lnl_b(s, &pts[i], sc->idx + o, sc->w + o,
+                                    (int)(sc->off[i + 1] - o), sc->pen[i]);
+            continue;
+        }
         int k = rvfit_library_stencil(s->lib, pts[i].theta, c, w, &pen);
         for (int e = 0; e < k; e++)
             idx[e] = (uint32_t)c[e];
@@ -241,41 +250,29 @@ static int b_chisq(void *st, size_t n, const rvfit_point *pts,
                             (pts[i].flags & RVFIT_PT_CONTINUUM ? 1e4 : 0);
     }
     s->points += n, s->calls++;
-    return RVFIT_OK;
-}
-
-static int b_chisq_st(void *st, size_t n, const rvfit_point *pts,
-                      const rvfit_stencils *sc, rvfit_chisq_out *out,
-                      rvfit_err *err)
-{
-    bstate *s = st;
-    int rc = rvfit_stencils_check(s->lib, n, sc, err);
-    for (size_t i = 0; i < n && !rc; i++) {
-        uint32_t o = sc->off[i];
-        out->m2lnl[i] = m2lnl_b(s, &pts[i], sc->idx + o, sc->w + o,
-                                (int)(sc->off[i + 1] - o), sc->pen[i]);
-    }
-    s->points += n, s->calls++;
     return rc;
 }
 
 static int b_vscan(void *st, size_t nq, const rvfit_point *base,
-                   size_t nvel, const double *vel, double *m, rvfit_err *err)
+                   const rvfit_stencils *sc, size_t nvel, const double *vel,
+                   double *m, rvfit_err *err)
 {
     for (size_t q = 0; q < nq; q++)
         for (size_t k = 0; k < nvel; k++) {
             rvfit_point p = base[q];
             p.v = vel[q * nvel + k];
             rvfit_chisq_out out = {&m[q * nvel + k], NULL};
-            b_chisq(st, 1, &p, &out, err);
+            b_chisq(st, 1, &p, NULL, &out, err);
         }
     return RVFIT_OK;
 }
 
 static int b_models(void *st, size_t n, const rvfit_point *pts,
-                    float *const *model, float *const *cont, rvfit_err *err)
+                    const rvfit_stencils *sc, float *const *model,
+                    float *const *cont, rvfit_err *err)
 {
-    (void)st, (void)n, (void)pts, (void)model, (void)cont, (void)err;
+    (void)st, (void)n, (void)pts, (void)sc, (void)model, (void)cont;
+    (void)err;
     return RVFIT_OK;
 }
 
@@ -379,9 +376,10 @@ static int fit_b(bstate *s, const rvfit_fit_opts *o, rvfit_result *res)
 {
     rvfit_backend_ops ops = {.size = sizeof ops,
                              .version = RVFIT_BACKEND_OPS_VERSION,
+                             .caps = RVFIT_BACKEND_CAP_GRID |
+                                     RVFIT_BACKEND_CAP_STENCILS,
                              .chisq = b_chisq, .vscan = b_vscan,
-                             .models = b_models, .counters = b_counters,
-                             .chisq_st = b_chisq_st};
+                             .models = b_models, .counters = b_counters};
     rvfit_backend be;
     memset(&be, 0, sizeof be);
     be.state = s, be.ops = &ops;

@@ -139,14 +139,24 @@ int main(void)
     expect_stage("badabi", RVFIT_STAGE_ABI, "rebuild");
     expect_stage("wrongname", RVFIT_STAGE_NAME, "somethingelse");
 
-    /* ABI: a plugin built against the previous ABI (1.0, tests/stubs/abi1)
-     * and ops tables of another major or a newer minor; each message names
-     * the file (checked in expect_stage) and the fix. */
+    /* ABI: plugins built against earlier ABIs (1.0 and 2.0, frozen in
+     * tests/stubs/abi1 and abi2), ops tables of another major or a newer
+     * minor, capabilities not declared or unknown; each message names the
+     * file (checked in expect_stage) and the fix. */
     char want[512];
-    snprintf(want, sizeof want, "built for rvfit plugin ABI 1.0, this rvfit "
-             "supports 2.0-2.%d: rebuild the plugin against the rvfit 2.x "
-             "headers", RVFIT_ABI_MINOR);
-    expect_stage("abi1", RVFIT_STAGE_ABI, want);
+    for (int old = 1; old <= 2; old++) {
+        char name[8];
+        snprintf(name, sizeof name, "abi%d", old);
+        snprintf(want, sizeof want, "built for rvfit plugin ABI %d.0, this "
+                 "rvfit supports %d.0-%d.%d: rebuild the plugin against the "
+                 "rvfit %d.x headers", old, RVFIT_ABI_MAJOR, RVFIT_ABI_MAJOR,
+                 RVFIT_ABI_MINOR, RVFIT_ABI_MAJOR);
+        expect_stage(name, RVFIT_STAGE_ABI, want);
+    }
+    expect_stage("nocaps", RVFIT_STAGE_ABI, "declares no way to be called "
+                 "(caps 0x0): set .caps");
+    expect_stage("badcaps", RVFIT_STAGE_ABI, "declares capabilities 0x101 "
+                 "this rvfit does not know");
     snprintf(want, sizeof want, "backend operation table version %d.0, "
              "this rvfit supports %d.0-%d.%d: rebuild the plugin against "
              "this rvfit's headers (its table's .version = "
@@ -187,34 +197,11 @@ int main(void)
             CHECK(h.backend.size == sizeof(rvfit_backend_ops) &&
                   h.backend.version == RVFIT_BACKEND_OPS_VERSION);
             rvfit_chisq_out out = {NULL, NULL};
-            CHECK(h.backend.chisq(NULL, 0, NULL, &out, &err) ==
+            CHECK(h.backend.chisq(NULL, 0, NULL, NULL, &out, &err) ==
                   RVFIT_ERR_UNAVAILABLE);
             rvfit_counters cnt;
             h.backend.counters(NULL, &cnt);
             CHECK(cnt.points == 0);
-            rvfit_plugin_unload(&h);
-        }
-    }
-
-    /* A backend of ops 1.1 loads; its entries of weights per arm (1.2)
-     * are defaults that say what the pca interpolator lacks. */
-    {
-        char *dirs[2] = {dirs_one(tu_env("RVFIT_STUB_DIR")), NULL};
-        rvfit_plugin_handle h;
-        rvfit_err err;
-        int stage;
-        CHECK(rvfit_plugin_load(dirs, RVFIT_PLUGIN_BACKEND, "ops11", &h,
-                                &stage, &err) == RVFIT_OK);
-        if (h.dl) {
-            rvfit_chisq_out out = {NULL, NULL};
-            CHECK(h.backend.chisq_sta(NULL, 0, NULL, NULL, &out, &err) ==
-                  RVFIT_ERR_UNAVAILABLE);
-            CHECK_MSG(tu_contains(err.msg, "backend ops < 1.2") &&
-                          tu_contains(err.msg, "pca"), "%s", err.msg);
-            CHECK(h.backend.vscan_sta(NULL, 0, NULL, NULL, 0, NULL, NULL,
-                                      &err) == RVFIT_ERR_UNAVAILABLE);
-            CHECK(h.backend.models_sta(NULL, 0, NULL, NULL, NULL, NULL,
-                                       &err) == RVFIT_ERR_UNAVAILABLE);
             rvfit_plugin_unload(&h);
         }
     }

@@ -9,7 +9,7 @@
 typedef struct cpu_job {
     cpu_state *st;
     const rvfit_point *pts;
-    const rvfit_arm_stencils *stn; /* NULL: stencils from theta */
+    const rvfit_stencils *stn; /* NULL: stencils from theta */
     rvfit_chisq_out *out;
     size_t nvel, nchunk;
     const double *vel;
@@ -29,13 +29,13 @@ static int cpu_check_v(double v)
 }
 
 static int cpu_check(const cpu_state *st, size_t n, const rvfit_point *pts,
-                     const rvfit_arm_stencils *stn, const char *what,
+                     const rvfit_stencils *stn, const char *what,
                      rvfit_err *err)
 {
     if (!st->have_batch)
         return rvfit_err_set(err, RVFIT_ERR_INVALID,
                              "%s: no batch loaded", what);
-    if (stn && rvfit_arm_stencils_check(&st->lib, n, stn, err) != RVFIT_OK) {
+    if (stn && rvfit_stencils_check(&st->lib, n, stn, err) != RVFIT_OK) {
         rvfit_err_prefix(err, "%s", what);
         return RVFIT_ERR_INVALID;
     }
@@ -186,9 +186,9 @@ static void cpu_account(cpu_state *st, uint64_t npts, double t0)
     st->cnt.seconds += rvfit_now() - t0;
 }
 
-int cpu_chisq_sta(void *state, size_t n, const rvfit_point *pts,
-                  const rvfit_arm_stencils *stn, rvfit_chisq_out *out,
-                  rvfit_err *err)
+int cpu_chisq(void *state, size_t n, const rvfit_point *pts,
+              const rvfit_stencils *stn, rvfit_chisq_out *out,
+              rvfit_err *err)
 {
     cpu_state *st = state;
     double t0 = rvfit_now();
@@ -201,9 +201,9 @@ int cpu_chisq_sta(void *state, size_t n, const rvfit_point *pts,
     return RVFIT_OK;
 }
 
-int cpu_vscan_sta(void *state, size_t nq, const rvfit_point *base,
-                  const rvfit_arm_stencils *stn, size_t nvel,
-                  const double *vel, double *m2lnl, rvfit_err *err)
+int cpu_vscan(void *state, size_t nq, const rvfit_point *base,
+              const rvfit_stencils *stn, size_t nvel,
+              const double *vel, double *m2lnl, rvfit_err *err)
 {
     cpu_state *st = state;
     double t0 = rvfit_now();
@@ -223,9 +223,9 @@ int cpu_vscan_sta(void *state, size_t nq, const rvfit_point *base,
     return RVFIT_OK;
 }
 
-int cpu_models_sta(void *state, size_t n, const rvfit_point *pts,
-                   const rvfit_arm_stencils *stn, float *const *model,
-                   float *const *cont, rvfit_err *err)
+int cpu_models(void *state, size_t n, const rvfit_point *pts,
+               const rvfit_stencils *stn, float *const *model,
+               float *const *cont, rvfit_err *err)
 {
     cpu_state *st = state;
     double t0 = rvfit_now();
@@ -242,53 +242,4 @@ int cpu_models_sta(void *state, size_t n, const rvfit_point *pts,
     rvfit_pool_run(st->pool, n, cpu_models_task, &job);
     cpu_account(st, n, t0);
     return RVFIT_OK;
-}
-
-/* The 1.1 entries: one weight per entry (NULL: from theta, as 1.0). */
-int cpu_chisq_st(void *state, size_t n, const rvfit_point *pts,
-                 const rvfit_stencils *stn, rvfit_chisq_out *out,
-                 rvfit_err *err)
-{
-    rvfit_arm_stencils a = stn ? rvfit_arm_stencils_of(stn)
-                               : (rvfit_arm_stencils){0};
-    return cpu_chisq_sta(state, n, pts, stn ? &a : NULL, out, err);
-}
-
-int cpu_vscan_st(void *state, size_t nq, const rvfit_point *base,
-                 const rvfit_stencils *stn, size_t nvel, const double *vel,
-                 double *m2lnl, rvfit_err *err)
-{
-    rvfit_arm_stencils a = stn ? rvfit_arm_stencils_of(stn)
-                               : (rvfit_arm_stencils){0};
-    return cpu_vscan_sta(state, nq, base, stn ? &a : NULL, nvel, vel,
-                         m2lnl, err);
-}
-
-int cpu_models_st(void *state, size_t n, const rvfit_point *pts,
-                  const rvfit_stencils *stn, float *const *model,
-                  float *const *cont, rvfit_err *err)
-{
-    rvfit_arm_stencils a = stn ? rvfit_arm_stencils_of(stn)
-                               : (rvfit_arm_stencils){0};
-    return cpu_models_sta(state, n, pts, stn ? &a : NULL, model, cont,
-                          err);
-}
-
-/* The 1.0 entries: stencils from theta. */
-int cpu_chisq(void *state, size_t n, const rvfit_point *pts,
-              rvfit_chisq_out *out, rvfit_err *err)
-{
-    return cpu_chisq_sta(state, n, pts, NULL, out, err);
-}
-
-int cpu_vscan(void *state, size_t nq, const rvfit_point *base, size_t nvel,
-              const double *vel, double *m2lnl, rvfit_err *err)
-{
-    return cpu_vscan_sta(state, nq, base, NULL, nvel, vel, m2lnl, err);
-}
-
-int cpu_models(void *state, size_t n, const rvfit_point *pts,
-               float *const *model, float *const *cont, rvfit_err *err)
-{
-    return cpu_models_sta(state, n, pts, NULL, model, cont, err);
 }

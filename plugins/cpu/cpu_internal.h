@@ -115,34 +115,17 @@ void cpu_free_library(cpu_state *st);
 void cpu_free_batch(cpu_state *st);
 
 /* ---- evaluation entry points (cpu_eval.c) ---------------------------- */
+/* backend ops 2.0: the stencil table stn from the core, or NULL (the
+ * regular grid's stencils from theta). */
 int cpu_chisq(void *state, size_t n, const rvfit_point *pts,
-              rvfit_chisq_out *out, rvfit_err *err);
-int cpu_vscan(void *state, size_t nq, const rvfit_point *base, size_t nvel,
-              const double *vel, double *m2lnl, rvfit_err *err);
+              const rvfit_stencils *stn, rvfit_chisq_out *out,
+              rvfit_err *err);
+int cpu_vscan(void *state, size_t nq, const rvfit_point *base,
+              const rvfit_stencils *stn, size_t nvel, const double *vel,
+              double *m2lnl, rvfit_err *err);
 int cpu_models(void *state, size_t n, const rvfit_point *pts,
-               float *const *model, float *const *cont, rvfit_err *err);
-/* backend ops 1.1: the same with stencils from the core (NULL: from
- * theta, which is what the 1.0 entries pass). */
-int cpu_chisq_st(void *state, size_t n, const rvfit_point *pts,
-                 const rvfit_stencils *stn, rvfit_chisq_out *out,
-                 rvfit_err *err);
-int cpu_vscan_st(void *state, size_t nq, const rvfit_point *base,
-                 const rvfit_stencils *stn, size_t nvel, const double *vel,
-                 double *m2lnl, rvfit_err *err);
-int cpu_models_st(void *state, size_t n, const rvfit_point *pts,
-                  const rvfit_stencils *stn, float *const *model,
-                  float *const *cont, rvfit_err *err);
-/* backend ops 1.2: stencils with weights per library arm (the 1.1
- * entries above pass theirs on with one weight per entry). */
-int cpu_chisq_sta(void *state, size_t n, const rvfit_point *pts,
-                  const rvfit_arm_stencils *stn, rvfit_chisq_out *out,
-                  rvfit_err *err);
-int cpu_vscan_sta(void *state, size_t nq, const rvfit_point *base,
-                  const rvfit_arm_stencils *stn, size_t nvel,
-                  const double *vel, double *m2lnl, rvfit_err *err);
-int cpu_models_sta(void *state, size_t n, const rvfit_point *pts,
-                   const rvfit_arm_stencils *stn, float *const *model,
-                   float *const *cont, rvfit_err *err);
+               const rvfit_stencils *stn, float *const *model,
+               float *const *cont, rvfit_err *err);
 
 /* ---- physics of one point (cpu_model.c, cpu_normal.c) ---------------- */
 typedef struct cpu_stencil {
@@ -173,11 +156,11 @@ void cpu_stencil_of(const cpu_state *st, const rvfit_point *p,
                     cpu_stencil *sc);
 /* Stencil i of a table from the core (backend ops 1.1, 1.2), with the
  * weights of library arm 0. */
-void cpu_stencil_given(const rvfit_point *p, const rvfit_arm_stencils *stn,
+void cpu_stencil_given(const rvfit_point *p, const rvfit_stencils *stn,
                        size_t i, cpu_stencil *sc);
 /* The weights of library arm la into sc, for a table with weights per
  * arm (stn->nw > 1); nothing to do otherwise. */
-void cpu_stencil_arm(const rvfit_arm_stencils *stn, size_t i, int la,
+void cpu_stencil_arm(const rvfit_stencils *stn, size_t i, int la,
                      cpu_stencil *sc);
 void cpu_range_of(const cpu_state *st, int a, size_t s, int all,
                   cpu_range *r);

@@ -25,7 +25,7 @@ void cpu_stencil_of(const cpu_state *st, const rvfit_point *p,
     sc->flat = sc->nc == 0;
 }
 
-void cpu_stencil_given(const rvfit_point *p, const rvfit_arm_stencils *stn,
+void cpu_stencil_given(const rvfit_point *p, const rvfit_stencils *stn,
                        size_t i, cpu_stencil *sc)
 {
     sc->penalty = 0.0;
@@ -43,7 +43,7 @@ void cpu_stencil_given(const rvfit_point *p, const rvfit_arm_stencils *stn,
     sc->flat = sc->nc == 0;
 }
 
-void cpu_stencil_arm(const rvfit_arm_stencils *stn, size_t i, int la,
+void cpu_stencil_arm(const rvfit_stencils *stn, size_t i, int la,
                      cpu_stencil *sc)
 {
     if (!stn || stn->nw <= 1 || sc->flat)

@@ -63,6 +63,8 @@ static void cpu_close(void *state)
 static const rvfit_backend_ops cpu_ops = {
     .size = sizeof(rvfit_backend_ops),
     .version = RVFIT_BACKEND_OPS_VERSION,
+    .caps = RVFIT_BACKEND_CAP_GRID | RVFIT_BACKEND_CAP_STENCILS |
+            RVFIT_BACKEND_CAP_ARM_WEIGHTS,
     .open = cpu_open,
     .device = cpu_device,
     .load_library = cpu_load_library,
@@ -72,12 +74,6 @@ static const rvfit_backend_ops cpu_ops = {
     .models = cpu_models,
     .counters = cpu_counters,
     .close = cpu_close,
-    .chisq_st = cpu_chisq_st,
-    .vscan_st = cpu_vscan_st,
-    .models_st = cpu_models_st,
-    .chisq_sta = cpu_chisq_sta,
-    .vscan_sta = cpu_vscan_sta,
-    .models_sta = cpu_models_sta,
 };
 
 static const char *const cpu_keys[] = {"threads", NULL};

@@ -24,7 +24,7 @@ typedef struct cuda_job {
     const double *vel;          /* vscan: v of point p; NULL: pts[p].v   */
     double *m2lnl, *chisq;      /* [nslot*nrep], [nslot*narm] or NULL    */
     float *const *model, *const *cont;
-    const rvfit_arm_stencils *sn; /* stencils from the core, or NULL     */
+    const rvfit_stencils *sn; /* stencils from the core, or NULL     */
 } cuda_job;
 
 /* Byte layout of one chunk of c slots (from d->s0) in the input, output and scratch
@@ -64,7 +64,7 @@ static void cuda_geometry(const cuda_state *st, const cuda_dev *d,
     g->o_pv = g->o_th + cuda_al(c * np * r);
     /* stencils: offsets rebased to the chunk, indices, weights, penalty
      * (placeholders without stencils, so every kernel pointer is set) */
-    const rvfit_arm_stencils *sn = job->sn;
+    const rvfit_stencils *sn = job->sn;
     size_t s1 = sn ? cuda_min(d->s0 + c, job->nslot) : 0;
     g->ne = sn ? sn->off[s1] - sn->off[d->s0] : 0;
     g->nw = sn ? (size_t)rvk_stencil_nw(sn, &st->bat) : 1;
@@ -182,7 +182,7 @@ static void cuda_pack(const cuda_state *st, cuda_dev *d, const cuda_job *job,
     for (size_t i = 0; i < g->P; i++)
         rvk_put_real(st->fp64, h + g->o_pv, i,
                       job->vel ? job->vel[p0 + i] : job->pts[p0 + i].v);
-    const rvfit_arm_stencils *sn = job->sn;
+    const rvfit_stencils *sn = job->sn;
     if (!sn)
         return;
     uint32_t e0 = sn->off[s0], *so = (uint32_t *)(h + g->o_so);
@@ -376,7 +376,7 @@ static int cuda_validate(const cuda_state *st, const cuda_job *job,
                              "cuda: evaluation before load_library and "
                              "load_batch");
     if (job->sn &&
-        rvfit_arm_stencils_check(&st->lib.meta, job->nslot, job->sn, err))
+        rvfit_stencils_check(&st->lib.meta, job->nslot, job->sn, err))
         return RVFIT_ERR_INVALID;
     for (size_t i = 0; i < job->nslot; i++) {
         const rvfit_point *p = &job->pts[i];
@@ -414,9 +414,9 @@ static int cuda_call(cuda_state *st, const cuda_job *job, const char *what,
     return RVFIT_OK;
 }
 
-int cuda_chisq_sta(void *state, size_t n, const rvfit_point *pts,
-                   const rvfit_arm_stencils *sn, rvfit_chisq_out *out,
-                   rvfit_err *err)
+int cuda_chisq(void *state, size_t n, const rvfit_point *pts,
+               const rvfit_stencils *sn, rvfit_chisq_out *out,
+               rvfit_err *err)
 {
     cuda_job job = {.nslot = n, .nrep = 1, .pts = pts, .m2lnl = out->m2lnl,
                     .chisq = out->chisq, .sn = sn};
@@ -425,9 +425,9 @@ int cuda_chisq_sta(void *state, size_t n, const rvfit_point *pts,
     return cuda_call(state, &job, what, err);
 }
 
-int cuda_vscan_sta(void *state, size_t nq, const rvfit_point *base,
-                   const rvfit_arm_stencils *sn, size_t nvel,
-                   const double *vel, double *m2lnl, rvfit_err *err)
+int cuda_vscan(void *state, size_t nq, const rvfit_point *base,
+               const rvfit_stencils *sn, size_t nvel,
+               const double *vel, double *m2lnl, rvfit_err *err)
 {
     cuda_job job = {.nslot = nq, .nrep = nvel, .pts = base, .vel = vel,
                     .m2lnl = m2lnl, .sn = sn};
@@ -436,9 +436,9 @@ int cuda_vscan_sta(void *state, size_t nq, const rvfit_point *base,
     return cuda_call(state, &job, what, err);
 }
 
-int cuda_models_sta(void *state, size_t n, const rvfit_point *pts,
-                    const rvfit_arm_stencils *sn, float *const *model,
-                    float *const *cont, rvfit_err *err)
+int cuda_models(void *state, size_t n, const rvfit_point *pts,
+                const rvfit_stencils *sn, float *const *model,
+                float *const *cont, rvfit_err *err)
 {
     cuda_state *st = state;
     for (int a = 0; a < st->bat.narm; a++)
@@ -450,54 +450,6 @@ int cuda_models_sta(void *state, size_t n, const rvfit_point *pts,
     char what[64];
     snprintf(what, sizeof what, "models(%zu points)", n);
     return cuda_call(state, &job, what, err);
-}
-
-/* The 1.1 entries: one weight per entry (NULL: from theta, as 1.0). */
-int cuda_chisq_st(void *state, size_t n, const rvfit_point *pts,
-                  const rvfit_stencils *sn, rvfit_chisq_out *out,
-                  rvfit_err *err)
-{
-    rvfit_arm_stencils a = sn ? rvfit_arm_stencils_of(sn)
-                              : (rvfit_arm_stencils){0};
-    return cuda_chisq_sta(state, n, pts, sn ? &a : NULL, out, err);
-}
-
-int cuda_vscan_st(void *state, size_t nq, const rvfit_point *base,
-                  const rvfit_stencils *sn, size_t nvel, const double *vel,
-                  double *m2lnl, rvfit_err *err)
-{
-    rvfit_arm_stencils a = sn ? rvfit_arm_stencils_of(sn)
-                              : (rvfit_arm_stencils){0};
-    return cuda_vscan_sta(state, nq, base, sn ? &a : NULL, nvel, vel, m2lnl,
-                          err);
-}
-
-int cuda_models_st(void *state, size_t n, const rvfit_point *pts,
-                   const rvfit_stencils *sn, float *const *model,
-                   float *const *cont, rvfit_err *err)
-{
-    rvfit_arm_stencils a = sn ? rvfit_arm_stencils_of(sn)
-                              : (rvfit_arm_stencils){0};
-    return cuda_models_sta(state, n, pts, sn ? &a : NULL, model, cont, err);
-}
-
-/* The 1.0 entries: stencils from theta. */
-int cuda_chisq(void *state, size_t n, const rvfit_point *pts,
-               rvfit_chisq_out *out, rvfit_err *err)
-{
-    return cuda_chisq_sta(state, n, pts, NULL, out, err);
-}
-
-int cuda_vscan(void *state, size_t nq, const rvfit_point *base, size_t nvel,
-               const double *vel, double *m2lnl, rvfit_err *err)
-{
-    return cuda_vscan_sta(state, nq, base, NULL, nvel, vel, m2lnl, err);
-}
-
-int cuda_models(void *state, size_t n, const rvfit_point *pts,
-                float *const *model, float *const *cont, rvfit_err *err)
-{
-    return cuda_models_sta(state, n, pts, NULL, model, cont, err);
 }
 
 void cuda_free_call_buffers(cuda_state *st)

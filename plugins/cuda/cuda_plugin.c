@@ -281,6 +281,8 @@ static void cuda_close(void *state)
 static const rvfit_backend_ops cuda_ops = {
     .size = sizeof(rvfit_backend_ops),
     .version = RVFIT_BACKEND_OPS_VERSION,
+    .caps = RVFIT_BACKEND_CAP_GRID | RVFIT_BACKEND_CAP_STENCILS |
+            RVFIT_BACKEND_CAP_ARM_WEIGHTS,
     .open = cuda_open,
     .device = cuda_device,
     .load_library = cuda_load_library,
@@ -288,12 +290,6 @@ static const rvfit_backend_ops cuda_ops = {
     .chisq = cuda_chisq,
     .vscan = cuda_vscan,
     .models = cuda_models,
-    .chisq_st = cuda_chisq_st,
-    .vscan_st = cuda_vscan_st,
-    .models_st = cuda_models_st,
-    .chisq_sta = cuda_chisq_sta,
-    .vscan_sta = cuda_vscan_sta,
-    .models_sta = cuda_models_sta,
     .counters = cuda_counters,
     .close = cuda_close,
 };

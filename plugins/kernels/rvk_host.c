@@ -241,12 +241,12 @@ int rvk_batch_prepare(const rvk_lib *L, const rvfit_batch *bt,
     return RVFIT_OK;
 }
 
-int rvk_stencil_nw(const rvfit_arm_stencils *sn, const rvk_batch *B)
+int rvk_stencil_nw(const rvfit_stencils *sn, const rvk_batch *B)
 {
     return sn->nw > 1 ? B->narm : 1;
 }
 
-double rvk_stencil_w(const rvfit_arm_stencils *sn, const rvk_batch *B,
+double rvk_stencil_w(const rvfit_stencils *sn, const rvk_batch *B,
                      size_t e, int a)
 {
     return sn->nw > 1 ? sn->w[e * sn->nw + (size_t)B->larm[a]] : sn->w[e];

@@ -118,8 +118,8 @@ double rvk_result_at(int fp64, const void *src, size_t i);
  * when sn->nw == 1, else one per batch arm), and the weight of entry e
  * for batch arm a (library arm B->larm[a]; a is ignored when st_nw ==
  * 1).  Entry e, arm a goes to st_w[e * st_nw + a]. */
-int rvk_stencil_nw(const rvfit_arm_stencils *sn, const rvk_batch *B);
-double rvk_stencil_w(const rvfit_arm_stencils *sn, const rvk_batch *B,
+int rvk_stencil_nw(const rvfit_stencils *sn, const rvk_batch *B);
+double rvk_stencil_w(const rvfit_stencils *sn, const rvk_batch *B,
                      size_t e, int a);
 
 /* The velocities every backend admits (as the cpu reference): finite and

@@ -25,20 +25,20 @@ void ocl_free_call_buffers(ocl_state *st)
 }
 
 static int ocl_ready(const ocl_state *st, size_t n,
-                     const rvfit_arm_stencils *sn, rvfit_err *err)
+                     const rvfit_stencils *sn, rvfit_err *err)
 {
     if (!st->lib.have || !st->bat.have)
         return rvfit_err_set(err, RVFIT_ERR_INVALID,
                              "opencl: evaluation before load_library and "
                              "load_batch");
-    return sn ? rvfit_arm_stencils_check(&st->lib.meta, n, sn, err)
+    return sn ? rvfit_stencils_check(&st->lib.meta, n, sn, err)
               : RVFIT_OK;
 }
 
 /* Upload the stencils of slots i0 .. i0+c-1 (offsets rebased to the
  * chunk), or, without stencils, keep placeholder buffers so that every
  * kernel argument is set. */
-static int ocl_put_stencils(ocl_state *st, const rvfit_arm_stencils *sn,
+static int ocl_put_stencils(ocl_state *st, const rvfit_stencils *sn,
                             size_t i0, size_t c, rvfit_err *err)
 {
     st->use_st = sn != NULL;
@@ -340,7 +340,7 @@ static int ocl_get_reals(ocl_state *st, cl_mem buf, size_t n, double *dst,
 /* One chunk of chisq or models: pts[p0..p0+n-1]. */
 static int ocl_chunk_points(ocl_state *st, size_t p0, size_t n,
                             const rvfit_point *pts,
-                            const rvfit_arm_stencils *sn, int mode,
+                            const rvfit_stencils *sn, int mode,
                             rvfit_err *err)
 {
     int rc = ocl_put_slots(st, n, pts + p0, err);
@@ -355,9 +355,9 @@ static int ocl_chunk_points(ocl_state *st, size_t p0, size_t n,
     return rc;
 }
 
-int ocl_chisq_sta(void *state, size_t n, const rvfit_point *pts,
-                  const rvfit_arm_stencils *sn, rvfit_chisq_out *out,
-                  rvfit_err *err)
+int ocl_chisq(void *state, size_t n, const rvfit_point *pts,
+              const rvfit_stencils *sn, rvfit_chisq_out *out,
+              rvfit_err *err)
 {
     ocl_state *st = state;
     int rc = ocl_ready(st, n, sn, err);
@@ -382,9 +382,9 @@ int ocl_chisq_sta(void *state, size_t n, const rvfit_point *pts,
     return RVFIT_OK;
 }
 
-int ocl_vscan_sta(void *state, size_t nq, const rvfit_point *base,
-                  const rvfit_arm_stencils *sn, size_t nvel,
-                  const double *vel, double *m2lnl, rvfit_err *err)
+int ocl_vscan(void *state, size_t nq, const rvfit_point *base,
+              const rvfit_stencils *sn, size_t nvel,
+              const double *vel, double *m2lnl, rvfit_err *err)
 {
     ocl_state *st = state;
     int rc = ocl_ready(st, nq, sn, err);
@@ -437,9 +437,9 @@ static int ocl_get_models(ocl_state *st, size_t p0, size_t c, cl_mem buf,
     return RVFIT_OK;
 }
 
-int ocl_models_sta(void *state, size_t n, const rvfit_point *pts,
-                   const rvfit_arm_stencils *sn, float *const *model,
-                   float *const *cont, rvfit_err *err)
+int ocl_models(void *state, size_t n, const rvfit_point *pts,
+               const rvfit_stencils *sn, float *const *model,
+               float *const *cont, rvfit_err *err)
 {
     ocl_state *st = state;
     int rc = ocl_ready(st, n, sn, err);
@@ -465,52 +465,4 @@ int ocl_models_sta(void *state, size_t n, const rvfit_point *pts,
     st->cnt.calls++;
     st->cnt.seconds += rvfit_now() - t0;
     return RVFIT_OK;
-}
-
-/* The 1.1 entries: one weight per entry (NULL: from theta, as 1.0). */
-int ocl_chisq_st(void *state, size_t n, const rvfit_point *pts,
-                 const rvfit_stencils *sn, rvfit_chisq_out *out,
-                 rvfit_err *err)
-{
-    rvfit_arm_stencils a = sn ? rvfit_arm_stencils_of(sn)
-                              : (rvfit_arm_stencils){0};
-    return ocl_chisq_sta(state, n, pts, sn ? &a : NULL, out, err);
-}
-
-int ocl_vscan_st(void *state, size_t nq, const rvfit_point *base,
-                 const rvfit_stencils *sn, size_t nvel, const double *vel,
-                 double *m2lnl, rvfit_err *err)
-{
-    rvfit_arm_stencils a = sn ? rvfit_arm_stencils_of(sn)
-                              : (rvfit_arm_stencils){0};
-    return ocl_vscan_sta(state, nq, base, sn ? &a : NULL, nvel, vel, m2lnl,
-                         err);
-}
-
-int ocl_models_st(void *state, size_t n, const rvfit_point *pts,
-                  const rvfit_stencils *sn, float *const *model,
-                  float *const *cont, rvfit_err *err)
-{
-    rvfit_arm_stencils a = sn ? rvfit_arm_stencils_of(sn)
-                              : (rvfit_arm_stencils){0};
-    return ocl_models_sta(state, n, pts, sn ? &a : NULL, model, cont, err);
-}
-
-/* The 1.0 entries: stencils from theta. */
-int ocl_chisq(void *state, size_t n, const rvfit_point *pts,
-              rvfit_chisq_out *out, rvfit_err *err)
-{
-    return ocl_chisq_sta(state, n, pts, NULL, out, err);
-}
-
-int ocl_vscan(void *state, size_t nq, const rvfit_point *base, size_t nvel,
-              const double *vel, double *m2lnl, rvfit_err *err)
-{
-    return ocl_vscan_sta(state, nq, base, NULL, nvel, vel, m2lnl, err);
-}
-
-int ocl_models(void *state, size_t n, const rvfit_point *pts,
-               float *const *model, float *const *cont, rvfit_err *err)
-{
-    return ocl_models_sta(state, n, pts, NULL, model, cont, err);
 }

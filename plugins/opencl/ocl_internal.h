@@ -94,34 +94,17 @@ void ocl_free_library(ocl_state *st);
 void ocl_free_batch(ocl_state *st);
 
 /* ocl_eval.c */
+/* backend ops 2.0: the stencil table sn from the core, or NULL (the
+ * regular grid's stencils from theta). */
 int ocl_chisq(void *state, size_t n, const rvfit_point *pts,
-              rvfit_chisq_out *out, rvfit_err *err);
-int ocl_vscan(void *state, size_t nq, const rvfit_point *base, size_t nvel,
-              const double *vel, double *m2lnl, rvfit_err *err);
+              const rvfit_stencils *sn, rvfit_chisq_out *out,
+              rvfit_err *err);
+int ocl_vscan(void *state, size_t nq, const rvfit_point *base,
+              const rvfit_stencils *sn, size_t nvel, const double *vel,
+              double *m2lnl, rvfit_err *err);
 int ocl_models(void *state, size_t n, const rvfit_point *pts,
-               float *const *model, float *const *cont, rvfit_err *err);
-/* backend ops 1.1: the same with stencils from the core (NULL: from
- * theta, which is what the 1.0 entries pass). */
-int ocl_chisq_st(void *state, size_t n, const rvfit_point *pts,
-                 const rvfit_stencils *sn, rvfit_chisq_out *out,
-                 rvfit_err *err);
-int ocl_vscan_st(void *state, size_t nq, const rvfit_point *base,
-                 const rvfit_stencils *sn, size_t nvel, const double *vel,
-                 double *m2lnl, rvfit_err *err);
-int ocl_models_st(void *state, size_t n, const rvfit_point *pts,
-                  const rvfit_stencils *sn, float *const *model,
-                  float *const *cont, rvfit_err *err);
-/* backend ops 1.2: weights per library arm (the 1.1 entries pass theirs
- * on with one weight per entry). */
-int ocl_chisq_sta(void *state, size_t n, const rvfit_point *pts,
-                  const rvfit_arm_stencils *sn, rvfit_chisq_out *out,
-                  rvfit_err *err);
-int ocl_vscan_sta(void *state, size_t nq, const rvfit_point *base,
-                  const rvfit_arm_stencils *sn, size_t nvel,
-                  const double *vel, double *m2lnl, rvfit_err *err);
-int ocl_models_sta(void *state, size_t n, const rvfit_point *pts,
-                   const rvfit_arm_stencils *sn, float *const *model,
-                   float *const *cont, rvfit_err *err);
+               const rvfit_stencils *sn, float *const *model,
+               float *const *cont, rvfit_err *err);
 void ocl_free_call_buffers(ocl_state *st);
 
 #endif

@@ -270,6 +270,8 @@ static void ocl_close(void *state)
 static const rvfit_backend_ops ocl_ops = {
     .size = sizeof(rvfit_backend_ops),
     .version = RVFIT_BACKEND_OPS_VERSION,
+    .caps = RVFIT_BACKEND_CAP_GRID | RVFIT_BACKEND_CAP_STENCILS |
+            RVFIT_BACKEND_CAP_ARM_WEIGHTS,
     .open = ocl_open,
     .device = ocl_device,
     .load_library = ocl_load_library,
@@ -277,12 +279,6 @@ static const rvfit_backend_ops ocl_ops = {
     .chisq = ocl_chisq,
     .vscan = ocl_vscan,
     .models = ocl_models,
-    .chisq_st = ocl_chisq_st,
-    .vscan_st = ocl_vscan_st,
-    .models_st = ocl_models_st,
-    .chisq_sta = ocl_chisq_sta,
-    .vscan_sta = ocl_vscan_sta,
-    .models_sta = ocl_models_sta,
     .counters = ocl_counters,
     .close = ocl_close,
 };

@@ -1,6 +1,7 @@
 /* stub_backend.c — a backend plugin that fails in exactly one way, chosen
  * at compile time (STUB_NOSYM, STUB_BADABI, STUB_WRONGNAME, STUB_INITFAIL,
- * STUB_UNAVAIL, STUB_SHORT, STUB_OPS11, STUB_OPSNEW, STUB_OPSMAJOR,
+ * STUB_UNAVAIL, STUB_SHORT, STUB_NOCAPS, STUB_BADCAPS, STUB_OPSNEW,
+ * STUB_OPSMAJOR,
  * STUB_WRONGKIND, STUB_EXT, STUB_BADEXT).  It links nothing from the core on purpose:
  * errors are written by hand. */
 #include <stdio.h>
@@ -41,9 +42,6 @@ static void stub_close(void *s) { (void)s; }
 /* Built by a newer rvfit whose backend table gained entries. */
 #define STUB_OPS_VERSION                                                   \
     RVFIT_MAKE_VERSION(RVFIT_BACKEND_OPS_MAJOR, RVFIT_BACKEND_OPS_MINOR + 1)
-#elif defined(STUB_OPS11)
-/* Built against backend ops 1.1: no entries of weights per arm. */
-#define STUB_OPS_VERSION RVFIT_MAKE_VERSION(RVFIT_BACKEND_OPS_MAJOR, 1)
 #elif defined(STUB_OPSMAJOR)
 /* Built against a backend table whose entries changed meaning. */
 #define STUB_OPS_VERSION RVFIT_MAKE_VERSION(RVFIT_BACKEND_OPS_MAJOR + 1, 0)
@@ -56,12 +54,17 @@ static const rvfit_backend_ops ops = {
     /* An "older" plugin whose table ends after device(): the loader must
      * fill the rest with defaults. */
     .size = offsetof(rvfit_backend_ops, load_library),
-#elif defined(STUB_OPS11)
-    .size = offsetof(rvfit_backend_ops, chisq_sta),
 #else
     .size = sizeof(rvfit_backend_ops),
 #endif
     .version = STUB_OPS_VERSION,
+#if defined(STUB_NOCAPS)
+    .caps = 0, /* declares no way to be called */
+#elif defined(STUB_BADCAPS)
+    .caps = RVFIT_BACKEND_CAP_GRID | 0x100u, /* a bit from the future */
+#else
+    .caps = RVFIT_BACKEND_CAP_GRID,
+#endif
     .open = stub_open,
     .device = stub_device,
     .close = stub_close,

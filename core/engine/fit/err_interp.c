@@ -217,15 +217,14 @@ static int build(sys_ctx *s, const int *ok)
     return rc; /* -1: out of memory */
 }
 
-/* The backend has no stencil ops (a 1.0 plugin): no term, said once per
- * batch. */
-static int unavailable(fit_ctx *f)
+/* The backend takes no stencil tables (it declares no
+ * RVFIT_BACKEND_CAP_STENCILS): no term, said once per batch. */
+static int no_tables(fit_ctx *f)
 {
     rvfit_log(f->host, RVFIT_LOG_WARN, "fit",
-              "backend '%s' has no chisq_st (backend ops 1.0): parameter "
-              "errors without the interpolation term (%s)", f->be->name,
-              f->err->msg);
-    f->err->msg[0] = '\0';
+              "backend '%s' takes no stencil tables from the core (caps "
+              "0x%x): parameter errors without the interpolation term",
+              f->be->name, (unsigned)f->be->ops->caps);
     return RVFIT_OK;
 }
 
@@ -249,10 +248,12 @@ int fit_interp_var(fit_ctx *f, const double *c, const double *h,
     size_t n = f->nact;
     for (size_t k = 0; k < n * (size_t)d; k++)
         var[k] = NAN;
-    if (!f->o->interp_errors || !f->o->interp || !f->be->ops->chisq_st)
+    if (!f->o->interp_errors || !f->o->interp)
         return RVFIT_OK;
     if (!rvfit_interp_has_error_stencils(f->o->interp))
         return no_error_stencils(f);
+    if (!(f->be->ops->caps & RVFIT_BACKEND_CAP_STENCILS))
+        return no_tables(f);
     sys_ctx s = {.f = f, .c = c, .h = h};
     s.ne = malloc(n * (size_t)d * sizeof *s.ne);
     int rc = s.ne ? build(&s, ok) : -1;
@@ -261,13 +262,9 @@ int fit_interp_var(fit_ctx *f, const double *c, const double *h,
     double *m = rc ? NULL : malloc((s.npts ? s.npts : 1) * sizeof *m);
     if (!rc && !m)
         rc = rvfit_err_set(f->err, RVFIT_ERR_NOMEM, "fit: out of memory");
-    rvfit_stencils st = {s.t.off, s.t.idx, s.t.w, s.t.pen};
+    rvfit_stencils st = {s.t.off, s.t.idx, s.t.w, s.t.pen, 1, 0};
     if (!rc)
         rc = fit_chisq_st(f, s.npts, s.pts, &st, m);
-    if (rc == RVFIT_ERR_UNAVAILABLE) {
-        rc = unavailable(f);
-        n = 0;
-    }
     const double *mi = m;
     for (size_t i = 0; i < n && !rc; i++) {
         if (!ok[i])

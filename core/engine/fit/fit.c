@@ -132,7 +132,9 @@ int rvfit_fit_batch(rvfit_backend *be, const rvfit_library *lib,
                  .host = host, .err = err, .res = res, .models = models};
     if (o->interp && o->interp->host_stencils)
         f.hs = o->interp;
-    int rc = setup(&f);
+    int rc = rvfit_interp_backend_check(f.hs, be->ops->caps, be->name, err);
+    if (!rc)
+        rc = setup(&f);
     for (size_t s = 0; s < b->nspec && rc == RVFIT_OK; s++) {
         memset(&res[s], 0, sizeof res[s]);
         if (b->flags[s] & RVFIT_SPEC_BAD)

@@ -49,24 +49,18 @@ static int cancelled(fit_ctx *f)
     return rvfit_err_set(f->err, RVFIT_ERR_CANCELLED, "interrupted");
 }
 
-/* One chisq call, the core penalties added: with the stencils of sb (the
- * interpolator's, over its vectors), else with st (single-weight
- * stencils over the library's models), else with the backend's own
- * stencils from theta. */
+/* One chisq call, the core penalties added: with the stencil table st,
+ * or the backend's own stencils from theta (st NULL). */
 static int chisq_call(fit_ctx *f, size_t n, const rvfit_point *pts,
-                      const rvfit_stencil_buf *sb, const rvfit_stencils *st,
-                      double *m2lnl, double *chisq_arm)
+                      const rvfit_stencils *st, double *m2lnl,
+                      double *chisq_arm)
 {
     if (cancelled(f))
         return RVFIT_ERR_CANCELLED;
     rvfit_counters c0;
     f->be->ops->counters(f->be->state, &c0);
     rvfit_chisq_out out = {m2lnl, chisq_arm};
-    const rvfit_backend_ops *ops = f->be->ops;
-    int rc = sb   ? rvfit_stencil_chisq(ops, f->be->state, n, pts, sb, &out,
-                                        f->err)
-             : st ? ops->chisq_st(f->be->state, n, pts, st, &out, f->err)
-                  : ops->chisq(f->be->state, n, pts, &out, f->err);
+    int rc = f->be->ops->chisq(f->be->state, n, pts, st, &out, f->err);
     if (rc != RVFIT_OK) {
         rvfit_err_prefix(f->err, "backend '%s': chisq(%zu points)",
                          f->be->name, n);
@@ -87,16 +81,15 @@ int fit_chisq(fit_ctx *f, size_t n, const rvfit_point *pts, double *m2lnl,
 {
     if (n == 0)
         return RVFIT_OK;
-    int rc = f->hs ? rvfit_stencil_fill(f->hs, n, pts, &f->sbuf, f->err)
-                   : RVFIT_OK;
-    return rc ? rc : chisq_call(f, n, pts, f->hs ? &f->sbuf : NULL, NULL,
-                                m2lnl, chisq_arm);
+    const rvfit_stencils *st;
+    int rc = rvfit_stencil_table(f->hs, n, pts, &f->sbuf, &st, f->err);
+    return rc ? rc : chisq_call(f, n, pts, st, m2lnl, chisq_arm);
 }
 
 int fit_chisq_st(fit_ctx *f, size_t n, const rvfit_point *pts,
                  const rvfit_stencils *st, double *m2lnl)
 {
-    return n ? chisq_call(f, n, pts, NULL, st, m2lnl, NULL) : RVFIT_OK;
+    return n ? chisq_call(f, n, pts, st, m2lnl, NULL) : RVFIT_OK;
 }
 
 int fit_vscan(fit_ctx *f, size_t nq, const rvfit_point *base, size_t nvel,
@@ -108,13 +101,10 @@ int fit_vscan(fit_ctx *f, size_t nq, const rvfit_point *base, size_t nvel,
         return RVFIT_ERR_CANCELLED;
     rvfit_counters c0;
     f->be->ops->counters(f->be->state, &c0);
-    int rc = f->hs ? rvfit_stencil_fill(f->hs, nq, base, &f->sbuf, f->err)
-                   : RVFIT_OK;
-    if (!rc && f->hs)
-        rc = rvfit_stencil_vscan(f->be->ops, f->be->state, nq, base,
-                                 &f->sbuf, nvel, vel, m2lnl, f->err);
-    else if (!rc)
-        rc = f->be->ops->vscan(f->be->state, nq, base, nvel, vel, m2lnl,
+    const rvfit_stencils *st;
+    int rc = rvfit_stencil_table(f->hs, nq, base, &f->sbuf, &st, f->err);
+    if (!rc)
+        rc = f->be->ops->vscan(f->be->state, nq, base, st, nvel, vel, m2lnl,
                                f->err);
     if (rc != RVFIT_OK) {
         rvfit_err_prefix(f->err, "backend '%s': vscan(%zu x %zu)",
@@ -145,13 +135,11 @@ int fit_models(fit_ctx *f, size_t n, const rvfit_point *pts,
         return RVFIT_ERR_CANCELLED;
     rvfit_counters c0;
     f->be->ops->counters(f->be->state, &c0);
-    int rc = f->hs ? rvfit_stencil_fill(f->hs, n, pts, &f->sbuf, f->err)
-                   : RVFIT_OK;
+    const rvfit_stencils *st;
+    int rc = rvfit_stencil_table(f->hs, n, pts, &f->sbuf, &st, f->err);
     if (!rc)
-        rc = f->hs ? rvfit_stencil_models(f->be->ops, f->be->state, n, pts,
-                                          &f->sbuf, model, NULL, f->err)
-                   : f->be->ops->models(f->be->state, n, pts, model, NULL,
-                                        f->err);
+        rc = f->be->ops->models(f->be->state, n, pts, st, model, NULL,
+                                f->err);
     if (rc != RVFIT_OK) {
         rvfit_err_prefix(f->err, "backend '%s': models(%zu points)",
                          f->be->name, n);

@@ -70,10 +70,43 @@ int rvfit_stencil_fill(const rvfit_interpolator *ip, size_t n,
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "stencils: no memory");
     buf->off[0] = 0;
     buf->nw = (uint32_t)nw;
-    buf->view = (rvfit_stencils){buf->off, buf->idx, buf->w, buf->pen};
-    buf->aview = (rvfit_arm_stencils){buf->off, buf->idx, buf->w, buf->pen,
-                                      (uint32_t)nw, 0};
+    buf->view = (rvfit_stencils){buf->off, buf->idx, buf->w, buf->pen,
+                                 (uint32_t)nw, 0};
     return RVFIT_OK;
+}
+
+int rvfit_stencil_table(const rvfit_interpolator *ip, size_t n,
+                        const rvfit_point *pts, rvfit_stencil_buf *buf,
+                        const rvfit_stencils **st, rvfit_err *err)
+{
+    *st = NULL;
+    if (!ip || !ip->host_stencils)
+        return RVFIT_OK; /* the backend's, from theta */
+    int rc = rvfit_stencil_fill(ip, n, pts, buf, err);
+    if (!rc)
+        *st = &buf->view;
+    return rc;
+}
+
+int rvfit_interp_backend_check(const rvfit_interpolator *ip, uint32_t caps,
+                               const char *backend, rvfit_err *err)
+{
+    uint32_t need = RVFIT_BACKEND_CAP_GRID;
+    const char *what = "stencils from theta on the regular grid";
+    if (ip && ip->host_stencils && rvfit_interp_nweights(ip) > 1) {
+        need = RVFIT_BACKEND_CAP_ARM_WEIGHTS;
+        what = "stencil tables with a weight per arm";
+    } else if (ip && ip->host_stencils) {
+        need = RVFIT_BACKEND_CAP_STENCILS;
+        what = "stencil tables from the core";
+    }
+    if (caps & need)
+        return RVFIT_OK;
+    return rvfit_err_set(err, RVFIT_ERR_CONFIG, "backend '%s' does not take "
+                         "%s (its caps 0x%x), which the %s interpolator "
+                         "needs here: choose another backend", backend,
+                         what, (unsigned)caps,
+                         ip ? rvfit_interp_name(ip) : "multilinear");
 }
 
 void rvfit_stencil_buf_free(rvfit_stencil_buf *buf)
@@ -85,35 +118,4 @@ void rvfit_stencil_buf_free(rvfit_stencil_buf *buf)
     free(buf->w);
     free(buf->pen);
     memset(buf, 0, sizeof *buf);
-}
-
-int rvfit_stencil_chisq(const rvfit_backend_ops *ops, void *state, size_t n,
-                        const rvfit_point *pts, const rvfit_stencil_buf *buf,
-                        rvfit_chisq_out *out, rvfit_err *err)
-{
-    return buf->nw > 1
-               ? ops->chisq_sta(state, n, pts, &buf->aview, out, err)
-               : ops->chisq_st(state, n, pts, &buf->view, out, err);
-}
-
-int rvfit_stencil_vscan(const rvfit_backend_ops *ops, void *state,
-                        size_t nq, const rvfit_point *base,
-                        const rvfit_stencil_buf *buf, size_t nvel,
-                        const double *vel, double *m2lnl, rvfit_err *err)
-{
-    return buf->nw > 1 ? ops->vscan_sta(state, nq, base, &buf->aview, nvel,
-                                        vel, m2lnl, err)
-                       : ops->vscan_st(state, nq, base, &buf->view, nvel,
-                                       vel, m2lnl, err);
-}
-
-int rvfit_stencil_models(const rvfit_backend_ops *ops, void *state,
-                         size_t n, const rvfit_point *pts,
-                         const rvfit_stencil_buf *buf, float *const *model,
-                         float *const *cont, rvfit_err *err)
-{
-    return buf->nw > 1 ? ops->models_sta(state, n, pts, &buf->aview, model,
-                                         cont, err)
-                       : ops->models_st(state, n, pts, &buf->view, model,
-                                        cont, err);
 }

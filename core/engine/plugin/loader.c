@@ -4,6 +4,7 @@
 #define _GNU_SOURCE 1 /* RTLD_NODELETE, dladdr */
 #include <dlfcn.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,65 +135,22 @@ static int def_batch(void *s, const rvfit_batch *b,
     return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "no load_batch");
 }
 static int def_chisq(void *s, size_t n, const rvfit_point *p,
-                     rvfit_chisq_out *o, rvfit_err *err)
+                     const rvfit_stencils *st, rvfit_chisq_out *o,
+                     rvfit_err *err)
 {
     return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "no chisq");
 }
-static int def_vscan(void *s, size_t nq, const rvfit_point *b, size_t nv,
-                     const double *v, double *o, rvfit_err *err)
+static int def_vscan(void *s, size_t nq, const rvfit_point *b,
+                     const rvfit_stencils *st, size_t nv, const double *v,
+                     double *o, rvfit_err *err)
 {
     return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "no vscan");
 }
 static int def_models(void *s, size_t n, const rvfit_point *p,
-                      float *const *m, float *const *c, rvfit_err *err)
+                      const rvfit_stencils *st, float *const *m,
+                      float *const *c, rvfit_err *err)
 {
     return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "no models");
-}
-static int def_chisq_st(void *s, size_t n, const rvfit_point *p,
-                        const rvfit_stencils *st, rvfit_chisq_out *o,
-                        rvfit_err *err)
-{
-    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "no chisq_st "
-                         "(backend ops < 1.1: no stencils from the core)");
-}
-static int def_vscan_st(void *s, size_t nq, const rvfit_point *b,
-                        const rvfit_stencils *st, size_t nv, const double *v,
-                        double *o, rvfit_err *err)
-{
-    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "no vscan_st "
-                         "(backend ops < 1.1: no stencils from the core)");
-}
-static int def_models_st(void *s, size_t n, const rvfit_point *p,
-                         const rvfit_stencils *st, float *const *m,
-                         float *const *c, rvfit_err *err)
-{
-    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "no models_st "
-                         "(backend ops < 1.1: no stencils from the core)");
-}
-#define DEF_STA_MSG(op)                                                    \
-    "no " op " (backend ops < 1.2: no stencil weights per arm, which the " \
-    "pca interpolator needs: rebuild the backend against headers of "      \
-    "backend ops 1.2)"
-static int def_chisq_sta(void *s, size_t n, const rvfit_point *p,
-                         const rvfit_arm_stencils *st, rvfit_chisq_out *o,
-                         rvfit_err *err)
-{
-    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE,
-                         DEF_STA_MSG("chisq_sta"));
-}
-static int def_vscan_sta(void *s, size_t nq, const rvfit_point *b,
-                         const rvfit_arm_stencils *st, size_t nv,
-                         const double *v, double *o, rvfit_err *err)
-{
-    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE,
-                         DEF_STA_MSG("vscan_sta"));
-}
-static int def_models_sta(void *s, size_t n, const rvfit_point *p,
-                          const rvfit_arm_stencils *st, float *const *m,
-                          float *const *c, rvfit_err *err)
-{
-    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE,
-                         DEF_STA_MSG("models_sta"));
 }
 static void def_counters(void *s, rvfit_counters *c)
 {
@@ -239,10 +197,7 @@ static void fill_ops(rvfit_plugin_handle *h)
         FILL(load_library, def_lib); FILL(load_batch, def_batch);
         FILL(chisq, def_chisq); FILL(vscan, def_vscan);
         FILL(models, def_models); FILL(counters, def_counters);
-        FILL(close, def_close); FILL(chisq_st, def_chisq_st);
-        FILL(vscan_st, def_vscan_st); FILL(models_st, def_models_st);
-        FILL(chisq_sta, def_chisq_sta); FILL(vscan_sta, def_vscan_sta);
-        FILL(models_sta, def_models_sta);
+        FILL(close, def_close);
     } else {
         const rvfit_instrument_ops *src = h->desc->ops;
         rvfit_instrument_ops *d = &h->instrument;
@@ -266,8 +221,30 @@ static int fail(int *stage, int s, rvfit_err *err, int status)
     return status;
 }
 
+/* A backend's declared capabilities: known bits, at least one way to be
+ * called. */
+static int check_caps(const void *ops, const char *path, rvfit_err *err)
+{
+    uint32_t caps = ((const rvfit_backend_ops *)ops)->caps;
+    if (caps & ~RVFIT_BACKEND_CAPS_KNOWN)
+        return rvfit_err_set(err, RVFIT_ERR_PLUGIN, "ABI: %s declares "
+                             "capabilities 0x%x this rvfit does not know "
+                             "(known: 0x%x): rebuild it against this "
+                             "rvfit's headers", path, (unsigned)caps,
+                             (unsigned)RVFIT_BACKEND_CAPS_KNOWN);
+    if (!(caps & (RVFIT_BACKEND_CAP_GRID | RVFIT_BACKEND_CAP_STENCILS)))
+        return rvfit_err_set(err, RVFIT_ERR_PLUGIN, "ABI: %s declares no "
+                             "way to be called (caps 0x%x): set .caps to the "
+                             "RVFIT_BACKEND_CAP_* its chisq, vscan and models "
+                             "implement (GRID: stencils from theta; "
+                             "STENCILS: the core's tables)", path,
+                             (unsigned)caps);
+    return RVFIT_OK;
+}
+
 /* The ops table of descriptor d: this kind's version (major equal, minor
- * not newer than ours) and a size that covers at least one method. */
+ * not newer than ours), a size that covers at least one method, and for
+ * a backend its capabilities. */
 static int check_ops(const rvfit_plugin *d, const char *path, int kind,
                      rvfit_err *err)
 {
@@ -299,12 +276,14 @@ static int check_ops(const rvfit_plugin *d, const char *path, int kind,
             "this rvfit's headers",
             path, rvfit_kind_name(kind), maj, min, RVFIT_VERSION_MAJ(host),
             RVFIT_VERSION_MIN(host));
-    if (hdr[0] < 2 * sizeof(void *))
+    size_t head = be ? offsetof(rvfit_backend_ops, open)
+                     : offsetof(rvfit_instrument_ops, open);
+    if (hdr[0] <= head)
         return rvfit_err_set(err, RVFIT_ERR_PLUGIN,
                              "ABI: %s: operation table size %u holds no "
                              "method; set .size = sizeof(rvfit_%s_ops)",
                              path, hdr[0], rvfit_kind_name(kind));
-    return RVFIT_OK;
+    return be ? check_caps(d->ops, path, err) : RVFIT_OK;
 }
 
 /* The extension array: ended within RVFIT_MAX_EXT entries, each with a
@@ -359,7 +338,8 @@ static int check_abi(const rvfit_plugin *d, const char *path, int kind,
             "this rvfit's headers",
             path, d->abi_major, d->abi_minor, RVFIT_ABI_MAJOR,
             RVFIT_ABI_MINOR);
-    /* Every 2.x descriptor has at least the 2.0 fields (up to ext). */
+    /* Every descriptor of this major has at least its .0 fields (up to
+     * ext). */
     if (d->size < offsetof(rvfit_plugin, ext) + sizeof d->ext)
         return rvfit_err_set(err, RVFIT_ERR_PLUGIN,
                              "ABI: %s: descriptor size %u is smaller than "

@@ -57,6 +57,21 @@ static int add(run_plot *p, size_t spec, int64_t tid, run_unit *u)
     return RVFIT_OK;
 }
 
+/* The best-fit models and continua of m points, with the stencils the
+ * interpolator needs (a simplex or pca library's from the core). */
+static int plot_eval(const rvfit_run *r, size_t m, const rvfit_point *pt,
+                     float *const *mod, float *const *con, rvfit_err *err)
+{
+    rvfit_stencil_buf sb;
+    memset(&sb, 0, sizeof sb);
+    const rvfit_stencils *st = NULL;
+    int rc = rvfit_stencil_table(r->interp, m, pt, &sb, &st, err);
+    if (!rc)
+        rc = r->be->ops->models(r->be->state, m, pt, st, mod, con, err);
+    rvfit_stencil_buf_free(&sb);
+    return rc;
+}
+
 /* Copy the chosen spectra's flux and ivar (the backend load frees them). */
 static int copy_data(run_plot *p, const rvfit_batch *b)
 {
@@ -132,7 +147,7 @@ int plot_models(run_ctx *c, run_batch *rb, rvfit_err *err)
     if (rc)
         rc = rvfit_err_set(err, rc, "figures: out of memory");
     else if (m)
-        rc = r->be->ops->models(r->be->state, m, pt, mod, con, err);
+        rc = plot_eval(r, m, pt, mod, con, err);
     /* models() fills rows 0..m-1; move each to the row of its spectrum
      * (row[j] >= j, so going backwards never overwrites a pending one) */
     for (size_t j = m; !rc && j-- > 0;)

@@ -66,14 +66,11 @@ int rvfit_session_chisq(rvfit_session *s, size_t n, const uint32_t *spec,
         rc = make_points(s, k, m, spec, param, v, vsini, p, err);
         rvfit_chisq_out out = {m2lnl + k,
                                chisq ? chisq + k * (size_t)s->narm : NULL};
-        const rvfit_interpolator *hs =
-            s->interp.host_stencils ? &s->interp : NULL;
-        if (!rc && hs)
-            rc = rvfit_stencil_fill(hs, m, p, &s->sbuf, err);
+        const rvfit_stencils *st = NULL;
+        if (!rc)
+            rc = rvfit_stencil_table(&s->interp, m, p, &s->sbuf, &st, err);
         if (!rc &&
-            (rc = hs ? rvfit_stencil_chisq(s->be.ops, s->be.state, m, p,
-                                           &s->sbuf, &out, err)
-                     : s->be.ops->chisq(s->be.state, m, p, &out, err)))
+            (rc = s->be.ops->chisq(s->be.state, m, p, st, &out, err)))
             rvfit_err_prefix(err, "backend '%s': chisq(%zu points)",
                              s->be.name, m);
     }

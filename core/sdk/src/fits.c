@@ -188,12 +188,6 @@ int rvfit_fits_read_key(void *fptr, int datatype, const char *key,
                          status);
 }
 
-int rvfit_fits_read_key_num(void *fptr, int datatype, const char *key,
-                            void *value, int *status)
-{
-    return rvfit_fits_read_key(fptr, datatype, key, value, status);
-}
-
 double rvfit_fits_key_double(void *fptr, const char *key)
 {
     double v = NAN;

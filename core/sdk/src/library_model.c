@@ -114,15 +114,6 @@ int rvfit_batch_arm_check(const rvfit_library *lib, const rvfit_arm_batch *ba,
 int rvfit_stencils_check(const rvfit_library *lib, size_t n,
                          const rvfit_stencils *st, rvfit_err *err)
 {
-    if (!st)
-        return rvfit_err_set(err, RVFIT_ERR_INVALID, "stencils: no table");
-    rvfit_arm_stencils a = rvfit_arm_stencils_of(st);
-    return rvfit_arm_stencils_check(lib, n, &a, err);
-}
-
-int rvfit_arm_stencils_check(const rvfit_library *lib, size_t n,
-                             const rvfit_arm_stencils *st, rvfit_err *err)
-{
     if (!st || !st->off || !st->pen || (n && st->off[0] != 0))
         return rvfit_err_set(err, RVFIT_ERR_INVALID,
                              "stencils: missing arrays or off[0] != 0");

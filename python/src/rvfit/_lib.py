@@ -4,7 +4,7 @@ The library is looked for, in order, at
   1. $RVFIT_LIB: the librvfit shared object itself or the directory holding it;
   2. $RVFIT_BUILD_DIR: a CMake build directory of rvfit (its core/librvfit.so);
   3. pkg-config's libdir of the `rvfit` package (an installed rvfit);
-  4. the dynamic linker's search path (librvfit.so.2, librvfit.so).
+  4. the dynamic linker's search path (librvfit.so.3, librvfit.so).
 librvfit finds its backend plugins relative to itself, so a build tree's
 library uses that build's plugins and an installed one the installed plugins.
 """
@@ -13,7 +13,7 @@ import functools
 import os
 import subprocess
 
-ABI_MAJOR = 2
+ABI_MAJOR = 3
 _NAMES = ("librvfit.so.%d" % ABI_MAJOR, "librvfit.so")
 
 

@@ -190,10 +190,9 @@ RVFIT_EXPORT int rvfit_interp_error_stencil(const rvfit_interpolator *ip,
                                             uint32_t *idx, double *w);
 
 /* A reusable stencil table for batches of points (engine-side buffers
- * behind the views a backend gets: view when nw == 1, aview always). */
+ * behind the view a backend gets). */
 typedef struct rvfit_stencil_buf {
-    rvfit_stencils view;       /* one weight per entry (nw == 1)         */
-    rvfit_arm_stencils aview;  /* nw weights per entry                   */
+    rvfit_stencils view;       /* what the backend gets (nw weights)     */
     uint32_t nw;
     uint32_t *off, *idx;
     double *w, *pen;
@@ -208,26 +207,22 @@ RVFIT_EXPORT int rvfit_stencil_fill(const rvfit_interpolator *ip, size_t n,
                                     rvfit_stencil_buf *buf, rvfit_err *err);
 RVFIT_EXPORT void rvfit_stencil_buf_free(rvfit_stencil_buf *buf);
 
-/* The backend's chisq, vscan and models with the stencils of buf: the
- * 1.1 entries (chisq_st, ...) for one weight per entry, the 1.2 ones
- * (chisq_sta, ...) otherwise. */
-RVFIT_EXPORT int rvfit_stencil_chisq(const rvfit_backend_ops *ops,
-                                     void *state, size_t n,
+/* The stencil table a backend call for these n points takes: filled in
+ * buf and *st = &buf->view when ip needs stencils from the core
+ * (host_stencils), else *st = NULL (the backend computes the grid's from
+ * theta; also for ip NULL). */
+RVFIT_EXPORT int rvfit_stencil_table(const rvfit_interpolator *ip, size_t n,
                                      const rvfit_point *pts,
-                                     const rvfit_stencil_buf *buf,
-                                     rvfit_chisq_out *out, rvfit_err *err);
-RVFIT_EXPORT int rvfit_stencil_vscan(const rvfit_backend_ops *ops,
-                                     void *state, size_t nq,
-                                     const rvfit_point *base,
-                                     const rvfit_stencil_buf *buf,
-                                     size_t nvel, const double *vel,
-                                     double *m2lnl, rvfit_err *err);
-RVFIT_EXPORT int rvfit_stencil_models(const rvfit_backend_ops *ops,
-                                      void *state, size_t n,
-                                      const rvfit_point *pts,
-                                      const rvfit_stencil_buf *buf,
-                                      float *const *model,
-                                      float *const *cont, rvfit_err *err);
+                                     rvfit_stencil_buf *buf,
+                                     const rvfit_stencils **st,
+                                     rvfit_err *err);
+/* Whether a backend of capabilities caps (rvfit_backend_ops.caps) can
+ * evaluate ip's stencils: RVFIT_ERR_CONFIG naming backend, the kind and
+ * what is missing otherwise. */
+RVFIT_EXPORT int rvfit_interp_backend_check(const rvfit_interpolator *ip,
+                                            uint32_t caps,
+                                            const char *backend,
+                                            rvfit_err *err);
 
 /* ---- library files with their interpolator (docs/template-library.md).
  * path: a directory holding rvfit_library.fits, or the file. */

@@ -34,7 +34,7 @@
 #include "rvfit/spectra.h"
 #include "rvfit/status.h"
 
-#define RVFIT_ABI_MAJOR 2
+#define RVFIT_ABI_MAJOR 3
 #define RVFIT_ABI_MINOR 0
 
 /* A table version: major in the high 16 bits, minor in the low 16. */
@@ -44,8 +44,8 @@
 #define RVFIT_VERSION_MIN(v) ((uint32_t)(v)&0xffffu)
 
 /* rvfit_backend_ops (rvfit/backend.h) */
-#define RVFIT_BACKEND_OPS_MAJOR 1
-#define RVFIT_BACKEND_OPS_MINOR 2
+#define RVFIT_BACKEND_OPS_MAJOR 2
+#define RVFIT_BACKEND_OPS_MINOR 0
 #define RVFIT_BACKEND_OPS_VERSION                                          \
     RVFIT_MAKE_VERSION(RVFIT_BACKEND_OPS_MAJOR, RVFIT_BACKEND_OPS_MINOR)
 
@@ -122,7 +122,7 @@ RVFIT_ABI_ASSERT(offsetof(rvfit_backend_ops, version) == 4 &&
 RVFIT_ABI_TABLE(rvfit_plugin, 64, RVFIT_ABI);
 RVFIT_ABI_TABLE(rvfit_host, 48, RVFIT_ABI);
 RVFIT_ABI_STRUCT(rvfit_ext, 16);
-RVFIT_ABI_TABLE(rvfit_backend_ops, 128, RVFIT_BACKEND_OPS);
+RVFIT_ABI_TABLE(rvfit_backend_ops, 88, RVFIT_BACKEND_OPS);
 RVFIT_ABI_TABLE(rvfit_instrument_ops, 56, RVFIT_INSTRUMENT_OPS);
 RVFIT_ABI_TABLE(rvfit_instrument_mock_ops, 16, RVFIT_MOCK_EXT);
 /* status.h, host.h */
@@ -133,10 +133,7 @@ RVFIT_ABI_STRUCT(rvfit_point, 88);
 RVFIT_ABI_STRUCT(rvfit_model_opts, 8);
 RVFIT_ABI_STRUCT(rvfit_chisq_out, 16);
 RVFIT_ABI_STRUCT(rvfit_counters, 24);
-/* added with backend ops 1.1; only the 1.1 ops see it */
-RVFIT_ABI_STRUCT(rvfit_stencils, 32);
-/* added with backend ops 1.2; only the 1.2 ops see it */
-RVFIT_ABI_STRUCT(rvfit_arm_stencils, 40);
+RVFIT_ABI_STRUCT(rvfit_stencils, 40);
 /* library.h */
 RVFIT_ABI_STRUCT(rvfit_library, 17560);
 RVFIT_ABI_STRUCT(rvfit_axis, 2096);

@@ -11,12 +11,16 @@
  * Ownership: the backend copies whatever it needs from the library and the
  * batch; the caller may free them after the call returns.
  *
- * Versioning: the table carries its size and RVFIT_BACKEND_OPS_VERSION
- * (rvfit/abi.h).  Entries are only appended, each group marked with the
- * table version that added it (a minor bump); the loader refuses another
- * major or a newer minor, copies min(size, host size) bytes and fills
- * missing or NULL entries with defaults that return RVFIT_ERR_UNAVAILABLE.
- * Changing or removing an entry needs a major bump.
+ * Versioning: the table carries its size, RVFIT_BACKEND_OPS_VERSION
+ * (rvfit/abi.h) and the capabilities the backend implements (caps).
+ * Entries are only appended, each group marked with the table version
+ * that added it (a minor bump); the loader refuses another major or a
+ * newer minor, copies min(size, host size) bytes and fills missing or
+ * NULL entries with defaults that return RVFIT_ERR_UNAVAILABLE.  Changing
+ * or removing an entry needs a major bump.  Backend ops 2.0 (ABI 3.0)
+ * has one entry per evaluation, each taking an optional stencil table,
+ * where 1.x had three families of entries (chisq, chisq_st, chisq_sta,
+ * ...) found by calling and failing.
  */
 #ifndef RVFIT_BACKEND_H
 #define RVFIT_BACKEND_H
@@ -78,66 +82,53 @@ RVFIT_EXPORT int rvfit_batch_arm_check(const rvfit_library *lib,
                                        size_t nspec, int *lib_arm,
                                        rvfit_err *err);
 
-/* Interpolation stencils computed by the core (backend ops 1.1), one per
- * point in CSR layout: point i's template is
- *   sum_{e = off[i]}^{off[i+1]-1} w[e] * (library vector idx[e])
+/* Interpolation stencils computed by the core, one per point in CSR
+ * layout: point i's template in library arm a is
+ *   sum_{e = off[i]}^{off[i+1]-1} w[e * nw + (nw > 1 ? a : 0)]
+ *       * (library vector idx[e])
  * over the library's stored vectors (lib->arm[a].flux + idx * npix, the
- * same in every arm), exponentiated when lib->log_flux, and pen[i] is
- * added to its -2 ln L.  An empty stencil (off[i+1] == off[i]) means a
- * flat template of 1, as a cell of holes does.  At most
- * RVFIT_MAX_STENCIL entries per point; indices < lib->nmodel.  This is
- * how interpolators other than the regular grid's (simplex, ...) reach
- * every backend without kernel changes (docs/architecture.md). */
+ * same index in every arm), exponentiated when lib->log_flux, and pen[i]
+ * is added to its -2 ln L.  nw is 1 (one weight for every arm: the grid
+ * and simplex kinds) or lib->narm (a weight per arm: the pca kind, whose
+ * vectors are a mean and principal components per arm).  An empty stencil
+ * (off[i+1] == off[i]) means a flat template of 1, as a cell of holes
+ * does.  At most RVFIT_MAX_STENCIL entries per point; indices <
+ * lib->nmodel.  This is how interpolators other than the regular grid's
+ * reach every backend without kernel changes (docs/architecture.md). */
 typedef struct rvfit_stencils {
-    const uint32_t *off; /* [n+1], off[0] == 0, non-decreasing            */
-    const uint32_t *idx; /* [off[n]] vector (model) indices               */
-    const double *w;     /* [off[n]] weights                              */
-    const double *pen;   /* [n] penalty added to -2 ln L                  */
-} rvfit_stencils;
-
-/* The contract of a stencil table for n points over library lib:
- * off[0] == 0, each stencil 0..RVFIT_MAX_STENCIL entries, indices below
- * lib->nmodel, finite weights and penalties.  Backends call it in
- * chisq_st, vscan_st and models_st. */
-RVFIT_EXPORT int rvfit_stencils_check(const rvfit_library *lib, size_t n,
-                                      const rvfit_stencils *st,
-                                      rvfit_err *err);
-
-/* Stencils with a weight per library arm (backend ops 1.2): as
- * rvfit_stencils, but entry e of point i weighs library vector idx[e] in
- * library arm a by w[e * nw + a] when nw == lib->narm, by w[e] in every
- * arm when nw == 1.  The pca interpolator needs it: its vectors are a
- * mean and principal components per arm, and each arm has its own
- * coefficients (docs/architecture.md, "Template interpolators"). */
-typedef struct rvfit_arm_stencils {
     const uint32_t *off; /* [n+1], off[0] == 0, non-decreasing            */
     const uint32_t *idx; /* [off[n]] vector indices                       */
     const double *w;     /* [off[n] * nw] weights, entry-major            */
     const double *pen;   /* [n] penalty added to -2 ln L                  */
     uint32_t nw;         /* weights per entry: 1 or lib->narm             */
     uint32_t reserved;   /* 0                                             */
-} rvfit_arm_stencils;
+} rvfit_stencils;
 
-/* The same table as rvfit_arm_stencils with one weight per entry (what
- * the 1.1 entries pass on to a backend's 1.2 code path). */
-static inline rvfit_arm_stencils
-rvfit_arm_stencils_of(const rvfit_stencils *st)
-{
-    rvfit_arm_stencils a = {st->off, st->idx, st->w, st->pen, 1u, 0u};
-    return a;
-}
+/* The contract of a stencil table for n points over library lib:
+ * off[0] == 0, each stencil 0..RVFIT_MAX_STENCIL entries, indices below
+ * lib->nmodel, nw 1 or lib->narm, finite weights and penalties.  Backends
+ * call it whenever chisq, vscan or models get a table. */
+RVFIT_EXPORT int rvfit_stencils_check(const rvfit_library *lib, size_t n,
+                                      const rvfit_stencils *st,
+                                      rvfit_err *err);
 
-/* rvfit_stencils_check for a table with weights per arm: also nw is 1
- * or lib->narm.  Backends call it in chisq_sta, vscan_sta, models_sta. */
-RVFIT_EXPORT int rvfit_arm_stencils_check(const rvfit_library *lib, size_t n,
-                                          const rvfit_arm_stencils *st,
-                                          rvfit_err *err);
+/* Capabilities a backend declares in its table (rvfit_backend_ops.caps);
+ * the core chooses how to call it from them and refuses, before fitting,
+ * an interpolator the backend cannot evaluate. */
+#define RVFIT_BACKEND_CAP_GRID 0x1u        /* st == NULL: the regular
+                                              grid's stencils (multilinear,
+                                              cubic) computed from theta   */
+#define RVFIT_BACKEND_CAP_STENCILS 0x2u    /* tables with nw == 1          */
+#define RVFIT_BACKEND_CAP_ARM_WEIGHTS 0x4u /* tables with nw == narm       */
+#define RVFIT_BACKEND_CAPS_KNOWN 0x7u
 
 typedef struct rvfit_backend_ops {
     uint32_t size;    /* sizeof(rvfit_backend_ops) as compiled by the plugin */
     uint32_t version; /* RVFIT_BACKEND_OPS_VERSION as compiled              */
+    uint32_t caps;    /* RVFIT_BACKEND_CAP_* it implements                  */
+    uint32_t reserved; /* 0                                                 */
 
-    /* --- backend ops 1.0 (ABI 2.0) --- */
+    /* --- backend ops 2.0 (ABI 3.0) --- */
 
     /* Open with the plugin's [backend.NAME] options.  Returns
      * RVFIT_ERR_UNAVAILABLE (not a fatal error) when the plugin works but
@@ -153,57 +144,31 @@ typedef struct rvfit_backend_ops {
      * name; every batch arm must exist in the library. */
     int (*load_batch)(void *state, const rvfit_batch *batch,
                       const rvfit_model_opts *mo, rvfit_err *err);
+    /* The three evaluations.  st: the stencil of point (base point) i is
+     * taken from st (rvfit_stencils; check it with rvfit_stencils_check)
+     * and theta is ignored, or with st == NULL computed from theta on the
+     * regular grid of the loaded library (RVFIT_BACKEND_CAP_GRID).
+     * RVFIT_PT_CONTINUUM means a flat template either way.  A table the
+     * backend did not declare (caps) is refused with
+     * RVFIT_ERR_UNAVAILABLE. */
     /* -2 ln L for n points. */
     int (*chisq)(void *state, size_t n, const rvfit_point *pts,
-                 rvfit_chisq_out *out, rvfit_err *err);
+                 const rvfit_stencils *st, rvfit_chisq_out *out,
+                 rvfit_err *err);
     /* -2 ln L on a velocity grid: for each of the nq base points (v
      * ignored), evaluate at v = vel[q*nvel + k], k < nvel, into
      * m2lnl[q*nvel + k].  Counts nq*nvel points. */
     int (*vscan)(void *state, size_t nq, const rvfit_point *base,
-                 size_t nvel, const double *vel, double *m2lnl,
-                 rvfit_err *err);
+                 const rvfit_stencils *st, size_t nvel, const double *vel,
+                 double *m2lnl, rvfit_err *err);
     /* Best-fit models (continuum included) on the observed pixels:
      * model[a][q*npix_a + i] for arm a of the batch.  cont, when not NULL,
      * receives the continuum alone (sum_k a_k B_k) the same way. */
     int (*models)(void *state, size_t n, const rvfit_point *pts,
-                  float *const *model, float *const *cont, rvfit_err *err);
+                  const rvfit_stencils *st, float *const *model,
+                  float *const *cont, rvfit_err *err);
     void (*counters)(void *state, rvfit_counters *c);
     void (*close)(void *state);
-
-    /* --- backend ops 1.1 (ABI 2.0): stencils from the core --- */
-
-    /* chisq, vscan and models with the stencil of point (base point) i
-     * taken from st instead of computed from its theta, which the backend
-     * then ignores (RVFIT_PT_CONTINUUM still means a flat template).
-     * Check st with rvfit_stencils_check.  A backend that lacks them gets
-     * defaults returning RVFIT_ERR_UNAVAILABLE; the core then refuses
-     * interpolators that need them. */
-    int (*chisq_st)(void *state, size_t n, const rvfit_point *pts,
-                    const rvfit_stencils *st, rvfit_chisq_out *out,
-                    rvfit_err *err);
-    int (*vscan_st)(void *state, size_t nq, const rvfit_point *base,
-                    const rvfit_stencils *st, size_t nvel, const double *vel,
-                    double *m2lnl, rvfit_err *err);
-    int (*models_st)(void *state, size_t n, const rvfit_point *pts,
-                     const rvfit_stencils *st, float *const *model,
-                     float *const *cont, rvfit_err *err);
-
-    /* --- backend ops 1.2 (ABI 2.0): weights per library arm --- */
-
-    /* chisq_st, vscan_st and models_st with a table whose weights may
-     * differ between arms (rvfit_arm_stencils; check it with
-     * rvfit_arm_stencils_check).  A 1.1 backend gets defaults returning
-     * RVFIT_ERR_UNAVAILABLE; the core only calls these for interpolators
-     * whose weights differ between arms (pca). */
-    int (*chisq_sta)(void *state, size_t n, const rvfit_point *pts,
-                     const rvfit_arm_stencils *st, rvfit_chisq_out *out,
-                     rvfit_err *err);
-    int (*vscan_sta)(void *state, size_t nq, const rvfit_point *base,
-                     const rvfit_arm_stencils *st, size_t nvel,
-                     const double *vel, double *m2lnl, rvfit_err *err);
-    int (*models_sta)(void *state, size_t n, const rvfit_point *pts,
-                      const rvfit_arm_stencils *st, float *const *model,
-                      float *const *cont, rvfit_err *err);
 } rvfit_backend_ops;
 
 #ifdef __cplusplus

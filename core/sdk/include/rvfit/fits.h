@@ -72,13 +72,6 @@ RVFIT_EXPORT int rvfit_fits_colnum(void *fptr, const char *name);
 RVFIT_EXPORT int rvfit_fits_read_key(void *fptr, int datatype,
                                      const char *key, void *value,
                                      int *status);
-/* The same; the name this function had when ABI 2.0 was released, kept
- * so that plugins built then still load (docs/plugin-abi.md: an SDK
- * function is not renamed or removed within an ABI major). */
-RVFIT_EXPORT int rvfit_fits_read_key_num(void *fptr, int datatype,
-                                         const char *key, void *value,
-                                         int *status);
-
 /* Numeric keyword `key` of the current HDU of fptr (a fitsfile *) as a
  * double; NaN when absent or not a number (CFITSIO's message stack is
  * cleared). */
