@@ -14,7 +14,8 @@
  *    FIBERID and DESIG.  A string FIBERID or a float64 image alone gives
  *    no warning.  --targetid selects by the derived id.
  *  - Refused: no usable OBSID and a key of the derivation missing or out
- *    of range (the error names it).
+ *    of range (the error names it); a wavelength of 1e42 A in a float64
+ *    row (found by the fuzz target: its float32 LSF overflowed).
  *  - Fitted: the files in one `rvfit fit` command (exit 0): the warnings
  *    in its log, the TARGETIDs in RVTAB (read as int64), TID_DERIVED, and
  *    every |VRAD - true| < 5 VRAD_ERR.
@@ -324,6 +325,42 @@ static void check_refused(void)
     }
 }
 
+/* A float64 row can hold wavelengths no float32 row could: 1e42 A in the
+ * last pixel (increasing, but its float32 LSF is infinite) is refused
+ * when the pixels are read. */
+static void check_huge_wave(void)
+{
+    char src[4400], p[4400], cmd[9000];
+    early_path(src, sizeof src, 1);
+    snprintf(p, sizeof p, "%s/early/hugewave.fits", dir);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", src, p);
+    fitsfile *fp = NULL;
+    int st = system(cmd) ? 1 : 0;
+    long nax[2] = {0, 0};
+    double w = 1e42;
+    fits_open_file(&fp, p, READWRITE, &st);
+    fits_get_img_size(fp, 2, nax, &st);
+    fits_write_img(fp, TDOUBLE, 3 * nax[0], 1, &w, &st); /* last pixel */
+    fits_close_file(fp, &st);
+    CHECK_MSG(st == 0, "making %s: %d", p, st);
+    logbuf lb;
+    rvfit_err err;
+    rvfit_file_info I;
+    rvfit_batch b;
+    void *h = open_log(p, NULL, &lb, &I, &err);
+    CHECK_MSG(h != NULL, "%s", err.msg);
+    if (h && rvfit_batch_alloc(&b, I.narm, I.arm, 1, &err) == 0) {
+        CHECK(ops->read(h, 0, 1, &b, &err) == RVFIT_ERR_FORMAT);
+        char want[128];
+        snprintf(want, sizeof want, "hugewave.fits: wavelength[%ld] = 1e+42"
+                 " is not increasing and within", nax[0] - 1);
+        CHECK_MSG(tu_contains(err.msg, want), "%s", err.msg);
+        rvfit_batch_free(&b);
+    }
+    if (h)
+        ops->close(h);
+}
+
 /* TARGETID of row 0 of rvtab `path`, exactly (int64). */
 static long long rvtab_tid(const char *path)
 {
@@ -405,6 +442,7 @@ int main(void)
                      " '%s'", p);
         }
     check_refused();
+    check_huge_wave();
     if (!tu_rvfit(&log, "templates --grid %s/grid -i lamost -c %s -j 2 "
                   "--out %s/lib", data, ini, dir) &&
         !tu_rvfit(&log, "fit -t %s/lib -i lamost -c %s -b cpu -j 2 -o "
