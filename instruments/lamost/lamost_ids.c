@@ -67,7 +67,7 @@ static int lamost_parse_int(const char *s, long long *v)
 /* An integer keyword, written as an integer or as a string holding one
  * (the DR2 file's FIBERID = '126'): 1 and *v; 0 when absent; -1 when
  * present but not an integer. */
-int lamost_key_int(fitsfile *fp, const char *key, long long *v)
+static int lamost_key_int(fitsfile *fp, const char *key, long long *v)
 {
     char raw[FLEN_VALUE] = "", s[FLEN_VALUE] = "";
     int st = 0;

@@ -55,7 +55,7 @@ typedef struct lamost_meta {
     int derived;                 /* 1: targetid derived, why says so    */
     int32_t lmjd, spid, fiberid; /* -1 when absent or out of range      */
     char planid[FLEN_VALUE];     /* PLANID, trailing blanks removed     */
-    char desig[LAMOST_DESIG_MAX];/* DESIG (truncated)                   */
+    char desig[LAMOST_DESIG_MAX]; /* DESIG (truncated)                  */
     char why[256];               /* the warning when derived            */
     double ra, dec;              /* deg                                 */
     char cls[LAMOST_STR_MAX];    /* CLASS                               */
@@ -122,9 +122,6 @@ void lamost_key_str(fitsfile *fp, const char *key, char *out, size_t size);
  * error names the keywords missing for the derivation. */
 int lamost_read_ids(fitsfile *fp, const char *path, lamost_meta *m,
                     rvfit_err *err);
-/* Integer keyword, an integer or a string holding one: 1 and *v; 0 when
- * absent; -1 when not an integer. */
-int lamost_key_int(fitsfile *fp, const char *key, long long *v);
 
 /* ---- lamost_wave.c ----------------------------------------------------- */
 /* Vacuum heliocentric wavelengths of p in place: the exact COEFF0 +
