@@ -398,7 +398,8 @@ static void test_errors(const char *dir)
     expect(dir, "rows4.fits", 7, F_ROWS4, RVFIT_ERR_FORMAT, "(64 x 4)");
     expect(dir, "noandmask.fits", 8, F_NO_ANDMASK, RVFIT_ERR_FORMAT,
            "HDU COADD: column ANDMASK missing");
-    expect(dir, "noobsid.fits", 8, F_NO_OBSID, RVFIT_ERR_FORMAT, "OBSID");
+    expect(dir, "noobsid.fits", 8, F_NO_OBSID, RVFIT_ERR_FORMAT,
+           "no OBSID keyword, and no TARGETID can be derived");
     expect(dir, "air.fits", 7, F_VACUUM_F, RVFIT_ERR_FORMAT, "VACUUM = F");
     /* keywords only, no table */
     snprintf(p, sizeof p, "%s/empty.fits", dir);

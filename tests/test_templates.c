@@ -261,6 +261,61 @@ static void test_exact(const char *tmp)
     }
 }
 
+/* String keyword key = value in the primary header of grid file `name`. */
+static void set_unit(const char *grid, const char *name, const char *key,
+                     const char *value)
+{
+    char p[4600];
+    fitsfile *ff;
+    int fs = 0;
+    snprintf(p, sizeof p, "%s/%s", grid, name);
+    fits_open_file(&ff, p, READWRITE, &fs);
+    fits_update_key(ff, TSTRING, key, (void *)value, NULL, &fs);
+    fits_close_file(ff, &fs);
+    CHECK_MSG(fs == 0, "%s: CFITSIO %d", p, fs);
+}
+
+/* Units: wavelengths in Angstrom, flux per unit wavelength (the photon
+ * conversion multiplies by lambda); absent keywords accepted. */
+static void test_units(const char *tmp)
+{
+    static const char *const wave = "WAVE_PHOENIX-ACES-AGSS-COND-2011.fits";
+    static const char *const model = "PHOENIX-ACES-AGSS-COND-2011/Z-0.0/"
+        "lte06000-4.50-0.0.PHOENIX-ACES-AGSS-COND-2011-HiRes.fits";
+    static const struct { const char *file, *key, *value, *msg; } c[] = {
+        {"w", "UNIT", "Angstrom", NULL},
+        {"m", "BUNIT", "erg/s/cm^2/cm", NULL},
+        {"m", "BUNIT", " erg s-1 cm-2 Angstrom-1", NULL},
+        {"m", "BUNIT", "W m**-2 nm**-1", NULL},
+        {"w", "UNIT", "nm", "UNIT = 'nm': wavelengths must be in Angstrom"},
+        {"w", "BUNIT", "micron", "BUNIT = 'micron'"},
+        {"m", "BUNIT", "erg/s/cm^2/Hz", "BUNIT = 'erg/s/cm^2/hz': the flux "
+                                        "must be per unit wavelength"},
+        {"m", "BUNIT", "erg s-1 cm-2", "BUNIT = 'erg s-1 cm-2'"},
+    };
+    rvfit_template_arm arm = {"X", 6450, 6600, 0.5, 0.0};
+    rvfit_templates_opts o = {.sigma0 = 0.6, .vmax = 1000.0, .nthreads = 1};
+    char grid[4200], out[4300];
+    snprintf(grid, sizeof grid, "%s/units", tmp);
+    snprintf(out, sizeof out, "%s/lib", grid);
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        write_manual(grid, 0.0, 0);
+        set_unit(grid, c[i].file[0] == 'w' ? wave : model, c[i].key,
+                 c[i].value);
+        rvfit_err e;
+        int st = rvfit_templates_build(grid, 1, &arm, "t", &o, out, &e);
+        if (c[i].msg)
+            CHECK_MSG(st == RVFIT_ERR_FORMAT && tu_contains(e.msg, c[i].msg)
+                          && tu_contains(e.msg, c[i].file[0] == 'w'
+                                                    ? "WAVE_PHOENIX"
+                                                    : "lte06000"),
+                      "%s = '%s': %d %s", c[i].key, c[i].value, st, e.msg);
+        else
+            CHECK_MSG(st == RVFIT_OK, "%s = '%s': %s", c[i].key, c[i].value,
+                      e.msg);
+    }
+}
+
 static void test_errors(const char *tmp)
 {
     rvfit_template_arm arm = {"X", 6450, 6600, 0.5, 0.0};
@@ -443,6 +498,7 @@ int main(void)
     test_grid(dir);
     test_interpolator(dir);
     test_exact(dir);
+    test_units(dir);
     test_errors(dir);
     return tu_finish("test_templates");
 }

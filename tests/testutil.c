@@ -559,6 +559,8 @@ double tu_cell(const rvfit_table_schema *s, const rvfit_table_rows *r,
         return NAN;
     const void *v = r->data[c];
     switch (s->cols[c].type) {
+    case RVFIT_COL_U8: return *(const uint8_t *)v;
+    case RVFIT_COL_I16: return *(const int16_t *)v;
     case RVFIT_COL_I32: return *(const int32_t *)v;
     case RVFIT_COL_I64: return (double)*(const int64_t *)v;
     case RVFIT_COL_F32: return *(const float *)v;

@@ -29,7 +29,8 @@
 #define LAMOST_STR_MAX 24    /* CLASS, SUBCLASS kept (SUBCLASS 'dM0' ...)  */
 #define LAMOST_NTABLE 2      /* RVTAB, LAMOST                              */
 #define LAMOST_NCOL_ID 3     /* RVTAB: TARGETID, TARGET_RA, TARGET_DEC     */
-#define LAMOST_NCOL 10       /* LAMOST: CLASS ... HELIO_RV                 */
+#define LAMOST_NCOL 17       /* LAMOST: CLASS ... HELIO_RV, OBSID ... DESIG */
+#define LAMOST_DESIG_MAX 32  /* DESIG 'LAMOST J041615.64+451723.3' kept    */
 #define LAMOST_DLOGLAM 1e-4  /* LRS pixel in log10(lambda), 69 km/s        */
 #define LAMOST_C_KMS 299792.458
 /* FWHM = 2 sqrt(2 ln 2) sigma */
@@ -49,7 +50,13 @@ typedef struct lamost_opts {
 
 /* What open() learns from the primary header.  NaN / "" when absent. */
 typedef struct lamost_meta {
-    int64_t obsid;
+    int64_t targetid;            /* OBSID, or derived (lamost_ids.c)    */
+    int64_t obsid;               /* OBSID keyword if an integer, else 0 */
+    int derived;                 /* 1: targetid derived, why says so    */
+    int32_t lmjd, spid, fiberid; /* -1 when absent or out of range      */
+    char planid[FLEN_VALUE];     /* PLANID, trailing blanks removed     */
+    char desig[LAMOST_DESIG_MAX]; /* DESIG (truncated)                  */
+    char why[256];               /* the warning when derived            */
     double ra, dec;              /* deg                                 */
     char cls[LAMOST_STR_MAX];    /* CLASS                               */
     char subcls[LAMOST_STR_MAX]; /* SUBCLASS                            */
@@ -101,9 +108,20 @@ int lamost_pix_alloc(lamost_pix *p, size_t npix);
 void lamost_pix_free(lamost_pix *p);
 
 /* ---- lamost_meta.c ----------------------------------------------------- */
-/* Primary-header keywords of fp into m; checks VACUUM and OBSID. */
+/* Primary-header keywords of fp into m; checks VACUUM, derives the
+ * TARGETID when the OBSID is not usable (lamost_ids.c). */
 int lamost_read_meta(fitsfile *fp, const char *path, lamost_meta *m,
                      rvfit_err *err);
+/* String keyword into out[size] (truncated, trailing blanks removed);
+ * "" when absent. */
+void lamost_key_str(fitsfile *fp, const char *key, char *out, size_t size);
+
+/* ---- lamost_ids.c ------------------------------------------------------ */
+/* OBSID, LMJD, PLANID, SPID, FIBERID and DESIG into m; m->targetid is the
+ * OBSID when a positive integer, else derived (m->derived, m->why); an
+ * error names the keywords missing for the derivation. */
+int lamost_read_ids(fitsfile *fp, const char *path, lamost_meta *m,
+                    rvfit_err *err);
 
 /* ---- lamost_wave.c ----------------------------------------------------- */
 /* Vacuum heliocentric wavelengths of p in place: the exact COEFF0 +

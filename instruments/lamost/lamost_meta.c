@@ -1,6 +1,7 @@
-/* lamost_meta.c — what the primary header of an LRS file says: OBSID (the
- * TARGETID), position, the pipeline's class, redshift and S/N (copied to
- * the output), the log-lambda grid, and the wavelength frame.
+/* lamost_meta.c — what the primary header of an LRS file says: the
+ * TARGETID (OBSID, or derived: lamost_ids.c), position, the pipeline's
+ * class, redshift and S/N (copied to the output), the log-lambda grid,
+ * and the wavelength frame.
  *
  * Frame: LAMOST publishes vacuum wavelengths in the heliocentric frame
  * (the release documentation; VACUUM = T, HELIO_RV the correction that
@@ -26,7 +27,7 @@ static int lamost_key_bool(fitsfile *fp, const char *key)
     return v != 0;
 }
 
-static void lamost_key_str(fitsfile *fp, const char *key, char *out)
+void lamost_key_str(fitsfile *fp, const char *key, char *out, size_t size)
 {
     char buf[FLEN_VALUE] = "";
     int st = 0;
@@ -35,29 +36,11 @@ static void lamost_key_str(fitsfile *fp, const char *key, char *out)
         fits_clear_errmsg();
         return;
     }
-    size_t n = strnlen(buf, LAMOST_STR_MAX - 1); /* longer: truncated */
+    size_t n = strnlen(buf, size - 1); /* longer: truncated */
     while (n && buf[n - 1] == ' ')
         n--;
     memcpy(out, buf, n);
     out[n] = '\0';
-}
-
-static int lamost_obsid(fitsfile *fp, const char *path, int64_t *obsid,
-                        rvfit_err *err)
-{
-    long long v = 0;
-    int st = 0;
-    if (rvfit_fits_read_key(fp, TLONGLONG, "OBSID", &v, &st)) {
-        fits_clear_errmsg();
-        return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU PRIMARY: no "
-                             "integer OBSID keyword (the LAMOST observation "
-                             "id, used as TARGETID)", path);
-    }
-    if (v < 0)
-        return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU PRIMARY: OBSID "
-                             "%lld is negative", path, v);
-    *obsid = (int64_t)v;
-    return RVFIT_OK;
 }
 
 static int lamost_frame(fitsfile *fp, const char *path, lamost_meta *m,
@@ -86,15 +69,15 @@ int lamost_read_meta(fitsfile *fp, const char *path, lamost_meta *m,
     memset(m, 0, sizeof *m);
     if (fits_movabs_hdu(fp, 1, &type, &st))
         return rvfit_fits_error(err, st, path, "PRIMARY", "moving to HDU");
-    int rc = lamost_obsid(fp, path, &m->obsid, err);
+    int rc = lamost_read_ids(fp, path, m, err);
     if (!rc)
         rc = lamost_frame(fp, path, m, err);
     if (rc)
         return rc;
     m->ra = rvfit_fits_key_double(fp, "RA");
     m->dec = rvfit_fits_key_double(fp, "DEC");
-    lamost_key_str(fp, "CLASS", m->cls);
-    lamost_key_str(fp, "SUBCLASS", m->subcls);
+    lamost_key_str(fp, "CLASS", m->cls, sizeof m->cls);
+    lamost_key_str(fp, "SUBCLASS", m->subcls, sizeof m->subcls);
     m->z = rvfit_fits_key_double(fp, "Z");
     m->z_err = rvfit_fits_key_double(fp, "Z_ERR");
     for (int i = 0; i < 5; i++)

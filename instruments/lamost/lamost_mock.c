@@ -20,7 +20,7 @@
 #include "lamost_mock.h"
 #include "rvfit/files.h"
 
-static void lamost_key_str(fitsfile *fp, const char *k, const char *v,
+static void lamost_put_str(fitsfile *fp, const char *k, const char *v,
                            const char *c, int *st)
 {
     fits_write_key(fp, TSTRING, k, (void *)v, c, st);
@@ -39,9 +39,9 @@ static void lamost_primary(fitsfile *fp, const rvfit_mock_star *m,
     double z = m->vrad / LAMOST_C_KMS, zerr = 1e-5;
     double helio = 10.0 * sin((double)s);
     int t = 1;
-    lamost_key_str(fp, "TELESCOP", "LAMOST", NULL, st);
-    lamost_key_str(fp, "ORIGIN", "rvfit lamost mock", "synthetic", st);
-    lamost_key_str(fp, "DATA_V", layout == LAMOST_DR7 ? "LAMOST DR7"
+    lamost_put_str(fp, "TELESCOP", "LAMOST", NULL, st);
+    lamost_put_str(fp, "ORIGIN", "rvfit lamost mock", "synthetic", st);
+    lamost_put_str(fp, "DATA_V", layout == LAMOST_DR7 ? "LAMOST DR7"
                                                       : "LAMOST DR8",
                    "layout of this synthetic file", st);
     fits_write_key(fp, TLONGLONG, "OBSID", &obsid, "observation id", st);
@@ -52,8 +52,8 @@ static void lamost_primary(fitsfile *fp, const rvfit_mock_star *m,
                    "applied", st);
     fits_write_key(fp, TDOUBLE, "HELIO_RV", &helio, "[km/s] heliocentric "
                    "correction", st);
-    lamost_key_str(fp, "CLASS", "STAR", NULL, st);
-    lamost_key_str(fp, "SUBCLASS", "MOCK", NULL, st);
+    lamost_put_str(fp, "CLASS", "STAR", NULL, st);
+    lamost_put_str(fp, "SUBCLASS", "MOCK", NULL, st);
     fits_write_key(fp, TDOUBLE, "Z", &z, "true v/c", st);
     fits_write_key(fp, TDOUBLE, "Z_ERR", &zerr, NULL, st);
     for (int b = 0; b < 5; b++) {

@@ -55,7 +55,7 @@ static int lamost_select(lamost_handle *h, const rvfit_select *sel,
     if (sel && sel->ntargetid) {
         keep = 0;
         for (size_t i = 0; i < sel->ntargetid && !keep; i++)
-            keep = sel->targetid[i] == h->meta.obsid;
+            keep = sel->targetid[i] == h->meta.targetid;
         why = keep ? "" : "targetid";
     }
     if (keep && sel && sel->minsn > 0) {
@@ -68,8 +68,9 @@ static int lamost_select(lamost_handle *h, const rvfit_select *sel,
     }
     h->nsel = keep ? 1 : 0;
     if (!keep) /* debug: a survey run drops many files, one line each */
-        rvfit_log(h->host, RVFIT_LOG_DEBUG, LAMOST_WHO, "%s: OBSID %lld not "
-                  "selected (%s)", h->path, (long long)h->meta.obsid, why);
+        rvfit_log(h->host, RVFIT_LOG_DEBUG, LAMOST_WHO, "%s: TARGETID %lld "
+                  "not selected (%s)", h->path, (long long)h->meta.targetid,
+                  why);
     return RVFIT_OK;
 }
 
@@ -97,6 +98,10 @@ static int lamost_open_all(lamost_handle *h, const rvfit_select *sel,
     if (!rc)
         rc = lamost_read_meta(fp, h->path, &h->meta, err);
     lamost_close_file(fp);
+    /* an early-release file: a warning, once per open, not an error */
+    if (!rc && h->meta.derived)
+        rvfit_log(h->host, RVFIT_LOG_WARN, LAMOST_WHO, "%s: HDU PRIMARY: %s",
+                  h->path, h->meta.why);
     if (!rc)
         rc = lamost_select(h, sel, err);
     if (!rc) {

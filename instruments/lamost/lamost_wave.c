@@ -1,12 +1,12 @@
 /* lamost_wave.c — the wavelengths of one LRS spectrum.
  *
  * The stored wavelengths are float32 (7 digits: 0.001 A at 9000 A, 0.04
- * km/s), but the pixels are on the exact grid 10^(COEFF0 + i*COEFF1);
+ * km/s; float64 in DR2 files), but the pixels are on the exact grid 10^(COEFF0 + i*COEFF1);
  * when the stored row follows that grid to SNAP_TOL the grid is used, so
  * that a spectrum's pixels are exactly log-linear, otherwise the row as
- * stored (finite and increasing, or the file is refused).  Then, for a
- * file whose header says the heliocentric correction was not applied
- * (HELIO = F), the wavelengths move to the heliocentric frame:
+ * stored (increasing and within 100 A - 10 um, or the file is refused).
+ * Then, for a file whose header says the heliocentric correction was not
+ * applied (HELIO = F), the wavelengths move to the heliocentric frame:
  * v_helio = v_obs + HELIO_RV, so lambda_helio = lambda_obs (1 +
  * HELIO_RV/c). */
 #include <math.h>
@@ -16,16 +16,23 @@
 /* 1e-6 dex = 0.7 km/s: far above float32 rounding (5e-8 dex), far below a
  * pixel (1e-4 dex). */
 #define LAMOST_SNAP_TOL 1e-6
+/* Wavelengths outside 100 A - 10 um are not an LRS spectrum (3690-9100 A)
+ * in Angstrom; a float64 row (DR2 files) could otherwise hold values whose
+ * float32 LSF overflows. */
+#define LAMOST_WAVE_MIN 100.0
+#define LAMOST_WAVE_MAX 1e5
 
 static int lamost_row_ok(const char *path, const lamost_pix *p,
                          rvfit_err *err)
 {
     const double *w = p->wave;
     for (size_t i = 0; i < p->npix; i++)
-        if (!isfinite(w[i]) || w[i] <= 0.0 || (i && w[i] <= w[i - 1]))
+        if (!(w[i] >= LAMOST_WAVE_MIN && w[i] <= LAMOST_WAVE_MAX) ||
+            (i && w[i] <= w[i - 1]))
             return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: wavelength[%zu]"
-                                 " = %g is not finite, positive and "
-                                 "increasing", path, i, w[i]);
+                                 " = %g is not increasing and within %g-%g "
+                                 "A", path, i, w[i], LAMOST_WAVE_MIN,
+                                 LAMOST_WAVE_MAX);
     return RVFIT_OK;
 }
 

@@ -1,5 +1,5 @@
 /* fuzz_seeds.c — small seed inputs for the fuzz targets, written into
- * DIR/{ini,library,desi,sdss}/ (the fixture adds the real files and
+ * DIR/{ini,library,desi,sdss,lamost}/ (the fixture adds the real files and
  * mock spectra).  Tiny files make most mutations land in headers and
  * tables, where readers have to check what they are told.
  * Usage: rvfit_fuzz_seeds DIR */
@@ -237,20 +237,59 @@ static int seed_sdss(const char *dir)
     return st ? -1 : 0;
 }
 
+/* A LAMOST LRS file with the header of an early release (a real DR2
+ * file's facts): float64 image [5][NPIX], no OBSID, FIBERID a string,
+ * and the keys the reader derives a TARGETID from. */
+static int seed_lamost(const char *dir)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "!%s/lamost/spec-56284-GAC060N26B1_sp03-126.fits",
+             dir);
+    fitsfile *f;
+    int st = 0, t = 1, lmjd = 56284, spid = 3;
+    long nax[2] = {NPIX, 5};
+    double pix[5][NPIX], c0 = 3.6, c1 = 1e-4;
+    for (int i = 0; i < NPIX; i++) {
+        pix[0][i] = 100.0 + i;
+        pix[1][i] = 0.5;
+        pix[2][i] = pow(10.0, c0 + c1 * i);
+        pix[3][i] = pix[4][i] = i == 3 ? 1.0 : 0.0;
+    }
+    fits_create_file(&f, p, &st);
+    fits_create_img(f, DOUBLE_IMG, 2, nax, &st);
+    fits_write_key(f, TINT, "LMJD", &lmjd, NULL, &st);
+    fits_write_key(f, TSTRING, "PLANID", "GAC060N26B1", NULL, &st);
+    fits_write_key(f, TINT, "SPID", &spid, NULL, &st);
+    fits_write_key(f, TSTRING, "FIBERID", "126", NULL, &st);
+    fits_write_key(f, TSTRING, "DESIG", "LAMOST J062345.12+261234.5", NULL,
+                   &st);
+    fits_write_key(f, TDOUBLE, "COEFF0", &c0, NULL, &st);
+    fits_write_key(f, TDOUBLE, "COEFF1", &c1, NULL, &st);
+    fits_write_key(f, TLOGICAL, "VACUUM", &t, NULL, &st);
+    fits_write_key(f, TLOGICAL, "HELIO", &t, NULL, &st);
+    fits_write_img(f, TDOUBLE, 1, 5 * NPIX, pix[0], &st);
+    fits_close_file(f, &st);
+    if (st)
+        fits_report_error(stderr, st);
+    return st ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
         fprintf(stderr, "usage: rvfit_fuzz_seeds DIR\n");
         return 2;
     }
-    static const char *const sub[] = {"ini", "library", "desi", "sdss"};
+    static const char *const sub[] = {"ini", "library", "desi", "sdss",
+                                      "lamost"};
     char p[4096];
     mkdir(argv[1], 0777);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         snprintf(p, sizeof p, "%s/%s", argv[1], sub[i]);
         mkdir(p, 0777);
     }
     int bad = seeds_ini(argv[1]) | seed_library(argv[1]) |
-              seed_desi(argv[1]) | seed_sdss(argv[1]);
+              seed_desi(argv[1]) | seed_sdss(argv[1]) |
+              seed_lamost(argv[1]);
     return bad ? 1 : 0;
 }

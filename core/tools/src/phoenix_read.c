@@ -1,7 +1,17 @@
-/* phoenix_read.c — find and read the files of a PHOENIX-layout grid. */
+/* phoenix_read.c — find and read the files of a PHOENIX-layout grid.
+ *
+ * Only the primary HDU of each file is read: a real model file also has
+ * an ABUNDANCES table in HDU 2, which is not needed.  Units: the real
+ * wavelength file says UNIT = 'Angstrom' (the synthetic grids BUNIT),
+ * the real models BUNIT = 'erg/s/cm^2/cm'.  The templates multiply the
+ * flux by lambda (photon counts) and normalise each model, so any flux
+ * per unit wavelength will do, and wavelengths must be Angstrom: a unit
+ * keyword that says otherwise is refused rather than converted.  Files
+ * without one are taken to follow the PHOENIX convention. */
 #include "phoenix_read.h"
 #include "rvfit/fits.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <fitsio.h>
 #include <math.h>
@@ -34,6 +44,91 @@ static long phx_len(fitsfile *f, int *fs)
     return *fs ? -1 : n;
 }
 
+/* Keyword `key` lower-cased, blanks around it removed, into out (n
+ * bytes); 0 when absent. */
+static int phx_unit_key(fitsfile *f, const char *key, char *out, size_t n)
+{
+    char v[FLEN_VALUE] = "";
+    int fs = 0;
+    if (fits_read_key(f, TSTRING, key, v, NULL, &fs)) {
+        fits_clear_errmsg();
+        return 0;
+    }
+    const char *c = v;
+    while (*c == ' ')
+        c++;
+    size_t k = 0;
+    for (; *c && k + 1 < n; c++)
+        out[k++] = (char)tolower((unsigned char)*c);
+    while (k && out[k - 1] == ' ')
+        k--;
+    out[k] = '\0';
+    return 1;
+}
+
+static const char *const phx_len_units[] = {"cm", "a", "aa", "angstrom",
+                                            "angstroms", "nm", "um", "m",
+                                            NULL};
+
+static int phx_is_one_of(const char *u, const char *const *list)
+{
+    for (; *list; list++)
+        if (!strcmp(u, *list))
+            return 1;
+    return 0;
+}
+
+/* 1 when flux unit u is per unit wavelength: the text after its last
+ * '/' is a length ("erg/s/cm^2/cm"), or its last factor (after a blank
+ * or '.') is a length to the power -1 ("erg s-1 cm-2 cm-1"). */
+static int phx_per_wavelength(const char *u)
+{
+    static const char *const inv[] = {"^-1", "**-1", "-1", NULL};
+    char t[FLEN_VALUE];
+    const char *s = strrchr(u, '/');
+    if (s)
+        return phx_is_one_of(s + 1, phx_len_units);
+    size_t b = strlen(u);
+    while (b && u[b - 1] != ' ' && u[b - 1] != '.')
+        b--;
+    snprintf(t, sizeof t, "%s", u + b);
+    size_t n = strlen(t);
+    for (int i = 0; inv[i]; i++) {
+        size_t m = strlen(inv[i]);
+        if (n > m && !strcmp(t + n - m, inv[i])) {
+            t[n - m] = '\0';
+            return phx_is_one_of(t, phx_len_units);
+        }
+    }
+    return 0;
+}
+
+/* UNIT or BUNIT of the wavelength file, when present: Angstrom. */
+static int phx_wave_unit(fitsfile *f, const char *path, rvfit_err *err)
+{
+    static const char *const ok[] = {"angstrom", "angstroms", "a", "aa",
+                                     NULL};
+    static const char *const key[2] = {"UNIT", "BUNIT"};
+    char u[FLEN_VALUE];
+    for (int k = 0; k < 2; k++)
+        if (phx_unit_key(f, key[k], u, sizeof u) && !phx_is_one_of(u, ok))
+            return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: %s = '%s': "
+                                 "wavelengths must be in Angstrom", path,
+                                 key[k], u);
+    return RVFIT_OK;
+}
+
+/* BUNIT of a model, when present: a flux per unit wavelength. */
+static int phx_flux_unit(fitsfile *f, const char *path, rvfit_err *err)
+{
+    char u[FLEN_VALUE];
+    if (phx_unit_key(f, "BUNIT", u, sizeof u) && !phx_per_wavelength(u))
+        return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: BUNIT = '%s': the "
+                             "flux must be per unit wavelength (e.g. "
+                             "erg/s/cm^2/cm), as PHOENIX's is", path, u);
+    return RVFIT_OK;
+}
+
 static int phx_wave(const char *dir, phx_grid *g, rvfit_err *err)
 {
     char path[4200];
@@ -47,11 +142,13 @@ static int phx_wave(const char *dir, phx_grid *g, rvfit_err *err)
     if (fits_open_file(&f, path, READONLY, &fs))
         return rvfit_fits_error(err, fs, path, NULL, "reading");
     long n = phx_len(f, &fs);
-    if (n < 2) {
+    int rc = n < 2 ? rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: primary HDU "
+                                   "is not a 1-D wavelength array", path)
+                   : phx_wave_unit(f, path, err);
+    if (rc) {
         fits_close_file(f, &fs);
         fits_clear_errmsg();
-        return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: primary HDU is not"
-                             " a 1-D wavelength array", path);
+        return rc;
     }
     g->nwave = (size_t)n;
     g->wave = malloc(g->nwave * sizeof *g->wave);
@@ -94,9 +191,11 @@ static int phx_header(phx_file *m, size_t nwave, rvfit_err *err)
             return rvfit_fits_error(err, fs, m->path, NULL, w);
         }
     long n = phx_len(f, &fs);
-    int cs = 0;
+    int rc = phx_flux_unit(f, m->path, err), cs = 0;
     fits_close_file(f, &cs);
     fits_clear_errmsg();
+    if (rc)
+        return rc;
     if (n != (long)nwave)
         return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: %ld flux samples, "
                              "but the wavelength file has %zu (inconsistent "
