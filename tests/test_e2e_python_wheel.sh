@@ -58,19 +58,21 @@ import site; assert not any("dist-packages" in p for p in sys.path), sys.path' |
   fail "the venv of $made sees system site packages"
 echo "venv from $made: $("$py" --version)"
 
-# The wheel, built once per change of the sources.
-whl=$(ls "$cache"/dist/rvfit-*.whl 2>/dev/null | head -1 || true)
+# The wheel, built once per change of the sources (and per Python: its
+# name carries the interpreter's tag).
+dist=$cache/dist-$("$py" -c 'import sys; print("%s%d%d" % (sys.implementation.name, *sys.version_info[:2]))')
+whl=$(ls "$dist"/rvfit-*.whl 2>/dev/null | head -1 || true)
 if [ -n "$whl" ] && [ -z "$(find "$src/CMakeLists.txt" "$src/core" "$src/plugins" \
        "$src/instruments" "$src/python/pyproject.toml" "$src/python/src" \
        -newer "$whl" -type f ! -name '*.pyc' -print -quit)" ]; then
   echo "wheel up to date: $whl"
 else
-  rm -rf "$cache/dist"
+  rm -rf "$dist"
   start=$SECONDS
-  "$py" -m pip wheel --no-deps -w "$cache/dist" \
+  "$py" -m pip wheel --no-deps -w "$dist" \
     --config-settings=build-dir="$cache/cmake" "$src/python" \
     > "$tmp/wheel.log" 2>&1 || { tail -50 "$tmp/wheel.log"; fail "pip wheel ./python"; }
-  whl=$(ls "$cache"/dist/rvfit-*.whl)
+  whl=$(ls "$dist"/rvfit-*.whl)
   echo "built $whl in $((SECONDS - start)) s"
 fi
 "$py" -m pip install -q "$whl" > "$tmp/install.log" 2>&1 ||
