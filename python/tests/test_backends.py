@@ -18,10 +18,10 @@ def test_opencl_equals_cpu(data, spectra):
     try:
         th = np.array([[t[p][i] for p in lib.params] for i in range(len(t))])
         v = np.asarray(t["VRAD"]) + 7.0
-        cpu = lib.loglike(spectra, th, v, t["VSINI"], backend="cpu")
+        cpu = lib.m2lnl(spectra, th, v, t["VSINI"], backend="cpu")
         assert lib.device("cpu").startswith("cpu")
         try:
-            ocl = lib.loglike(spectra, th, v, t["VSINI"], backend="opencl")
+            ocl = lib.m2lnl(spectra, th, v, t["VSINI"], backend="opencl")
         except rvfit.RvfitError as e:
             if e.status == 7:  # RVFIT_ERR_UNAVAILABLE: no OpenCL device
                 pytest.skip(str(e))

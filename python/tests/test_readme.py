@@ -1,9 +1,13 @@
-"""The README's five-line Python example runs as written, on the mock
-coadd standing in for the demo's, and prints the CLI's velocities."""
+"""The README's Python example runs as written, on the mock coadd standing
+in for the demo's, and prints the CLI's velocities and ln L at the first
+star's optimum (given in m/s there, in km/s here)."""
 import os
 import re
 import subprocess
 import sys
+
+import numpy as np
+import pytest
 
 import rvfit
 
@@ -18,7 +22,7 @@ def _example():
 
 def test_readme_example(data):
     code = _example()
-    assert len(code.strip().splitlines()) == 5
+    assert len(code.strip().splitlines()) == 7
     d = data["dir"] / "readme"
     (d / "demo").mkdir(parents=True)
     os.symlink(data["lib"], d / "demo" / "lib")
@@ -31,3 +35,14 @@ def test_readme_example(data):
         line = next(l for l in r.stdout.splitlines()
                     if l.split() and l.split()[0] == str(cli["TARGETID"][i]))
         assert abs(float(line.split()[1]) - cli["VRAD"][i]) < 1e-9, line
+    last = r.stdout.splitlines()[-1]
+    assert last.startswith("[") and last.endswith("]"), last
+    lib = rvfit.Library(data["lib"])
+    try:
+        th = [cli[p][0] for p in lib.params]
+        want = lib.loglike(rvfit.read_desi(data["coadd"])[0], th,
+                           float(cli["VRAD"][0]), 0.0)[0]
+    finally:
+        lib.close()
+    assert np.isfinite(want)
+    assert float(last.strip("[]")) == pytest.approx(want, rel=1e-6)

@@ -1,17 +1,25 @@
 """Locating librvfit and declaring the C functions of rvfit/session.h.
 
 The library is looked for, in order, at
-  1. $RVFIT_LIB: the librvfit shared object itself or the directory holding it;
-  2. $RVFIT_BUILD_DIR: a CMake build directory of rvfit (its core/librvfit.so);
-  3. pkg-config's libdir of the `rvfit` package (an installed rvfit);
-  4. the dynamic linker's search path (librvfit.so.3, librvfit.so).
-librvfit finds its backend plugins relative to itself, so a build tree's
-library uses that build's plugins and an installed one the installed plugins.
+  1. the package's own copy, <package>/lib/librvfit.so.3, which
+     `pip install` builds with its plugins (<package>/lib/rvfit/plugins)
+     and program (<package>/bin/rvfit);
+  2. $RVFIT_LIB: the librvfit shared object itself or the directory holding it;
+  3. $RVFIT_BUILD_DIR: a CMake build directory of rvfit (its core/librvfit.so);
+  4. pkg-config's libdir of the `rvfit` package (an installed rvfit);
+  5. the dynamic linker's search path (librvfit.so.3, librvfit.so).
+The package's copy comes first so that the library, its plugins and the
+program of one installation are used together; 2-5 serve a package used
+from the source tree (PYTHONPATH=python/src) or installed without its C
+side.  librvfit finds its backend plugins relative to itself, so a build
+tree's library uses that build's plugins and an installed one the
+installed plugins.
 """
 import ctypes
 import functools
 import os
 import subprocess
+import warnings
 
 ABI_MAJOR = 3
 _NAMES = ("librvfit.so.%d" % ABI_MAJOR, "librvfit.so")
@@ -25,7 +33,12 @@ class RvfitError(RuntimeError):
         self.status = status
 
 
-def _candidates():
+PACKAGE_LIBDIR = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                              "lib")
+
+
+def _fallbacks():
+    """Where to look when the package has no librvfit of its own."""
     env = os.environ.get("RVFIT_LIB")
     if env:
         if os.path.isdir(env):
@@ -58,9 +71,32 @@ def _preload_sdk(path):
             return
 
 
+def _load_own(path):
+    """The package's own librvfit: it loads, or the reason is the error
+    (another librvfit would not match the package's plugins and program)."""
+    try:
+        _preload_sdk(path)
+        c = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    except OSError as e:
+        raise ImportError(
+            "rvfit: cannot load the package's librvfit %s (%s); the system "
+            "libraries it was built against (CFITSIO, inih, Qhull, ...) "
+            "must be installed: scripts/setup-deps.sh in rvfit's source "
+            "tree lists them" % (path, e)) from None
+    ignored = [v for v in ("RVFIT_LIB", "RVFIT_BUILD_DIR") if os.environ.get(v)]
+    if ignored:
+        warnings.warn("rvfit: using the package's own librvfit %s; %s "
+                      "ignored (for a package installed without one)" %
+                      (path, " and ".join(ignored)), stacklevel=3)
+    return c
+
+
 def _load():
-    tried = []
-    for path in _candidates():
+    own = os.path.join(PACKAGE_LIBDIR, _NAMES[0])
+    if os.path.exists(own):
+        return _load_own(own)
+    tried = ["%s (no such file)" % own]
+    for path in _fallbacks():
         if os.sep in path and not os.path.exists(path):
             tried.append("%s (no such file)" % path)
             continue
@@ -71,9 +107,11 @@ def _load():
             tried.append("%s (%s)" % (path, e))
     raise ImportError(
         "rvfit: cannot load librvfit; tried " + "; ".join(tried) +
-        ". Build rvfit (cmake) and set RVFIT_BUILD_DIR to the build "
-        "directory, or RVFIT_LIB to librvfit.so, or install it "
-        "(cmake --install) where pkg-config or the linker finds it.")
+        ". Install the package with its C side (pip install ./python in "
+        "rvfit's source tree), or build rvfit (cmake) and set "
+        "RVFIT_BUILD_DIR to the build directory or RVFIT_LIB to "
+        "librvfit.so, or install it (cmake --install) where pkg-config or "
+        "the linker finds it.")
 
 
 _P = ctypes.c_void_p

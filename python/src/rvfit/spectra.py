@@ -4,6 +4,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from . import _units
+
 RES_NONE, RES_BAND, RES_LSF = 0, 1, 2
 
 
@@ -18,7 +20,9 @@ def _frozen(a, dtype):
 @dataclass(frozen=True)
 class Arm:
     """One arm of nspec spectra (vacuum Angstrom; ivar = 1/sigma^2, 0 for
-    pixels not to use).
+    pixels not to use).  Arrays may be astropy Quantities: wave and lsf
+    are converted to Angstrom, ivar to 1/flux.unit**2 (flux and ivar
+    carry units both or neither); bare numbers are in those units.
 
     wave: (npix,) shared by all spectra, or (nspec, npix).
     flux, ivar: (nspec, npix), or (npix,) for a single spectrum.
@@ -38,13 +42,16 @@ class Arm:
 
     def normalised(self):
         """A checked copy: float64 wavelengths, float32 data, 2-D rows."""
-        flux = np.atleast_2d(np.asarray(self.flux, dtype=np.float32))
-        ivar = np.atleast_2d(np.asarray(self.ivar, dtype=np.float32))
+        what = "arm %s" % self.name
+        flux, ivar = _units.flux_ivar(self.flux, self.ivar, what)
+        flux = np.atleast_2d(np.asarray(flux, dtype=np.float32))
+        ivar = np.atleast_2d(np.asarray(ivar, dtype=np.float32))
         nspec, npix = flux.shape
         if ivar.shape != flux.shape:
             raise ValueError("arm %s: ivar %s but flux %s" %
                              (self.name, ivar.shape, flux.shape))
-        wave = np.asarray(self.wave, dtype=np.float64)
+        wave = np.asarray(_units.wavelength(self.wave, what + " wave"),
+                          dtype=np.float64)
         if wave.shape not in ((npix,), (nspec, npix)):
             raise ValueError("arm %s: wave %s for flux %s" %
                              (self.name, wave.shape, flux.shape))
@@ -53,7 +60,8 @@ class Arm:
             raise ValueError("arm %s: give resolution or lsf, not both" %
                              self.name)
         if self.resolution is not None:
-            res = np.asarray(self.resolution, dtype=np.float32)
+            res = np.asarray(_units.dimensionless(
+                self.resolution, what + " resolution"), dtype=np.float32)
             if res.ndim == 2:
                 res = res[None]
             if res.ndim != 3 or res.shape[0] != nspec or \
@@ -62,8 +70,9 @@ class Arm:
                                  "(%d, ndiag, %d)" %
                                  (self.name, res.shape, nspec, npix))
         if self.lsf is not None:
-            lsf = np.broadcast_to(np.asarray(self.lsf, dtype=np.float32),
-                                  (nspec, npix))
+            lsf = np.broadcast_to(np.asarray(
+                _units.wavelength(self.lsf, what + " lsf"),
+                dtype=np.float32), (nspec, npix))
         return Arm(self.name, _frozen(wave, np.float64),
                    _frozen(flux, np.float32), _frozen(ivar, np.float32),
                    None if res is None else _frozen(res, np.float32),
