@@ -36,7 +36,7 @@
 #include <sys/stat.h>
 
 #include "rvfit/library.h"
-#include "rvfit/library_io.h"
+#include "rvfit/interp.h"
 #include "rvfit/plugin.h"
 #include "testutil.h"
 
