@@ -58,6 +58,7 @@ void cli_cmdline(int argc, char **argv, char *buf, size_t n);
 
 /* Everything a fit needs, opened in order and closed in reverse. */
 struct cli_mpi;
+struct cli_signals;
 
 /* ---- the output directory's lock (cli_lock.c) ---------------------- */
 typedef struct cli_dirlock {
@@ -82,6 +83,7 @@ typedef struct fit_env {
     cli_dirlock lock;      /* the output directory's (held when have_lock) */
     int have_lock;
     const volatile int *cancel; /* set by SIGINT/SIGTERM (may be NULL)  */
+    struct cli_signals *sig; /* the signal thread (hooks), or NULL      */
     rvfit_config cfg;
     cli_log lg;
     rvfit_host host;
@@ -115,9 +117,48 @@ void cli_print_profile(const rvfit_host *h, const rvfit_run *r, double wall);
  * which one and how many files were completed. */
 void cli_run_stopped(const fit_env *e, const rvfit_run *run, int rc,
                      const char *why);
-/* Set a status-file line, logging (not failing) when it cannot be written. */
-void cli_status_set(rvfit_statusfile *sf, const rvfit_host *h, size_t input,
-                    const char *state, const char *detail);
+
+/* ---- a job's inputs and the status file (cli_status.c) ----------------
+ * Kept by the process that coordinates the job (the single process, or
+ * MPI rank 0).  Every change is written at once (rvfit_statusfile: the
+ * whole file replaced), so that a job killed at any moment leaves a file
+ * that lists no completed output as pending: an input is `running` on
+ * disk before any process works on it. */
+enum { CLI_JS_PENDING, CLI_JS_RUNNING, CLI_JS_DONE, CLI_JS_FAILED,
+       CLI_JS_SKIPPED, CLI_JS_INTERRUPTED };
+
+typedef struct cli_jobstat {
+    size_t n, nkept;
+    unsigned char *st;     /* [n] CLI_JS_*                                */
+    char (*where)[24];     /* [n] where it runs ("rank 1")                */
+    rvfit_statusfile *sf;  /* NULL: no status file configured             */
+    const rvfit_host *host;
+    pthread_mutex_t mu;    /* every call below but _open and _close holds
+                              it: a signal's stop may come from any thread */
+} cli_jobstat;
+
+/* Every input pending, except, with [output] skip_existing, those whose
+ * rvtab exists: done ("kept existing OUT", logged; nkept counts them).
+ * The status file ([output] status) is written once before returning.
+ * Returns 0, or -1 (logged). */
+int cli_jobstat_open(cli_jobstat *js, const rvfit_config *cfg,
+                     const rvfit_host *h, char **files, size_t n);
+/* CLI_JS_* of input i (thread-safe, as the calls below but _close). */
+int cli_jobstat_state(cli_jobstat *js, size_t i);
+/* Input i is handed to `where` ("rank 1"); written before it runs.  No
+ * change once it is settled. */
+void cli_jobstat_running(cli_jobstat *js, size_t i, const char *where);
+/* The outcome of input i: CLI_JS_DONE (detail: the output), _FAILED (the
+ * reason) or _INTERRUPTED.  A settled input keeps its state, except that
+ * an interrupted one may still become done. */
+void cli_jobstat_settle(cli_jobstat *js, size_t i, int state,
+                        const char *detail);
+/* The job stops: running inputs become interrupted (why), pending ones
+ * skipped ("not reached: why"); written at once. */
+void cli_jobstat_stop(cli_jobstat *js, const char *why);
+/* The end of the job: what is left is settled as by _stop, the file is
+ * written and closed.  Returns the inputs not done. */
+size_t cli_jobstat_close(cli_jobstat *js);
 
 /* ---- MPI (cli_mpi.c) ---------------------------------------------------
  * Under mpirun every rank runs `rvfit fit` on the same files: rank 0 hands
@@ -150,10 +191,18 @@ typedef struct cli_signals {
     sigset_t set, old;
     pthread_t th;
     int started;
+    pthread_mutex_t hook_mu;
+    void (*hook)(void *ctx, int sig); /* called at the first signal      */
+    void *hook_ctx;
 } cli_signals;
 
 int cli_signals_start(cli_signals *s);
 void cli_signals_stop(cli_signals *s);
+/* fn(ctx, sig) is called from the signal thread at the first signal (at
+ * once, when one was caught already), until replaced; NULL removes it.
+ * It must not block: it runs while the rest of the process goes on. */
+void cli_signals_hook(cli_signals *s, void (*fn)(void *ctx, int sig),
+                      void *ctx);
 /* "SIGINT", "SIGTERM", "SIGHUP". */
 const char *cli_signal_name(int sig);
 

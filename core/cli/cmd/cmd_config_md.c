@@ -149,7 +149,8 @@ static void md_core_keys(void)
          "`--batch-size` ([run] batch_size), `--log-level` ([run] log_level; "
          "error, warn,\n"
          "info, debug), `--overwrite`, `--skip-existing`, `--no-models` "
-         "([output] models = 0).\n"
+         "([output] models = 0),\n"
+         "`--status` ([output] status), `--plot-dir` ([output] plot_dir).\n"
          "`--targetid` (a comma list of integers or `@file`; an empty "
          "list is an error) has no INI key.\n");
 }

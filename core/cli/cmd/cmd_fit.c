@@ -202,7 +202,7 @@ static int parse(int argc, char **argv, fit_args *a)
         {"no-models", 0, 0, 7},     {"set", 1, 0, 8},
         {"files-from", 1, 0, 9},    {"help", 0, 0, 'h'},
         {"plot-dir", 1, 0, 10},     {"plot-targetid", 1, 0, 11},
-        {0, 0, 0, 0}};
+        {"status", 1, 0, 12},       {0, 0, 0, 0}};
     int c, bad = 0;
     optind = 1;
     int li = -1;
@@ -245,6 +245,7 @@ static int parse(int argc, char **argv, fit_args *a)
         case 9: if (read_list(optarg, &a->files, &a->nfiles)) return 2; break;
         case 10: bad |= cli_override(&a->ov, "output", "plot_dir", optarg); break;
         case 11: a->plot_targetid = optarg; break;
+        case 12: bad |= cli_override(&a->ov, "output", "status", optarg); break;
         case 'h': help(); exit(0);
         default: help(); return 2;
         }
@@ -297,7 +298,7 @@ static int plot_args(const fit_args *a, fit_env *e)
 }
 
 static int fit_main(int argc, char **argv, struct cli_mpi *mpi,
-                    const cli_signals *sig)
+                    cli_signals *sig)
 {
     fit_args a;
     memset(&a, 0, sizeof a);
@@ -319,6 +320,7 @@ static int fit_main(int argc, char **argv, struct cli_mpi *mpi,
     }
     e->mpi = mpi;
     e->cancel = &sig->caught;
+    e->sig = sig;
     cli_host_init(&e->host, &e->lg, (int)e->cfg.log_level,
                   cli_threads(&e->cfg));
     cli_mpi_host(mpi, &e->host, &e->lg);

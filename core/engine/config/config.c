@@ -120,8 +120,9 @@ static const key_desc keys[] = {
     {"output", "models", K_BOOL, OFF(write_models), 0, 0, 1, "1",
      "write rvmod_*.fits with best-fit models"},
     {"output", "status", K_STR, OFF(status), SZ(status), 0, 0, "",
-     "status file: one line per input (done, failed with the reason, "
-     "skipped), rewritten atomically as inputs finish"},
+     "status file (also --status): one line per input, pending, running, "
+     "done, failed, skipped or interrupted, replaced whole at every change "
+     "(docs/scale.md)"},
     {"output", "plot_dir", K_STR, OFF(plot_dir), SZ(plot_dir), 0, 0, "",
      "directory for one PNG figure per fitted spectrum (docs/plots.md), "
      "\"\" = none; needs rvfit built with Cairo"},
