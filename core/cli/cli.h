@@ -108,7 +108,8 @@ typedef struct cli_fit_summary {
 int cli_open_env(fit_env *e, rvfit_err *err);
 void cli_close_env(fit_env *e);
 /* Open library, instrument and backend from e->cfg, fit the files, close.
- * Returns the number of files that failed, -1 when setup failed. */
+ * Returns the number of files that failed, -1 when setup failed, -2 when
+ * it failed on the configuration (exit status 2, as for bad options). */
 int cli_fit_files(fit_env *e, char **files, int nfiles, const char *cmdline,
                   const int64_t *ids, size_t nids, cli_fit_summary *sum);
 int cli_parse_targetids(const char *spec, int64_t **ids, size_t *n);

@@ -48,6 +48,18 @@ int cli_open_env(fit_env *e, rvfit_err *err)
         rvfit_err_prefix(err, "plot directory");
         return rc;
     }
+    /* The backend first: the run's first lines say which backend and
+     * device it chose and why. */
+    if ((rc = rvfit_backend_open(c, &e->host, &e->be, err)))
+        return rc;
+    e->have_be = 1;
+    rvfit_log(&e->host, RVFIT_LOG_INFO, "rvfit",
+              "backend %s %s on %s (%s)", e->be.name,
+              e->be.ph.desc->version, e->be.ops->device(e->be.state),
+              e->be.ph.path);
+    if ((rc = rvfit_instrument_load(c, c->instrument, &e->inst, err)))
+        return rc;
+    e->have_inst = 1;
     rc = rvfit_library_open_fit(&e->lib, &e->interp, c->templates, c, err);
     if (rc)
         return rc;
@@ -71,16 +83,6 @@ int cli_open_env(fit_env *e, rvfit_err *err)
               rvfit_interp_name(&e->interp), how,
               e->lib.log_flux ? "ln flux" : "flux", cub[0] ? cub : "none",
               e->interp.host_stencils ? "core" : "backend");
-    if ((rc = rvfit_instrument_load(c, c->instrument, &e->inst, err)))
-        return rc;
-    e->have_inst = 1;
-    if ((rc = rvfit_backend_open(c, &e->host, &e->be, err)))
-        return rc;
-    e->have_be = 1;
-    rvfit_log(&e->host, RVFIT_LOG_INFO, "rvfit",
-              "backend %s %s on %s (%s)", e->be.name,
-              e->be.ph.desc->version, e->be.ops->device(e->be.state),
-              e->be.ph.path);
     rc = e->be.ops->load_library(e->be.state,
                                  rvfit_interp_vectors(&e->interp), err);
     if (rc)
@@ -223,7 +225,7 @@ int cli_fit_files(fit_env *e, char **files, int nfiles, const char *cmdline,
     if (rc) {
         rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "%s", err.msg);
         cli_close_env(e);
-        return -1;
+        return rc == RVFIT_ERR_CONFIG ? -2 : -1;
     }
     rvfit_run run = {.cfg = &e->cfg, .host = &e->host, .be = &e->be,
                      .lib = &e->lib, .interp = &e->interp,

@@ -197,12 +197,26 @@ static void md_backend_choice(void)
          "or has no device,\n"
          "rvfit stops and says why. A list such as `cuda, opencl, cpu` is "
          "a preference order:\n"
-         "a plugin that is not found, cannot be dlopen'ed (e.g. a missing "
-         "`libcudart.so`) or\n"
-         "reports \"unavailable\" (no device) is skipped with a warning; a "
-         "broken plugin\n"
-         "(missing entry symbol, ABI or name mismatch) or a fatal init "
-         "error stops the run.");
+         "a plugin that is not found (a backend of rvfit's own that this "
+         "build lacks), cannot be\n"
+         "dlopen'ed (e.g. a missing `libcudart.so`) or reports "
+         "\"unavailable\" (no device) is skipped\n"
+         "with a warning; a broken plugin (missing entry symbol, ABI or "
+         "name mismatch) or a fatal\n"
+         "init error stops the run. A name that is no backend at all (not "
+         "cpu, opencl or cuda,\n"
+         "nor a plugin on the search path) is an error, alone or in a "
+         "list: exit status 2, the\n"
+         "known names listed. In a list, a backend that has the key "
+         "`device_type` is asked for\n"
+         "`device_type = gpu` unless its section sets one: the opencl "
+         "backend then leaves out CPU\n"
+         "devices such as PoCL's (slower than the cpu backend on the same "
+         "CPU); `[backend.opencl]\n"
+         "device_type = cpu` or `all` takes them. The run's first lines "
+         "say which backend and device\n"
+         "it chose and why the ones before it in the list were passed "
+         "over.");
 }
 
 int cli_config_markdown(char *const *dirs)

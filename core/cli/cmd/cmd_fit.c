@@ -343,7 +343,7 @@ static int fit_main(int argc, char **argv, struct cli_mpi *mpi,
     free(e);
     if (!rc && sig->caught) /* the shell's convention for a death by signal */
         return 128 + sig->caught;
-    return rc ? rc : failed ? 1 : 0;
+    return rc ? rc : failed == -2 ? 2 : failed ? 1 : 0;
 }
 
 int cmd_fit(int argc, char **argv)
