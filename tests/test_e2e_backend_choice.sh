@@ -35,7 +35,7 @@ for list in "gpu, cpu" "cuda, gpu" "gpu"; do
     fit typo typo.log -b "$list"; rc=$?
     cat "$t/typo.log"
     [ $rc = 2 ] || fail "-b '$list': exit $rc, want 2"
-    grep -q "no backend is called 'gpu' (known: cpu, opencl, cuda" "$t/typo.log" ||
+    grep -q "backend 'gpu' does not exist (\[backend\] name = $list; known: cpu, opencl, cuda" "$t/typo.log" ||
         fail "-b '$list': the message does not name the known backends"
     [ ! -e "$t/typo/rvtab_two.fits" ] || fail "-b '$list': an output was written"
 done

@@ -207,10 +207,11 @@ int main(void)
     test_open("unavail, cpu", RVFIT_OK, NULL, "cpu");
     /* ... but a name no backend has is an error, alone or in a list,
      * naming the backends rvfit knows (its own and those found) */
-    test_open("doesnotexist", RVFIT_ERR_CONFIG, "no backend is called "
-              "'doesnotexist' (known: cpu, opencl, cuda, ", NULL);
+    test_open("doesnotexist", RVFIT_ERR_CONFIG, "backend "
+              "'doesnotexist' does not exist ([backend] name = doesnotexist; "
+              "known: cpu, opencl, cuda, ", NULL);
     test_open("unavail, doesnotexist, cpu", RVFIT_ERR_CONFIG,
-              "no backend is called 'doesnotexist'", NULL);
+              "backend 'doesnotexist' does not exist", NULL);
     test_open("gpu, cpu", RVFIT_ERR_CONFIG, "unavail", NULL);
     /* A fallback list asks a plugin that has the key device_type for
      * device_type = gpu (no OpenCL CPU device); a single name does not,

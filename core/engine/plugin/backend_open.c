@@ -179,9 +179,9 @@ int rvfit_backend_open(const rvfit_config *c, const rvfit_host *host,
     for (int i = 0; i < nnames; i++)
         if (!known_backend(c, names[i], known, sizeof known))
             return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                                 "[backend] name = %s: no backend is "
-                                 "called '%s' (known: %s; `rvfit plugins` "
-                                 "lists those found)", c->backend, names[i],
+                                 "backend '%s' does not exist ([backend] "
+                                 "name = %s; known: %s; `rvfit plugins` "
+                                 "lists those found)", names[i], c->backend,
                                  known);
     rvfit_err why;
     for (int i = 0; i < nnames; i++) {
