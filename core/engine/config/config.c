@@ -126,6 +126,10 @@ static const key_desc keys[] = {
     {"output", "plot_dir", K_STR, OFF(plot_dir), SZ(plot_dir), 0, 0, "",
      "directory for one PNG figure per fitted spectrum (docs/plots.md), "
      "\"\" = none; needs rvfit built with Cairo"},
+    {"output", "chisq_v", K_BOOL, OFF(chisq_v), 0, 0, 1, "0",
+     "write the final velocity scan of each spectrum (velocities and -2 ln "
+     "L) into rvmod, HDU CHISQ_V, for `rvfit plot` and inspection "
+     "(docs/output-format.md); needs models = 1"},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 

@@ -82,6 +82,8 @@ typedef struct rvfit_config {
     char plot_dir[RVFIT_PATH_LEN];    /* fit figures (PNG), "" = none    */
     /* [fit], added last likewise */
     long interp_errors;  /* 1: parameter errors include interpolation */
+    /* [output], added last likewise */
+    long chisq_v;        /* 1: rvmod gets HDU CHISQ_V, -2 ln L(v)      */
 } rvfit_config;
 
 /* Fill with defaults. */

@@ -31,6 +31,8 @@ typedef struct rvfit_output_meta {
     const char *library;
     const char *config_text; /* effective INI text                     */
     const char *cmdline;
+    int chisq_v;             /* rvmod gets HDU CHISQ_V: each row's final
+                                velocity scan (rvfit_result vscan_*)     */
 } rvfit_output_meta;
 
 /* mod_path may be NULL (no model file).  The pass-through schemas of info
