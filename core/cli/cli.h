@@ -213,6 +213,7 @@ int cmd_templates(int argc, char **argv);
 int cmd_mock(int argc, char **argv);
 int cmd_plugins(int argc, char **argv);
 int cmd_config(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 /* `rvfit config --markdown`: docs/configuration.md, with the plugins of
  * dirs (NULL-terminated; the first of each kind and name, as the loader
  * picks).  Returns 0, or 1 when a plugin does not load (nothing printed). */

@@ -18,6 +18,8 @@ static void usage(FILE *f)
             "  mock       write a synthetic grid (PHOENIX layout) or "
             "synthetic spectra\n"
             "  compare    fit with several backends and compare the results\n"
+            "  plot       figures of fitted files from their outputs, without "
+            "fitting\n"
             "  plugins    list plugins found, their versions, and load "
             "failures\n"
             "  config     print the configuration keys with defaults\n\n"
@@ -43,7 +45,8 @@ int main(int argc, char **argv)
     static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
         {"fit", cmd_fit},         {"templates", cmd_templates},
         {"mock", cmd_mock},       {"plugins", cmd_plugins},
-        {"config", cmd_config},   {"compare", cmd_compare}};
+        {"config", cmd_config},   {"compare", cmd_compare},
+        {"plot", cmd_plot}};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))
             return cmds[i].fn(argc - 1, argv + 1);
