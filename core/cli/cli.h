@@ -49,6 +49,10 @@ int cli_override_set(cli_overrides *o, const char *spec);
 /* Defaults, then the file (if any), then the overrides. Prints errors. */
 int cli_config(rvfit_config *c, const char *file, const cli_overrides *o);
 int cli_threads(const rvfit_config *c);
+/* h->nthreads for `rvfit fit`, logged with why: [run] threads when set,
+ * else this process's share of the node's cores (all of them without MPI;
+ * under mpirun divided among the node's ranks, h->local_size). */
+void cli_threads_rank(const rvfit_config *c, rvfit_host *h);
 /* A plugin's file name rvfit_<kind>_<name>.so -> kind, name (n bytes);
  * 0 when the name is not a plugin's. */
 int cli_plugin_file(const char *file, int *kind, char *name, size_t n);
@@ -214,6 +218,8 @@ int cmd_mock(int argc, char **argv);
 int cmd_plugins(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+/* `rvfit --version` (cmd_plugins.c): program, ABI, each plugin. */
+int cli_print_version(void);
 /* `rvfit config --markdown`: docs/configuration.md, with the plugins of
  * dirs (NULL-terminated; the first of each kind and name, as the loader
  * picks).  Returns 0, or 1 when a plugin does not load (nothing printed). */

@@ -22,7 +22,8 @@ static void help(void)
         "  -o, --output-dir DIR   where rvtab_*.fits / rvmod_*.fits go\n"
         "  -b, --backend NAME     backend plugin or list 'cuda,opencl,cpu'\n"
         "  -i, --instrument NAME  instrument plugin (default desi)\n"
-        "  -j, --threads N        worker threads (0 = all cores)\n"
+        "  -j, --threads N        worker threads (0 = all cores; under mpirun\n"
+        "                         each rank's share of its node's cores)\n"
         "      --minsn X          skip spectra whose best arm S/N < X\n"
         "      --targetid LIST    only these TARGETIDs (comma list or @file)\n"
         "      --batch-size N     spectra fitted together\n"
@@ -34,7 +35,19 @@ static void help(void)
         "      --plot-targetid LIST  draw only these TARGETIDs (comma list\n"
         "                         or @file; default: every fitted spectrum)\n"
         "      --set S.K=V        any config key, e.g. backend.opencl.device=1\n"
-        "      --files-from FILE  read input file names from FILE\n");
+        "      --files-from FILE  read input file names from FILE\n"
+        "      --status FILE      the job's status file: a line per input,\n"
+        "                         pending, running, done, failed, skipped or\n"
+        "                         interrupted, replaced whole at every change\n"
+        "\n"
+        "Many processes (Open MPI), one job:\n"
+        "  mpirun -n 8 rvfit fit -c survey.ini --status job.status coadd-*.fits\n"
+        "  rank 0 hands out the files (large ones cut into parts) and writes\n"
+        "  the status file; every rank fits with its own backend. Threads per\n"
+        "  rank: its share of its node's cores (mpirun -n 4 on a 16-core node:\n"
+        "  4 each) unless -j or [run] threads says; one rank per GPU with\n"
+        "  [backend.cuda] devices = local. After a crash or kill, rerun the\n"
+        "  same command with --skip-existing (docs/scale.md).\n");
 }
 
 /* The lists being read, innermost first: a list that includes itself,
@@ -324,6 +337,7 @@ static int fit_main(int argc, char **argv, struct cli_mpi *mpi,
     cli_host_init(&e->host, &e->lg, (int)e->cfg.log_level,
                   cli_threads(&e->cfg));
     cli_mpi_host(mpi, &e->host, &e->lg);
+    cli_threads_rank(&e->cfg, &e->host);
     int64_t *ids = NULL;
     size_t nids = 0;
     char cmdline[8192];

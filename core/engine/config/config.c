@@ -28,7 +28,8 @@ static const key_desc keys[] = {
     {"run", "plugin_path", K_STR, OFF(plugin_path), SZ(plugin_path), 0, 0,
      "", "extra plugin directories, ':'-separated, searched first"},
     {"run", "threads", K_LONG, OFF(threads), 0, 0, 4096, "0",
-     "worker threads; 0 = all cores"},
+     "worker threads; 0 = all cores (under mpirun: each rank its share of "
+     "its node's cores)"},
     {"run", "log_level", K_LONG, OFF(log_level), 0, 0, 3, "2",
      "0 error, 1 warn, 2 info, 3 debug"},
     {"run", "batch_size", K_LONG, OFF(batch_size), 0, 1, 1000000, "512",
