@@ -113,10 +113,17 @@ static void md_intro(void)
          "file and line, e.g.\n\n"
          "    rvfit.ini:3: unknown key 'velocity_max' in section [fit] (see "
          "docs/configuration.md)\n\n"
+         "Relative paths in a file (`[run] plugin_path`, `[templates] "
+         "path`, `[output] dir`,\n"
+         "`status`, `plot_dir`) are relative to the directory of that "
+         "file, so a configuration\n"
+         "means the same from any working directory; given on the command "
+         "line they are\n"
+         "relative to the working directory.\n\n"
          "`rvfit config` prints the core keys as a ready-to-edit INI file. "
          "The table below\n"
          "is generated from the table the parser uses (`keys[]` in "
-         "`core/engine/src/config.c`):\n"
+         "`core/engine/config/config.c`):\n"
          "the defaults are its values.\n");
 }
 

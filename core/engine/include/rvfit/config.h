@@ -89,7 +89,9 @@ typedef struct rvfit_config {
 /* Fill with defaults. */
 RVFIT_EXPORT void rvfit_config_defaults(rvfit_config *c);
 
-/* Read an INI file on top of the current values. */
+/* Read an INI file on top of the current values.  Relative paths in it
+ * (run.plugin_path, templates.path, output.dir, output.status,
+ * output.plot_dir) are taken relative to the file's directory. */
 RVFIT_EXPORT int rvfit_config_load(rvfit_config *c, const char *path,
                                    rvfit_err *err);
 
