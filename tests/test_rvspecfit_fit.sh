@@ -13,7 +13,9 @@
 # SIGMA0 = sqrt(0.4^2 + 0.4^2/12), the recipe's sigma and pixel); VRAD
 # pull width (1.4826 MAD of (VRAD - true)/VRAD_ERR) in [0.85, 1.15] with
 # both libraries, |median pull| < 0.2 with the import, and the import's
-# robust VRAD scatter within 1.3x of rvfit's own library's.
+# robust VRAD scatter within 1.3x of rvfit's own library's; and, against
+# a mix-up of parameters, the import's TEFF, LOGG and FEH scatter within
+# 1.5x of the own library's, their medians close.
 # The venv and rvspecfit's templates are cached under $RVFIT_TEST_DATA/
 # rvspecfit (keyed on requirements.txt and on the grid's content), so a
 # rerun costs the fits only.  Skips (77) when rvfit has no HDF5, or when
@@ -142,6 +144,20 @@ check(abs(res["rvs"][1]) < 0.2, "rvs: |median pull| %.3f < 0.2"
       % abs(res["rvs"][1]))
 ratio = res["rvs"][2] / res["own"][2]
 check(ratio <= 1.3, "VRAD scatter ratio rvs/own %.3f <= 1.3" % ratio)
+# The parameters the import maps (teff, logg, feh): loose bounds that a
+# mix-up of axes or scales breaks (seeds 1, 2, 4 gave scatter ratios
+# <= 1.21 and median offsets <= 18 K, 0.063, 0.012 dex, from simplex in
+# ln flux against multilinear in flux on the same models).
+par = {}
+for lib in ("rvs", "own"):
+    t = fits.getdata("out_%s/rvtab_coadd.fits" % lib, "RVTAB")
+    idx = [row[int(i)] for i in t["TARGETID"]]
+    par[lib] = {c: t[c] - truth[c][idx] for c in ("TEFF", "LOGG", "FEH")}
+for c, off in (("TEFF", 50.0), ("LOGG", 0.1), ("FEH", 0.05)):
+    r = mad(par["rvs"][c]) / mad(par["own"][c])
+    d = np.median(par["rvs"][c]) - np.median(par["own"][c])
+    check(r <= 1.5 and abs(d) < off, "%s: scatter ratio rvs/own %.2f <= "
+          "1.5, median offset %.3g within %g" % (c, r, d, off))
 sys.exit(1 if fail else 0)
 EOF
 echo "test_rvspecfit_fit: passed in $((SECONDS - t0)) s"
