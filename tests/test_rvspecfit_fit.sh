@@ -18,8 +18,11 @@
 # 1.5x of the own library's, their medians close.
 # The venv and rvspecfit's templates are cached under $RVFIT_TEST_DATA/
 # rvspecfit (keyed on requirements.txt and on the grid's content), so a
-# rerun costs the fits only.  Skips (77) when rvfit has no HDF5, or when
-# PyPI cannot be reached to install rvspecfit; any other failure fails.
+# rerun costs the fits only.  Skips (77) when rvfit has no HDF5, when
+# PyPI cannot be reached to install rvspecfit, and in the sanitizer build
+# (CI's second pass: minutes of fits under ASan for a science check the
+# plain build makes; test_rvspecfit_import runs the reader under the
+# sanitizers); any other failure fails.
 set -euo pipefail
 : "${RVFIT_BIN:?}" "${RVFIT_SOURCE_DIR:?}" "${RVFIT_TEST_DATA:?}" \
   "${RVFIT_TEST_TMP:?}"
@@ -34,6 +37,11 @@ t0=$SECONDS
 # (a here-string: grep -q on a pipe could kill the writer under pipefail)
 if grep -q "built without HDF5" <<<"$("$RVFIT_BIN" templates --help)"; then
   echo "SKIP: rvfit was built without HDF5 (libhdf5-dev): no --from-rvspecfit"
+  exit 77
+fi
+librvfit=$(dirname "$RVFIT_BIN")/core/librvfit.so
+if grep -q 'libasan\|libubsan' <<<"$(ldd "$librvfit")"; then
+  echo "SKIP: sanitizer build: the fits run in the plain build"
   exit 77
 fi
 rm -rf "$work" && mkdir -p "$work" "$cache"
