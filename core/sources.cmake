@@ -17,8 +17,10 @@ list(APPEND RVFIT_SDK_SOURCES ${_core}/sdk/mockkit/mockkit.c
 include(${_core}/engine/parts.cmake)
 
 # The tools: template building, synthetic grids and stars.
+# (rvspecfit_*: reading rvspecfit's template files, with HDF5)
 set(RVFIT_TOOLS_SOURCES grid_write.c mockstars.c phoenix_read.c synth.c
-  templates.c)
+  templates.c tools_library.c rvspecfit_h5.c rvspecfit_import.c
+  rvspecfit_lsf.c)
 list(TRANSFORM RVFIT_TOOLS_SOURCES PREPEND ${_core}/tools/src/)
 
 # The command-line program: its infrastructure (options, logging, runs,
