@@ -44,6 +44,9 @@ void cli_opt_seen(cli_overrides *o, const struct option *opts, int *li,
 
 int cli_override(cli_overrides *o, const char *section, const char *key,
                  const char *value);
+/* --log-level ARG as [run] log_level; 1 (message printed) when ARG is
+ * not a level. */
+int cli_override_log_level(cli_overrides *o, const char *arg);
 /* "--set section.key=value" (section may contain a dot: backend.opencl). */
 int cli_override_set(cli_overrides *o, const char *spec);
 /* Defaults, then the file (if any), then the overrides. Prints errors. */

@@ -66,6 +66,19 @@ int cli_log_level(const char *s)
     return -1;
 }
 
+int cli_override_log_level(cli_overrides *o, const char *arg)
+{
+    int l = cli_log_level(arg);
+    char v[16];
+    if (l < 0) {
+        fprintf(stderr, "rvfit: error: --log-level %s: use error, warn, "
+                        "info or debug\n", arg);
+        return 1;
+    }
+    snprintf(v, sizeof v, "%d", l);
+    return cli_override(o, "run", "log_level", v);
+}
+
 int cli_override(cli_overrides *o, const char *section, const char *key,
                  const char *value)
 {

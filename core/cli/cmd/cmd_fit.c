@@ -231,18 +231,10 @@ static int parse(int argc, char **argv, fit_args *a)
         case 1: bad |= cli_override(&a->ov, "fit", "minsn", optarg); break;
         case 2: a->targetid = optarg; break;
         case 3: bad |= cli_override(&a->ov, "run", "batch_size", optarg); break;
-        case 4: {
-            int l = cli_log_level(optarg);
-            char v[4];
-            snprintf(v, sizeof v, "%d", l);
-            if (l < 0) {
-                fprintf(stderr, "rvfit: error: --log-level %s: use error, "
-                                "warn, info or debug\n", optarg);
+        case 4:
+            if (cli_override_log_level(&a->ov, optarg))
                 return 2;
-            }
-            bad |= cli_override(&a->ov, "run", "log_level", v);
             break;
-        }
         case 5: bad |= cli_override(&a->ov, "output", "skip_existing", "1"); break;
         case 6: bad |= cli_override(&a->ov, "output", "overwrite", "1"); break;
         case 7: bad |= cli_override(&a->ov, "output", "models", "0"); break;

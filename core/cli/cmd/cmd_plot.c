@@ -59,18 +59,10 @@ static int parse(int argc, char **argv, plot_args *a)
                 return 2;
             }
             break;
-        case 4: {
-            int l = cli_log_level(optarg);
-            char v[4];
-            snprintf(v, sizeof v, "%d", l);
-            if (l < 0) {
-                fprintf(stderr, "rvfit: error: --log-level %s: use error, "
-                                "warn, info or debug\n", optarg);
+        case 4:
+            if (cli_override_log_level(&a->ov, optarg))
                 return 2;
-            }
-            bad |= cli_override(&a->ov, "run", "log_level", v);
             break;
-        }
         case 'h': help(); exit(0);
         default: help(); return 2;
         }

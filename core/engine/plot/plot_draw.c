@@ -152,18 +152,24 @@ void plot_xticks(cairo_t *cr, const rvfit_plot_frame *f, int nmax)
 
 /* Frame, y labels at the range ends and the y axis' name; under the
  * residual panel, wavelength ticks at a round step. */
-static void draw_axes(cairo_t *cr, const rvfit_plot_frame *f, int resid,
-                      const char *unit)
+void plot_frame_box(cairo_t *cr, const rvfit_plot_frame *f, double size)
 {
-    char t[96];
+    char t[32];
     plot_rgb(cr, 0x000000);
     cairo_set_line_width(cr, 1);
     cairo_rectangle(cr, f->x0, f->y0, f->w, f->h);
     cairo_stroke(cr);
     snprintf(t, sizeof t, "%.3g", f->ymax);
-    plot_label(cr, f->x0 - 4, f->y0 + 10, 11, t, 1);
+    plot_label(cr, f->x0 - size / 3, f->y0 + 10, size, t, 1);
     snprintf(t, sizeof t, "%.3g", f->ymin);
-    plot_label(cr, f->x0 - 4, f->y0 + f->h, 11, t, 1);
+    plot_label(cr, f->x0 - size / 3, f->y0 + f->h, size, t, 1);
+}
+
+static void draw_axes(cairo_t *cr, const rvfit_plot_frame *f, int resid,
+                      const char *unit)
+{
+    char t[96];
+    plot_frame_box(cr, f, 11);
     if (!resid) {
         snprintf(t, sizeof t, "flux%s%s%s", unit ? " [" : "",
                  unit ? unit : "", unit ? "]" : " (input's units)");

@@ -74,6 +74,8 @@ void plot_curve(cairo_t *cr, const rvfit_plot_frame *f,
 /* text rotated a quarter turn (reading upwards), centred on (x, y) */
 void plot_vlabel(cairo_t *cr, double x, double y, double size,
                  const char *text);
+/* frame f's rectangle and its y range's ends as labels (font size) */
+void plot_frame_box(cairo_t *cr, const rvfit_plot_frame *f, double size);
 /* x ticks at a round step under frame f, with labels ("%.0f") */
 void plot_xticks(cairo_t *cr, const rvfit_plot_frame *f, int nmax);
 /* plot_row.c: the zoom panels and the chi^2(v) panel */

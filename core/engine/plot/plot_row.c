@@ -14,15 +14,7 @@
 static void row_axes(cairo_t *cr, const rvfit_plot_frame *f,
                      const char *title, const char *xlabel)
 {
-    char t[64];
-    plot_rgb(cr, 0x000000);
-    cairo_set_line_width(cr, 1);
-    cairo_rectangle(cr, f->x0, f->y0, f->w, f->h);
-    cairo_stroke(cr);
-    snprintf(t, sizeof t, "%.3g", f->ymax);
-    plot_label(cr, f->x0 - 3, f->y0 + 10, 10, t, 1);
-    snprintf(t, sizeof t, "%.3g", f->ymin);
-    plot_label(cr, f->x0 - 3, f->y0 + f->h, 10, t, 1);
+    plot_frame_box(cr, f, 10);
     plot_xticks(cr, f, 4);
     plot_label(cr, f->x0 + f->w / 2, f->y0 + f->h + 34, 11, xlabel, 0);
     cairo_set_font_size(cr, 13);
