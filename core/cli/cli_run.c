@@ -11,18 +11,15 @@
 #include "rvfit/library_io.h"
 #include "rvfit/output.h"
 
-int cli_open_env(fit_env *e, rvfit_err *err)
+/* The output directory, created, locked by rank 0 for the job (one run
+ * per directory; the ranks of an MPI job are one run) and cleared of
+ * what killed runs left there. */
+static int take_output_dir(fit_env *e, rvfit_err *err)
 {
     rvfit_config *c = &e->cfg;
-    if (!c->templates[0])
-        return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                             "no template library: give --templates DIR "
-                             "or [templates] path (build one with `rvfit "
-                             "templates`)");
     int rc = rvfit_mkdirs(c->output_dir, err);
     if (rc)
         rvfit_err_prefix(err, "output directory");
-    /* One run per directory; the ranks of an MPI job are one run. */
     int rank0 = cli_mpi_rank(e->mpi) == 0;
     if (!rc && rank0) {
         rc = cli_dirlock_take(&e->lock, c->output_dir, &e->host, err);
@@ -44,6 +41,20 @@ int cli_open_env(fit_env *e, rvfit_err *err)
     if (rc0)
         return rvfit_err_set(err, rc0, "output directory %s: rank 0 could "
                              "not take it (see its message)", c->output_dir);
+    return RVFIT_OK;
+}
+
+int cli_open_env(fit_env *e, rvfit_err *err)
+{
+    rvfit_config *c = &e->cfg;
+    if (!c->templates[0])
+        return rvfit_err_set(err, RVFIT_ERR_CONFIG,
+                             "no template library: give --templates DIR "
+                             "or [templates] path (build one with `rvfit "
+                             "templates`)");
+    int rc = take_output_dir(e, err);
+    if (rc)
+        return rc;
     if (c->plot_dir[0] && (rc = rvfit_mkdirs(c->plot_dir, err))) {
         rvfit_err_prefix(err, "plot directory");
         return rc;
