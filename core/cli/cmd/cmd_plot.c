@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "../cli.h"
-#include "cmd_plot.h"
+#include "cmd_plot_read.h"
 #include "rvfit/files.h"
 #include "rvfit/plot.h"
 

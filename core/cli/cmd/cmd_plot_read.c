@@ -1,4 +1,4 @@
-/* cmd_plot_read.c — reading a fitted file for `rvfit plot` (cmd_plot.h):
+/* cmd_plot_read.c — reading a fitted file for `rvfit plot` (cmd_plot_read.h):
  * the RVTAB HDU of rvtab_<stem>.fits into rvfit_result rows (the columns
  * of docs/output-format.md; the parameter axes are the column triples
  * NAME, NAME_ERR, NAME_ERR_INTERP, the arms the SN_<ARM> columns), and
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../cli.h"
-#include "cmd_plot.h"
+#include "cmd_plot_read.h"
 #include "rvfit/fits.h"
 
 static int fail(rvfit_err *err, int st, const char *path, const char *hdu,

@@ -1,10 +1,10 @@
-/* cmd_plot.h — what `rvfit plot` (cmd_plot.c) reads of a fitted file
+/* cmd_plot_read.h — what `rvfit plot` (cmd_plot.c) reads of a fitted file
  * (cmd_plot_read.c): the RVTAB rows of an rvtab file as fit results, the
  * parameter and arm names, and from the rvmod beside it the best-fit
  * models and, when written ([output] chisq_v = 1), the final velocity
  * scans (HDU CHISQ_V).  CFITSIO; errors name the file and HDU. */
-#ifndef RVFIT_CMD_PLOT_H
-#define RVFIT_CMD_PLOT_H
+#ifndef RVFIT_CMD_PLOT_READ_H
+#define RVFIT_CMD_PLOT_READ_H
 
 #include <stddef.h>
 #include <stdint.h>
