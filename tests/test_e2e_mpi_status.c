@@ -357,6 +357,29 @@ static void whole_job(void)
               "part or temporary files left after the last rerun");
 }
 
+/* Does the status text list input `name` running on rank 1? */
+static int on_rank1(const char *text, const char *name)
+{
+    char want[4300];
+    snprintf(want, sizeof want, "running\t%.4199s\t", name);
+    const char *l = strstr(text, want);
+    if (!l)
+        return 0;
+    l += strlen(want);
+    size_t n = strcspn(l, "\n");
+    char d[256];
+    snprintf(d, sizeof d, "%.*s", (int)(n < 255 ? n : 255), l);
+    if (!strcmp(d, "rank 1"))
+        return 1;
+    if (strncmp(d, "ranks ", 6))
+        return 0;
+    for (char *save = NULL, *t = strtok_r(d + 6, ", ", &save); t;
+         t = strtok_r(NULL, ", ", &save))
+        if (!strcmp(t, "1"))
+            return 1;
+    return 0;
+}
+
 /* kill -9 of rank 1 while it fits a file. */
 static void one_rank(void)
 {
@@ -369,16 +392,14 @@ static void one_rank(void)
     CHECK(pid > 0);
     int victim = -1, status = 0;
     char before[NIN][16] = {{0}}, why[8300];
-    /* wait for an input running on rank 1 */
+    /* wait for an input running on rank 1 (alone, or with others on the
+     * parts of a file: "ranks 0, 1") */
     for (int t = 0; t < 6000 && victim < 0; t++) {
         char *text = fu_slurp(p);
-        for (int i = 0; text && i < NIN; i++) {
-            char want[4300];
-            snprintf(want, sizeof want, "running\t%.4199s\trank 1\n", in[i]);
-            if (tu_contains(text, want) &&
+        for (int i = 0; text && i < NIN; i++)
+            if (on_rank1(text, in[i]) &&
                 read_status(out, before, why, sizeof why))
                 victim = i;
-        }
         free(text);
         if (victim < 0)
             fu_nap(10);

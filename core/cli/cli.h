@@ -138,7 +138,7 @@ enum { CLI_JS_PENDING, CLI_JS_RUNNING, CLI_JS_DONE, CLI_JS_FAILED,
 typedef struct cli_jobstat {
     size_t n, nkept;
     unsigned char *st;     /* [n] CLI_JS_*                                */
-    char (*where)[24];     /* [n] where it runs ("rank 1")                */
+    char (*where)[64];     /* [n] where it runs ("rank 1", "ranks 0, 1") */
     rvfit_statusfile *sf;  /* NULL: no status file configured             */
     const rvfit_host *host;
     pthread_mutex_t mu;    /* every call below but _open and _close holds
@@ -153,8 +153,9 @@ int cli_jobstat_open(cli_jobstat *js, const rvfit_config *cfg,
                      const rvfit_host *h, char **files, size_t n);
 /* CLI_JS_* of input i (thread-safe, as the calls below but _close). */
 int cli_jobstat_state(cli_jobstat *js, size_t i);
-/* Input i is handed to `where` ("rank 1"); written before it runs.  No
- * change once it is settled. */
+/* Input i is handed to `where` ("rank 1"; "ranks 0, 1" for a file whose
+ * parts several ranks fit); written before it runs.  No change once it is
+ * settled. */
 void cli_jobstat_running(cli_jobstat *js, size_t i, const char *where);
 /* The outcome of input i: CLI_JS_DONE (detail: the output), _FAILED (the
  * reason) or _INTERRUPTED.  A settled input keeps its state, except that

@@ -16,6 +16,8 @@ typedef struct co_input {
     int why_state;            /* CLI_JS_FAILED or _INTERRUPTED: the first
                                  part that did not complete            */
     char why[512];            /* and why                               */
+    char ranks[48];           /* the ranks fitting it, "0, 3"          */
+    int nranks;
 } co_input;
 
 struct coord {
@@ -110,6 +112,31 @@ int coord_new(coord **out, char **files, size_t n, int nranks,
 void coord_lock(coord *co) { pthread_mutex_lock(&co->mu); }
 void coord_unlock(coord *co) { pthread_mutex_unlock(&co->mu); }
 
+/* Input i (or a part of it) goes to `rank`: the status file lists every
+ * rank that fits a part of it ("rank 1", "ranks 0, 1"). */
+static void running_on(coord *co, size_t i, int rank)
+{
+    co_input *in = &co->in[i];
+    char r[16], where[64];
+    snprintf(r, sizeof r, "%d", rank);
+    int listed = 0;
+    for (const char *p = in->ranks; *p;) {
+        size_t l = strcspn(p, ",");
+        listed |= l == strlen(r) && !strncmp(p, r, l);
+        p += l;
+        p += strspn(p, ", ");
+    }
+    if (!listed && strlen(in->ranks) + strlen(r) + 3 < sizeof in->ranks) {
+        size_t l = strlen(in->ranks);
+        snprintf(in->ranks + l, sizeof in->ranks - l, "%s%s", l ? ", " : "",
+                 r);
+        in->nranks++;
+    }
+    snprintf(where, sizeof where, "rank%s %s", in->nranks > 1 ? "s" : "",
+             in->ranks);
+    cli_jobstat_running(&co->js, i, where);
+}
+
 int coord_take(coord *co, co_unit *u, int rank)
 {
     if (atomic_load(&co->stopped)) {
@@ -120,11 +147,8 @@ int coord_take(coord *co, co_unit *u, int rank)
         *u = co->q[co->qhead];
         co->qhead = (co->qhead + 1) % co->qcap;
         co->qn--;
-        if (u->kind == RVFIT_UNIT_FIT && u->part == 0) {
-            char where[32];
-            snprintf(where, sizeof where, "rank %d", rank);
-            cli_jobstat_running(&co->js, u->input, where);
-        }
+        if (u->kind == RVFIT_UNIT_FIT)
+            running_on(co, u->input, rank);
         return 1;
     }
     return co->open == 0 ? 0 : -1;
@@ -256,6 +280,17 @@ int coord_split_local(void *ctx, const rvfit_unit *u, size_t nselect)
 void coord_report_local(void *ctx, const rvfit_unit_report *r)
 {
     coord *co = ctx;
+    /* An input rank 0 completed is done in the status file before the
+     * lock: when a rank dies, the lock may stay with the service thread
+     * in an MPI call until mpirun kills this process. */
+    int whole = r->unit.kind == RVFIT_UNIT_MERGE ||
+                (r->unit.kind == RVFIT_UNIT_FIT && r->unit.nparts <= 1);
+    if (whole && r->state == RVFIT_UNIT_DONE && r->unit.input < co->n) {
+        char d[600];
+        snprintf(d, sizeof d, "%s%s", r->reused ? "kept existing " : "",
+                 r->detail);
+        cli_jobstat_settle(&co->js, r->unit.input, CLI_JS_DONE, d);
+    }
     pthread_mutex_lock(&co->mu);
     coord_report(co, r, 0);
     pthread_mutex_unlock(&co->mu);
