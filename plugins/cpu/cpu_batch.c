@@ -25,6 +25,7 @@ static void cpu_free_scratch(cpu_state *st)
         cpu_scratch *w = &st->scr[t];
         free(w->text);
         free(w->trx);
+        free(w->kc);
         free(w->t);
         free(w->m);
         free(w->g);
@@ -44,6 +45,8 @@ void cpu_free_batch(cpu_state *st)
         cpu_arm *ca = &st->arm[a];
         free(ca->u);
         free(ca->basis);
+        free(ca->mom);
+        free(ca->fwf);
         free(ca->sup);
         free(ca->flux);
         free(ca->ivar);
@@ -132,25 +135,42 @@ static int cpu_copy_arm(cpu_state *st, const rvfit_arm_batch *ba, cpu_arm *ca,
     ca->u = calloc(nw * ca->npad, sizeof(double));
     ca->basis = calloc(nw * np * ca->npad, sizeof(double));
     ca->sup = calloc(nw * np * 2, sizeof(uint32_t));
+    ca->nmom = st->mo.basis == RVFIT_BASIS_CHEB &&
+                       2 * st->mo.npoly - 1 <= RVFIT_MAX_POLY
+                   ? 2 * st->mo.npoly - 1
+                   : 0;
+    ca->mom = ca->nmom ? calloc(nw * (size_t)ca->nmom * ca->npad,
+                                sizeof(double))
+                       : NULL;
+    ca->fwf = calloc(ns ? ns : 1, sizeof(double));
     ca->flux = calloc(ns * ca->npad, sizeof(double));
     ca->ivar = calloc(ns * ca->npad, sizeof(double));
     ca->first = calloc(ns, sizeof(long));
     ca->last = calloc(ns, sizeof(long));
     ca->nuse = calloc(ns, sizeof(long));
     if (ca->res_kind == RVFIT_RES_BAND)
-        ca->res = malloc(ns * (size_t)ca->ndiag * n * sizeof(float) + 1);
-    if (!ca->u || !ca->basis || !ca->sup || !ca->flux || !ca->ivar || !ca->first ||
-        !ca->last || !ca->nuse || (ca->res_kind == RVFIT_RES_BAND && !ca->res))
+        ca->res = malloc(ns * (size_t)ca->ndiag * n * sizeof(double) + 1);
+    if (!ca->u || !ca->basis || !ca->sup || !ca->flux || !ca->ivar ||
+        !ca->first || !ca->last || !ca->nuse || !ca->fwf ||
+        (ca->nmom && !ca->mom) ||
+        (ca->res_kind == RVFIT_RES_BAND && !ca->res))
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "arm %.16s: out of memory",
                              ba->name);
-    if (ca->res)
-        memcpy(ca->res, ba->res, ns * (size_t)ca->ndiag * n * sizeof(float));
+    for (size_t k = 0; ca->res && k < ns * (size_t)ca->ndiag * n; k++)
+        ca->res[k] = (double)ba->res[k];
     const rvfit_lib_arm *la = &st->lib.arm[ca->lib_arm];
     for (size_t w = 0; w < nw; w++)
         rvfit_pixel_tables(st->mo.basis, st->mo.npoly, la->lnl0, la->dlnl, n,
                            rvfit_arm_npix(ba, w), ba->wave + w * n, ca->npad,
                            ca->u + w * ca->npad,
                            ca->basis + w * np * ca->npad);
+    for (size_t w = 0; w < nw && ca->nmom; w++) {
+        double *ut = ca->u + w * ca->npad; /* the same u again */
+        rvfit_pixel_tables(RVFIT_BASIS_CHEB, ca->nmom, la->lnl0, la->dlnl,
+                           n, rvfit_arm_npix(ba, w), ba->wave + w * n,
+                           ca->npad, ut,
+                           ca->mom + w * (size_t)ca->nmom * ca->npad);
+    }
     for (size_t k = 0; k < nw * np; k++)
         cpu_support(ca->basis + k * ca->npad, ca->npad, ca->sup + 2 * k);
     for (size_t s = 0; s < ns; s++) {
@@ -161,6 +181,7 @@ static int cpu_copy_arm(cpu_state *st, const rvfit_arm_batch *ba, cpu_arm *ca,
                 continue; /* stays 0: unusable */
             ca->flux[s * ca->npad + i] = f;
             ca->ivar[s * ca->npad + i] = iv;
+            ca->fwf[s] += iv * f * f;
             if (first < 0)
                 first = (long)i;
             last = (long)i;
@@ -189,6 +210,7 @@ static int cpu_alloc_scratch(cpu_state *st)
         cpu_scratch *w = &st->scr[t];
         w->text = calloc(nt + 2 * RVFIT_MAX_VSINI_HALF + 16, sizeof(double));
         w->trx = calloc(nt + 16, sizeof(double));
+        w->kc = calloc(4 * (nt + 16), sizeof(double));
         w->t = calloc(nd, sizeof(double));
         w->m = calloc(nd, sizeof(double));
         w->g = calloc(nd, sizeof(double));
@@ -198,7 +220,7 @@ static int cpu_alloc_scratch(cpu_state *st)
         w->acc = calloc((CPU_NPAIR + RVFIT_MAX_POLY) * CPU_LANES,
                         sizeof(double));
         w->wrot = calloc(2 * RVFIT_MAX_VSINI_HALF + 1, sizeof(double));
-        if (!w->text || !w->trx || !w->t || !w->m || !w->g || !w->c ||
+        if (!w->text || !w->trx || !w->kc || !w->t || !w->m || !w->g || !w->c ||
             !w->gb || !w->cont || !w->acc || !w->wrot)
             return -1;
     }
