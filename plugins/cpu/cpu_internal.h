@@ -48,7 +48,7 @@ typedef float cpu_f4 __attribute__((vector_size(16)));
     do {                                                                   \
         cpu_f4 f_;                                                         \
         memcpy(&f_, (p), sizeof f_);                                       \
-        (v) = __builtin_convertvector(f_, cpu_v4);                         \
+        (v) = (cpu_v4){f_[0], f_[1], f_[2], f_[3]};                        \
     } while (0)
 #endif
 
@@ -92,10 +92,11 @@ typedef struct cpu_arm {
     double *ivar;       /* [nspec*npad] 0 = unusable                      */
     int res_kind;       /* RVFIT_RES_NONE or RVFIT_RES_BAND               */
     int ndiag;
-    /* [nspec*ndiag*npix] (BAND), the batch's float values in double: the
-     * band product converts nothing per point (twice the memory of the
-     * batch's copy; half the instructions of cpu_band) */
-    double *res;
+    /* [nspec*ndiag*npix] (BAND), as float as the batch's: in double it
+     * would double the largest array of a batch (11 diagonals of DESI:
+     * 0.7 GB per 1000 spectra) for no fewer instructions, since the band
+     * product converts 4 values per instruction (CPU_LDF) */
+    float *res;
     long *first, *last; /* [nspec] usable pixel range                     */
     long *nuse;         /* [nspec] usable pixels                          */
 } cpu_arm;
@@ -130,6 +131,11 @@ typedef struct cpu_state {
     size_t nspec;
     int narm;
     cpu_arm arm[RVFIT_MAX_ARMS];
+    /* One block holding every cpu_arm array of the batch, kept from batch
+     * to batch (grown when a batch needs more): fresh pages for ~100 MB
+     * per 200 DESI spectra cost more than the copy itself. */
+    void *arena;
+    size_t arena_cap;
     cpu_scratch *scr;   /* [nthreads]                                     */
     rvfit_counters cnt;
 } cpu_state;
@@ -138,7 +144,9 @@ int cpu_load_library(void *state, const rvfit_library *lib, rvfit_err *err);
 int cpu_load_batch(void *state, const rvfit_batch *batch,
                    const rvfit_model_opts *mo, rvfit_err *err);
 void cpu_free_library(cpu_state *st);
+/* Drops the batch; its arena is kept for the next (cpu_free_arena). */
 void cpu_free_batch(cpu_state *st);
+void cpu_free_arena(cpu_state *st);
 
 /* ---- evaluation entry points (cpu_eval.c) ---------------------------- */
 /* backend ops 2.0: the stencil table stn from the core, or NULL (the

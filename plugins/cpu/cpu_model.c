@@ -323,7 +323,7 @@ CPU_HOT static void cpu_shift_coef(const cpu_arm *ca, size_t s,
 
 /* m_i = sum_d res[(h-d)*npix + i+d] t_{i+d} over i in [i0, i1], terms
  * with i+d outside the arm skipped, summed in order d = -h..h. */
-static inline double cpu_band1(const double *res, long n, long h,
+static inline double cpu_band1(const float *res, long n, long h,
                                const double *t, long i)
 {
     double acc = 0.0;
@@ -342,7 +342,7 @@ CPU_HOT static void cpu_band(const cpu_arm *ca, size_t s, const cpu_range *r,
         return;
     }
     long n = (long)ca->npix, h = ca->ndiag / 2;
-    const double *res = ca->res + s * (size_t)ca->ndiag * ca->npix;
+    const float *res = ca->res + s * (size_t)ca->ndiag * ca->npix;
     long lo = i0 > h ? i0 : h;
     long i = i0;
     for (; i <= i1 && i < lo; i++)
@@ -353,7 +353,7 @@ CPU_HOT static void cpu_band(const cpu_arm *ca, size_t s, const cpu_range *r,
         cpu_v4 a[4] = {{0.0}}, rv, tv;
         for (long d = -h; d <= h; d++)
             for (int q = 0; q < 4; q++) {
-                CPU_LD(rv, res + (h - d) * n + i + d + 4 * q);
+                CPU_LDF(rv, res + (h - d) * n + i + d + 4 * q);
                 CPU_LD(tv, t + i + d + 4 * q);
                 a[q] += rv * tv;
             }
@@ -363,7 +363,7 @@ CPU_HOT static void cpu_band(const cpu_arm *ca, size_t s, const cpu_range *r,
     for (; i + 3 <= hi; i += 4) {
         cpu_v4 acc = {0.0, 0.0, 0.0, 0.0}, rv, tv;
         for (long d = -h; d <= h; d++) {
-            CPU_LD(rv, res + (h - d) * n + i + d);
+            CPU_LDF(rv, res + (h - d) * n + i + d);
             CPU_LD(tv, t + i + d);
             acc += rv * tv;
         }
