@@ -212,7 +212,10 @@ void cpu_template(const cpu_state *st, int a, size_t s, const cpu_stencil *sc,
 }
 
 /* t_j for j in [j0, j1]: template at ln(lambda_j) + delta (int indices
- * and no calls, so that the compiler can vectorize with gathers). */
+ * and no calls, so that the compiler can vectorize with gathers).  Keys'
+ * cubic is evaluated as the polynomial of cpu_keys_coef, computed from
+ * the four taps on the spot: 21 flops instead of 27 with the four
+ * weights, and bit for bit what cpu_shift_coef gives a velocity scan. */
 CPU_HOT static void cpu_shift_taps(const cpu_arm *ca, size_t s,
                                    const cpu_tmpl *tp, const double *trx,
                                    double delta, const cpu_range *r,
@@ -235,7 +238,6 @@ CPU_HOT static void cpu_shift_taps(const cpu_arm *ca, size_t s,
         cpu_l4 lt = p < __builtin_convertvector(k0, cpu_v4);
         k0 += __builtin_convertvector(lt, cpu_i4);
         cpu_v4 x = p - __builtin_convertvector(k0, cpu_v4);
-        cpu_v4 x2 = x * x, x3 = x2 * x;
         int kk[4];
         for (int q = 0; q < 4; q++) {
             int kr = k0[q] - base;
@@ -247,10 +249,10 @@ CPU_HOT static void cpu_shift_taps(const cpu_arm *ca, size_t s,
             f2[q] = trx[kk[q] + 1];
             f3[q] = trx[kk[q] + 2];
         }
-        cpu_v4 tv = 0.5 * (-x3 + 2.0 * x2 - x) * f0 +
-                    0.5 * (3.0 * x3 - 5.0 * x2 + 2.0) * f1 +
-                    0.5 * (-3.0 * x3 + 4.0 * x2 + x) * f2 +
-                    0.5 * (x3 - x2) * f3;
+        cpu_v4 c1 = 0.5 * (f2 - f0);
+        cpu_v4 c2 = f0 - 2.5 * f1 + 2.0 * f2 - 0.5 * f3;
+        cpu_v4 c3 = 0.5 * (f3 - f0) + 1.5 * (f1 - f2);
+        cpu_v4 tv = f1 + x * (c1 + x * (c2 + x * c3));
         CPU_ST(t + j, tv);
     }
 #endif
@@ -258,13 +260,14 @@ CPU_HOT static void cpu_shift_taps(const cpu_arm *ca, size_t s,
         double p = u[j] + dp;
         int k0 = (int)p; /* floor without a libm call (|p| < 2^31) */
         k0 -= p < (double)k0;
-        double x = p - (double)k0, x2 = x * x, x3 = x2 * x;
+        double x = p - (double)k0;
         int kr = k0 - base;
         int k = kr < kmin ? kmin : kr > kmax ? kmax : kr;
-        t[j] = 0.5 * (-x3 + 2.0 * x2 - x) * trx[k - 1] +
-               0.5 * (3.0 * x3 - 5.0 * x2 + 2.0) * trx[k] +
-               0.5 * (-3.0 * x3 + 4.0 * x2 + x) * trx[k + 1] +
-               0.5 * (x3 - x2) * trx[k + 2];
+        double f0 = trx[k - 1], f1 = trx[k], f2 = trx[k + 1], f3 = trx[k + 2];
+        double c1 = 0.5 * (f2 - f0);
+        double c2 = f0 - 2.5 * f1 + 2.0 * f2 - 0.5 * f3;
+        double c3 = 0.5 * (f3 - f0) + 1.5 * (f1 - f2);
+        t[j] = f1 + x * (c1 + x * (c2 + x * c3));
     }
 }
 

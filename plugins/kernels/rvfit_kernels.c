@@ -569,15 +569,16 @@ DEVFN void rvk_shift(int npix, int npl, real dp, GLOBAL const real *pos,
         fk = fk < -4 ? (real)-4 : (fk > npl + 4 ? (real)(npl + 4) : fk);
         int k = (int)fk;
         int hi = npl - 1;
-        real t2 = t * t, t3 = t2 * t;
-        real w0 = (real)0.5 * (-t3 + 2 * t2 - t);
-        real w1 = (real)0.5 * (3 * t3 - 5 * t2 + 2);
-        real w2 = (real)0.5 * (-3 * t3 + 4 * t2 + t);
-        real w3 = (real)0.5 * (t3 - t2);
-        dst[i] = w0 * slot[rvk_clampi(k - 1, 0, hi)] +
-                 w1 * slot[rvk_clampi(k, 0, hi)] +
-                 w2 * slot[rvk_clampi(k + 1, 0, hi)] +
-                 w3 * slot[rvk_clampi(k + 2, 0, hi)];
+        real f0 = slot[rvk_clampi(k - 1, 0, hi)];
+        real f1 = slot[rvk_clampi(k, 0, hi)];
+        real f2 = slot[rvk_clampi(k + 1, 0, hi)];
+        real f3 = slot[rvk_clampi(k + 2, 0, hi)];
+        /* Keys' cubic as a polynomial in t (as the cpu backend): 21 flops
+         * per pixel instead of 27 with the four weights */
+        real c1 = (real)0.5 * (f2 - f0);
+        real c2 = f0 - (real)2.5 * f1 + 2 * f2 - (real)0.5 * f3;
+        real c3 = (real)0.5 * (f3 - f0) + (real)1.5 * (f1 - f2);
+        dst[i] = f1 + t * (c1 + t * (c2 + t * c3));
     }
 }
 
