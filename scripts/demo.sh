@@ -7,8 +7,23 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-deps.sh
 build=${RVFIT_BUILD_DIR:-build}
+echo "== build -> $build (a few minutes the first time; log in $build/demo-build.log)"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" -j"$(nproc)" >/dev/null
+# the build in the background, its progress (cmake's [ NN%]) on one line
+cmake --build "$build" -j"$(nproc)" > "$build/demo-build.log" 2>&1 &
+pid=$!
+while kill -0 "$pid" 2>/dev/null; do
+    pct=$(grep -o '^\[ *[0-9]*%\]' "$build/demo-build.log" | tail -1 || true)
+    printf '\r   building %s ' "${pct:-[   0%]}"
+    sleep 2
+done
+if wait "$pid"; then
+    printf '\r   built: %s\n' "$build/rvfit"
+else
+    printf '\n'; tail -40 "$build/demo-build.log"
+    echo "demo: the build failed (whole log: $build/demo-build.log)" >&2
+    exit 1
+fi
 rv="$build/rvfit"
 export RVFIT_PLUGIN_PATH="$PWD/$build/plugins"
 d=${RVFIT_DEMO_DIR:-demo}

@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(cmake make gcc pkg-config libcfitsio-dev libinih-dev libqhull-dev
       liblapacke-dev libopenblas-dev
       ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
-      libopenmpi-dev openmpi-bin libcairo2-dev
+      libopenmpi-dev openmpi-bin libcairo2-dev libhdf5-dev
       python3-numpy python3-astropy python3-pytest python3-pip python3-venv)
 # --fuzz: clang (with libFuzzer) for the fuzz targets, tests/fuzz; without
 # it the build skips them and says so.

@@ -7,6 +7,10 @@
 #    (desi), and warns that --sigma0 does nothing when every arm is smoothed
 #    in velocity.  (The grid does not exist: the log comes first, then the
 #    error naming the missing file.)
+#  - `rvfit --help` says how to run under mpirun, that --status keeps a
+#    status file, and how many threads a rank takes; `rvfit fit --help`
+#    lists --status; `rvfit --version` gives the program, the plugin ABI
+#    and every plugin found with its version and the ABI it was built for.
 set -uo pipefail
 : "${RVFIT_BIN:?}" "${RVFIT_TEST_TMP:?}"
 tmp=$RVFIT_TEST_TMP/cli_messages
@@ -49,4 +53,15 @@ expect 1 "--sigma0 has no effect: every arm of sdss is smoothed in velocity" \
   templates --grid "$tmp/none" --out "$tmp/lib" -i sdss --sigma0 0.5
 out=$("$RVFIT_BIN" templates --grid "$tmp/none" --out "$tmp/lib" -i sdss 2>&1)
 grep -q "sigma0\|0.4 A" <<< "$out" && fail "sdss templates log sigma0: $out"
+expect 0 "mpirun -n N rvfit fit" --help
+expect 0 "--status FILE" --help
+expect 0 "share of its" --help
+expect 0 "--status FILE      the job's status file" fit --help
+expect 0 "mpirun -n 8 rvfit fit" fit --help
+abi=$(sed -n 's/^#define RVFIT_ABI_MAJOR \([0-9]*\).*/\1/p' \
+      "${RVFIT_SOURCE_DIR:?}/core/sdk/include/rvfit/abi.h")
+expect 0 "plugin ABI $abi." --version
+out=$("$RVFIT_BIN" --version 2>&1)
+grep -qE "^  backend +cpu +[0-9.]+ +ABI $abi\.[0-9]+ " <<< "$out" ||
+  fail "rvfit --version lists no cpu backend with its ABI: $out"
 echo "test_cli_messages: passed"

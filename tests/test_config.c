@@ -1,5 +1,6 @@
 /* test_config.c — INI parsing through inih: defaults, precedence of the
- * command line, and errors that name the file and line. */
+ * command line, errors that name the file and line, and relative paths
+ * in a file taken relative to that file's directory. */
 #include <stdio.h>
 #include <string.h>
 
@@ -31,6 +32,47 @@ static void expect_error(const char *name, const char *text,
               err.msg);
     CHECK_MSG(tu_contains(err.msg, needle), "%s: '%s' lacks '%s'", name,
               err.msg, needle);
+    rvfit_config_free(&c);
+}
+
+/* Paths in a file are relative to its directory (absolute ones and the
+ * command line's are kept): the same file read from anywhere. */
+static void relative_paths(void)
+{
+    rvfit_config c;
+    rvfit_config_defaults(&c);
+    rvfit_err err;
+    const char *path = write_ini("cfg_paths",
+                                 "[run]\nplugin_path = plug:/abs/p::x\n"
+                                 "[templates]\npath = lib\n"
+                                 "[output]\ndir = ../out\nstatus = /tmp/s.txt\n"
+                                 "plot_dir = figs\n"
+                                 "[instrument.desi]\nobjtypes = TGT\n");
+    char dir[2048], want[4200];
+    snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(path, '/') - path),
+             path);
+    CHECK(rvfit_config_load(&c, path, &err) == RVFIT_OK);
+    snprintf(want, sizeof want, "%s/lib", dir);
+    CHECK_MSG(!strcmp(c.templates, want), "templates.path '%s', want '%s'",
+              c.templates, want);
+    snprintf(want, sizeof want, "%s/../out", dir);
+    CHECK_MSG(!strcmp(c.output_dir, want), "output.dir '%s'", c.output_dir);
+    CHECK_MSG(!strcmp(c.status, "/tmp/s.txt"), "status '%s'", c.status);
+    snprintf(want, sizeof want, "%s/figs", dir);
+    CHECK_MSG(!strcmp(c.plot_dir, want), "plot_dir '%s'", c.plot_dir);
+    snprintf(want, sizeof want, "%s/plug:/abs/p::%s/x", dir, dir);
+    CHECK_MSG(!strcmp(c.plugin_path, want), "plugin_path '%s', want '%s'",
+              c.plugin_path, want);
+    /* not a path: kept as written */
+    rvfit_kv *kv;
+    int n;
+    CHECK(rvfit_config_section(&c, "instrument.desi", &kv, &n) == RVFIT_OK);
+    CHECK(n == 1 && !strcmp(kv[0].value, "TGT"));
+    free(kv);
+    /* the command line: relative to the working directory */
+    CHECK(rvfit_config_set(&c, "templates", "path", "lib2", "option -t", 0,
+                           &err) == RVFIT_OK);
+    CHECK(!strcmp(c.templates, "lib2"));
     rvfit_config_free(&c);
 }
 
@@ -122,5 +164,6 @@ int main(void)
     CHECK(rvfit_config_load(&c, "/nonexistent/x.ini", &err) == RVFIT_ERR_IO);
     CHECK(tu_contains(err.msg, "/nonexistent/x.ini"));
     rvfit_config_free(&c);
+    relative_paths();
     return tu_finish("test_config");
 }

@@ -5,7 +5,8 @@
  * must be bit-identical to the one-file-per-command reference, the status
  * file (written by rank 0) must list every input as done, the log must
  * name ranks and end with the job profile, and no part or temporary file
- * may be left.  Also: one file for three ranks (ranks without work). */
+ * may be left.  Also: one file for three ranks (ranks without work), each
+ * taking its share of the node's cores when -j is not given. */
 #include <string.h>
 #include <unistd.h>
 
@@ -13,15 +14,21 @@
 
 static char bin[4096], lib[4096], data[4096], mpiexec[4096];
 
-static int mpi_fit(int np, const char *out, const char *files, char **log)
+static int mpi_fit_j(int np, const char *out, const char *files,
+                     const char *threads, char **log)
 {
     char cmd[32768];
     snprintf(cmd, sizeof cmd, "'%s' %s--oversubscribe -n %d '%s' fit "
-             "--templates '%s' -o '%s' -j 1 --batch-size 16 --set "
+             "--templates '%s' -o '%s' %s --batch-size 16 --set "
              "output.status='%s/status.txt' %s", mpiexec,
              geteuid() == 0 ? "--allow-run-as-root " : "", np, bin, lib, out,
-             out, files);
+             threads, out, files);
     return tu_run(cmd, log);
+}
+
+static int mpi_fit(int np, const char *out, const char *files, char **log)
+{
+    return mpi_fit_j(np, out, files, "-j 1", log);
 }
 
 static void job(int np)
@@ -62,8 +69,19 @@ static void fewer_files_than_ranks(void)
     char out[4096], files[4200], *log = NULL, ref[4200], why[1024];
     snprintf(out, sizeof out, "%s", tu_tmpdir("mpi_one"));
     snprintf(files, sizeof files, "'%s/c1.fits'", data);
-    int rc = mpi_fit(3, out, files, &log);
+    /* no -j: each rank takes its share of the node's cores, and says so */
+    int rc = mpi_fit_j(3, out, files, "", &log);
     CHECK_MSG(rc == 0, "one file, three ranks: exit %d\n%s", rc, log);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    for (int r = 0; r < 3; r++) {
+        long share = cores / 3 + (r < cores % 3 ? 1 : 0);
+        char want[160];
+        snprintf(want, sizeof want, "rank %d rvfit: %ld worker thread%s: "
+                 "this node's %ld cores shared by its 3 ranks", r,
+                 share > 0 ? share : 1, share > 1 ? "s" : "", cores);
+        CHECK_MSG(tu_contains(log, want), "rank %d: no '%s' in\n%s", r,
+                  want, log);
+    }
     snprintf(ref, sizeof ref, "%s/ref", data);
     CHECK(tu_outputs_diff(ref, out, "c1", why, sizeof why) == 0);
     free(log);

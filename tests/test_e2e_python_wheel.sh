@@ -88,7 +88,7 @@ print(lib.device("cpu"))
 print(lib.params)' "$lib" 2>&1) || { echo "$out"; fail "import rvfit in the venv"; }
 echo "$out"
 abi=$(sed -n 's/^#define RVFIT_ABI_MAJOR \([0-9]*\)$/\1/p' \
-      "$RVFIT_SOURCE_DIR/core/sdk/include/rvfit/abi.h")
+      "$src/core/sdk/include/rvfit/abi.h")
 [ "$(sed -n 1p <<< "$out")" = "$site/rvfit/lib/librvfit.so.$abi" ] ||
   fail "the venv's rvfit did not load its own librvfit"
 grep -q "^cpu" <<< "$(sed -n 2p <<< "$out")" || fail "no cpu backend"

@@ -130,6 +130,31 @@ static void test_open(const char *backend, int want_rc, const char *needle,
     rvfit_config_free(&c);
 }
 
+/* test_open of a list with [backend.NAME] device_type = v set. */
+static void test_open_set(const char *backend, const char *name,
+                          const char *v, const char *want_name)
+{
+    rvfit_config c;
+    config_with_stubs(&c, backend);
+    char section[64];
+    snprintf(section, sizeof section, "backend.%s", name);
+    rvfit_err err;
+    CHECK(rvfit_config_set(&c, section, "device_type", v, "my.ini", 3,
+                           &err) == RVFIT_OK);
+    rvfit_host host = tu_host(RVFIT_LOG_WARN);
+    rvfit_backend b;
+    rvfit_err_clear(&err);
+    int rc = rvfit_backend_open(&c, &host, &b, &err);
+    printf("backend = %-16s device_type = %s -> rc %d %s\n", backend, v, rc,
+           rc ? err.msg : b.name);
+    CHECK_MSG(rc == RVFIT_OK && !strcmp(b.name, want_name),
+              "'%s' with device_type = %s: rc %d, '%s', want '%s'", backend,
+              v, rc, rc ? err.msg : b.name, want_name);
+    if (rc == RVFIT_OK)
+        rvfit_backend_close(&b);
+    rvfit_config_free(&c);
+}
+
 int main(void)
 {
     /* Each stage, with its own stub. */
@@ -178,8 +203,23 @@ int main(void)
     test_open("initfail", RVFIT_ERR_DEVICE, "init: stub: device exploded",
               NULL);
     test_open("unavail", RVFIT_ERR_UNAVAILABLE, "no device here", NULL);
-    /* A list falls back past unavailable and missing plugins ... */
-    test_open("unavail, doesnotexist, cpu", RVFIT_OK, NULL, "cpu");
+    /* A list falls back past unavailable plugins ... */
+    test_open("unavail, cpu", RVFIT_OK, NULL, "cpu");
+    /* ... but a name no backend has is an error, alone or in a list,
+     * naming the backends rvfit knows (its own and those found) */
+    test_open("doesnotexist", RVFIT_ERR_CONFIG, "backend "
+              "'doesnotexist' does not exist ([backend] name = doesnotexist; "
+              "known: cpu, opencl, cuda, ", NULL);
+    test_open("unavail, doesnotexist, cpu", RVFIT_ERR_CONFIG,
+              "backend 'doesnotexist' does not exist", NULL);
+    test_open("gpu, cpu", RVFIT_ERR_CONFIG, "unavail", NULL);
+    /* A fallback list asks a plugin that has the key device_type for
+     * device_type = gpu (no OpenCL CPU device); a single name does not,
+     * nor a list whose section sets the key. */
+    test_open("devtype", RVFIT_OK, NULL, "devtype");
+    test_open("devtype, cpu", RVFIT_OK, NULL, "cpu");
+    test_open_set("devtype, cpu", "devtype", "all", "devtype");
+    test_open_set("devtype, cpu", "devtype", "gpu", "cpu");
     /* ... but not past a broken one, nor past a fatal init. */
     test_open("badabi, cpu", RVFIT_ERR_PLUGIN, "ABI", NULL);
     test_open("initfail, cpu", RVFIT_ERR_DEVICE, "exploded", NULL);

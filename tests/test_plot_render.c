@@ -9,8 +9,14 @@
  * of a panel is documented (docs/plots.md) as the 1st..99th percentile of
  * the usable flux widened to the model and continuum, padded by 8%:
  * B [0.652, 1.348], R [9.84, 12.16].  The test maps values to pixels with
- * those numbers and looks for each colour there.  The summary figure is
+ * those numbers and looks for each colour there.  The axis names and the
+ * arm's header are looked for as ink where they are documented
+ * (check_labels); the row under the arms has a zoom panel on H-alpha
+ * (in arm R) and the chi^2(v) panel of a constructed parabolic scan,
+ * whose curve, VRAD line and error band are checked likewise and whose
+ * drawn minimum must lie at VRAD (check_row).  The summary figure is
  * checked the same way (check_summary). */
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -56,6 +62,14 @@ static void build(rvfit_plot_spec *s, rvfit_result *res)
     }
     memset(res, 0, sizeof *res);
     res->vrad = 12.5, res->vrad_err = 0.5, res->warn = RVFIT_WARN_CHISQ;
+    /* the final velocity scan: 25 points 0.25 km/s apart about VRAD,
+     * -2 ln L = 1000 + ((v - VRAD) / 0.5)^2 */
+    res->vscan_n = 25;
+    for (int k = 0; k < 25; k++) {
+        res->vscan_v[k] = 12.5 + 0.25 * (k - 12);
+        double d = (res->vscan_v[k] - 12.5) / 0.5;
+        res->vscan_m2lnl[k] = 1000 + d * d;
+    }
     *s = (rvfit_plot_spec){.targetid = 39627000123, .res = res, .narm = 2};
     s->arm[0] = (rvfit_plot_arm){"B", NB, wb, fb, ib, mb, cb};
     s->arm[1] = (rvfit_plot_arm){"R", NR, wr, fr, ir, mr, cr_};
@@ -200,6 +214,99 @@ static void open_png(const char *path, img *m)
     m->stride = cairo_image_surface_get_stride(m->s);
 }
 
+/* Dark (text) pixels in the rectangle [x0, x1) x [y0, y1). */
+static int ink(const img *m, int x0, int x1, int y0, int y1)
+{
+    int n = 0;
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++)
+            n += dist2(pixel(m, x, y), 0x000000) < 3 * 90 * 90;
+    return n;
+}
+
+/* The axis names: the flux and residual axes' names, written upwards left
+ * of each panel (x 6..22), and the wavelength axis' name centred under
+ * the last arm; nothing in the same strip beside the panels' gaps. */
+static void check_labels(const img *m, const rvfit_plot_spec *s)
+{
+    map d, r;
+    frame(s, 0, 0, 0.7 - 0.048, 1.3 + 0.048, &d);
+    frame(s, 0, 1, -5, 5, &r);
+    int yd = (int)(d.f.y0 + d.f.h / 2), yr = (int)(r.f.y0 + r.f.h / 2);
+    CHECK_MSG(ink(m, 6, 22, yd - 60, yd + 60) > 40, "no flux axis name");
+    CHECK_MSG(ink(m, 6, 22, yr - 30, yr + 30) > 30,
+              "no residual axis name");
+    CHECK_MSG(ink(m, 6, 22, (int)d.f.y0 - 20, (int)d.f.y0 - 2) == 0,
+              "ink in the strip where no name is");
+    map last;
+    frame(s, 1, 1, -5, 5, &last);
+    int yl = (int)(last.f.y0 + last.f.h + 22);
+    int xc = (int)(last.f.x0 + last.f.w / 2);
+    CHECK_MSG(ink(m, xc - 80, xc + 80, yl + 4, yl + 22) > 60,
+              "no wavelength axis name under the last arm");
+    /* the arm's header above its data panel */
+    CHECK_MSG(ink(m, (int)d.f.x0, (int)d.f.x0 + 300, (int)d.f.y0 - 18,
+                  (int)d.f.y0 - 2) > 60, "no header over arm B");
+}
+
+/* The zoom panel on H-alpha (only arm R, 6000..6998 A, holds one of the
+ * documented windows: 6535..6595 A at rest, shifted by VRAD 12.5 km/s)
+ * and the chi^2(v) panel of the constructed scan. */
+static void check_row(const img *m, const rvfit_plot_spec *s)
+{
+    rvfit_plot_zoom z[RVFIT_PLOT_MAX_ZOOM];
+    CHECK(rvfit_plot_zooms(s, z) == 1);
+    double k = 1 + 12.5 / 299792.458;
+    CHECK(z[0].arm == 1 && z[0].nline == 1);
+    CHECK_NEAR(z[0].line[0], 6564.61 * k, 1e-6);
+    map zm;
+    rvfit_err e;
+    CHECK(rvfit_plot_zoom_frame(s, 0, &zm.f, &e) == RVFIT_OK);
+    CHECK_NEAR(zm.f.xmin, 6535 * k, 1e-6);
+    CHECK_NEAR(zm.f.xmax, 6595 * k, 1e-6);
+    /* flux and model 10 everywhere: range 10 -+ 10%, padded (plots.md) */
+    CHECK_NEAR(zm.f.ymin, 9, 1e-4);
+    CHECK_NEAR(zm.f.ymax, 11, 1e-4);
+    zm.ylo = 9, zm.yhi = 11;
+    CHECK_MSG(near(m, X(&zm, 6550), Y(&zm, 10), RVFIT_PLOT_RGB_MODEL, 2),
+              "zoom: model at 6550 A");
+    CHECK_MSG(near(m, X(&zm, 6550), Y(&zm, 10.5), RVFIT_PLOT_RGB_BAND, 0),
+              "zoom: the 1-sigma band");
+    int line = 0; /* dashed, antialiased: over some of its pixels */
+    for (double v = 10.0; v < 10.9 && !line; v += 0.05)
+        for (int dx = -1; dx <= 1 && !line; dx++)
+            line = near(m, X(&zm, z[0].line[0]) + dx, Y(&zm, v),
+                        RVFIT_PLOT_RGB_LINE, 1);
+    CHECK_MSG(line, "zoom: H-alpha's position marked");
+    map c;
+    CHECK(rvfit_plot_chisq_frame(s, &c.f, &e) == RVFIT_OK);
+    /* x over the scan, y over 0..36 with -5% and +8% */
+    CHECK_NEAR(c.f.xmin, 9.5, 1e-12);
+    CHECK_NEAR(c.f.xmax, 15.5, 1e-12);
+    CHECK_NEAR(c.f.ymin, -1.8, 1e-9);
+    CHECK_NEAR(c.f.ymax, 38.88, 1e-9);
+    c.ylo = -1.8, c.yhi = 38.88;
+    CHECK_MSG(near(m, X(&c, 11.0), Y(&c, 9.0), RVFIT_PLOT_RGB_RESID, 2),
+              "chi2(v): the point at 11 km/s, 9");
+    CHECK_MSG(near(m, X(&c, 14.5), Y(&c, 16.0), RVFIT_PLOT_RGB_RESID, 2),
+              "chi2(v): the point at 14.5 km/s, 16");
+    CHECK_MSG(near(m, X(&c, 12.5), Y(&c, 25.0), RVFIT_PLOT_RGB_MODEL, 1),
+              "chi2(v): VRAD marked");
+    CHECK_MSG(near(m, X(&c, 12.8), Y(&c, 30.0), RVFIT_PLOT_RGB_BAND, 0),
+              "chi2(v): VRAD +- VRAD_ERR shaded");
+    CHECK_MSG(near(m, X(&c, 9.7), Y(&c, 15.0), 0xffffff, 0),
+              "chi2(v): white off the curve and the band");
+    /* the lowest curve pixel lies at VRAD within VRAD_ERR */
+    int ybest = -1, xbest = 0;
+    for (int x = (int)c.f.x0 + 2; x < (int)(c.f.x0 + c.f.w) - 2; x++)
+        for (int y = (int)c.f.y0; y < (int)(c.f.y0 + c.f.h); y++)
+            if (dist2(pixel(m, x, y), RVFIT_PLOT_RGB_RESID) < 12 && y > ybest)
+                ybest = y, xbest = x;
+    double vmin = c.f.xmin + (xbest - c.f.x0) / c.f.w * (c.f.xmax - c.f.xmin);
+    CHECK_MSG(ybest > 0 && fabs(vmin - 12.5) < 0.5,
+              "chi2(v): minimum drawn at %.2f km/s", vmin);
+}
+
 /* Summary of ten spectra: S/N 10..100 evenly in log, VRAD_ERR = 10/(S/N),
  * RVS_WARN bit RV (2) set on three.  The scatter panel spans log10 S/N
  * [1, 2] and log10 VRAD_ERR [-1, 0] padded by 5%: the first point
@@ -270,6 +377,8 @@ int main(void)
         CHECK(m.w == w && m.h == h);
         check_arm_b(&m, &s);
         check_arm_r(&m, &s);
+        check_labels(&m, &s);
+        check_row(&m, &s);
     }
     cairo_surface_destroy(m.s);
     /* an unwritable place: an error naming the path, no file */
@@ -291,6 +400,9 @@ int main(void)
     rvfit_plot_frame f;
     CHECK(rvfit_plot_frame_of(&s, 0, 0, &f, &e) == RVFIT_ERR_INVALID);
     CHECK(tu_contains(e.msg, "no usable pixels"));
+    CHECK(rvfit_plot_chisq_frame(&s, &f, &e) == RVFIT_ERR_INVALID);
+    rvfit_plot_zoom z[RVFIT_PLOT_MAX_ZOOM];
+    CHECK(rvfit_plot_zooms(&s, z) == 0);
     return tu_finish("test_plot_render");
 }
 #endif

@@ -11,9 +11,13 @@
 # (rvs_make_nd default), CCF set every 30th template with vsini 0 and 300.
 # --resolution0 1e8: the synthetic grid is analytic (no instrumental LSF to
 # subtract); the default 1e5 would narrow the kernel by ~0.5 %.
+# RVS_CCF=0 skips the cross-correlation set (rvs_make_ccf, about a minute
+# per arm on 2 cores), which only rvspecfit's own fits use (the template
+# import test, tests/test_rvspecfit_fit.sh, sets it).
 # Runs inside the rvspecfit virtual environment (PATH set by the caller).
 set -euo pipefail
 mode=$1 grid=$2 out=$3 nthreads=$4
+ccf=${RVS_CCF:-1}
 mkdir -p "$out"
 db="$out/files.db"
 rvs_read_grid --prefix "$grid/PHOENIX-ACES-AGSS-COND-2011/" --templdb "$db"
@@ -35,7 +39,7 @@ for spec in b:3500:5900 r:5660:7720 z:7420:9924; do
         --wavefile "$grid/WAVE_PHOENIX-ACES-AGSS-COND-2011.fits" \
         --oprefix "$out/" --nthreads "$nthreads"
     rvs_make_nd --prefix "$out/" --setup "desi_$arm"
-    rvs_make_ccf --setup "desi_$arm" --lambda0 "$l0" --lambda1 "$l1" \
+    [ "$ccf" = 0 ] || rvs_make_ccf --setup "desi_$arm" --lambda0 "$l0" --lambda1 "$l1" \
         --every 30 --vsinis 0,300 --prefix "$out/" --oprefix "$out/" \
         --step 0.4 --nthreads "$nthreads"
 done

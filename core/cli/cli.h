@@ -44,11 +44,18 @@ void cli_opt_seen(cli_overrides *o, const struct option *opts, int *li,
 
 int cli_override(cli_overrides *o, const char *section, const char *key,
                  const char *value);
+/* --log-level ARG as [run] log_level; 1 (message printed) when ARG is
+ * not a level. */
+int cli_override_log_level(cli_overrides *o, const char *arg);
 /* "--set section.key=value" (section may contain a dot: backend.opencl). */
 int cli_override_set(cli_overrides *o, const char *spec);
 /* Defaults, then the file (if any), then the overrides. Prints errors. */
 int cli_config(rvfit_config *c, const char *file, const cli_overrides *o);
 int cli_threads(const rvfit_config *c);
+/* h->nthreads for `rvfit fit`, logged with why: [run] threads when set,
+ * else this process's share of the node's cores (all of them without MPI;
+ * under mpirun divided among the node's ranks, h->local_size). */
+void cli_threads_rank(const rvfit_config *c, rvfit_host *h);
 /* A plugin's file name rvfit_<kind>_<name>.so -> kind, name (n bytes);
  * 0 when the name is not a plugin's. */
 int cli_plugin_file(const char *file, int *kind, char *name, size_t n);
@@ -58,6 +65,7 @@ void cli_cmdline(int argc, char **argv, char *buf, size_t n);
 
 /* Everything a fit needs, opened in order and closed in reverse. */
 struct cli_mpi;
+struct cli_signals;
 
 /* ---- the output directory's lock (cli_lock.c) ---------------------- */
 typedef struct cli_dirlock {
@@ -82,6 +90,7 @@ typedef struct fit_env {
     cli_dirlock lock;      /* the output directory's (held when have_lock) */
     int have_lock;
     const volatile int *cancel; /* set by SIGINT/SIGTERM (may be NULL)  */
+    struct cli_signals *sig; /* the signal thread (hooks), or NULL      */
     rvfit_config cfg;
     cli_log lg;
     rvfit_host host;
@@ -106,7 +115,8 @@ typedef struct cli_fit_summary {
 int cli_open_env(fit_env *e, rvfit_err *err);
 void cli_close_env(fit_env *e);
 /* Open library, instrument and backend from e->cfg, fit the files, close.
- * Returns the number of files that failed, -1 when setup failed. */
+ * Returns the number of files that failed, -1 when setup failed, -2 when
+ * it failed on the configuration (exit status 2, as for bad options). */
 int cli_fit_files(fit_env *e, char **files, int nfiles, const char *cmdline,
                   const int64_t *ids, size_t nids, cli_fit_summary *sum);
 int cli_parse_targetids(const char *spec, int64_t **ids, size_t *n);
@@ -115,9 +125,49 @@ void cli_print_profile(const rvfit_host *h, const rvfit_run *r, double wall);
  * which one and how many files were completed. */
 void cli_run_stopped(const fit_env *e, const rvfit_run *run, int rc,
                      const char *why);
-/* Set a status-file line, logging (not failing) when it cannot be written. */
-void cli_status_set(rvfit_statusfile *sf, const rvfit_host *h, size_t input,
-                    const char *state, const char *detail);
+
+/* ---- a job's inputs and the status file (cli_status.c) ----------------
+ * Kept by the process that coordinates the job (the single process, or
+ * MPI rank 0).  Every change is written at once (rvfit_statusfile: the
+ * whole file replaced), so that a job killed at any moment leaves a file
+ * that lists no completed output as pending: an input is `running` on
+ * disk before any process works on it. */
+enum { CLI_JS_PENDING, CLI_JS_RUNNING, CLI_JS_DONE, CLI_JS_FAILED,
+       CLI_JS_SKIPPED, CLI_JS_INTERRUPTED };
+
+typedef struct cli_jobstat {
+    size_t n, nkept;
+    unsigned char *st;     /* [n] CLI_JS_*                                */
+    char (*where)[64];     /* [n] where it runs ("rank 1", "ranks 0, 1") */
+    rvfit_statusfile *sf;  /* NULL: no status file configured             */
+    const rvfit_host *host;
+    pthread_mutex_t mu;    /* every call below but _open and _close holds
+                              it: a signal's stop may come from any thread */
+} cli_jobstat;
+
+/* Every input pending, except, with [output] skip_existing, those whose
+ * rvtab exists: done ("kept existing OUT", logged; nkept counts them).
+ * The status file ([output] status) is written once before returning.
+ * Returns 0, or -1 (logged). */
+int cli_jobstat_open(cli_jobstat *js, const rvfit_config *cfg,
+                     const rvfit_host *h, char **files, size_t n);
+/* CLI_JS_* of input i (thread-safe, as the calls below but _close). */
+int cli_jobstat_state(cli_jobstat *js, size_t i);
+/* Input i is handed to `where` ("rank 1"; "ranks 0, 1" for a file whose
+ * parts several ranks fit); written before it runs.  No change once it is
+ * settled. */
+void cli_jobstat_running(cli_jobstat *js, size_t i, const char *where);
+/* The outcome of input i: CLI_JS_DONE (detail: the output), _FAILED (the
+ * reason) or _INTERRUPTED.  A settled input keeps its state, except that
+ * an interrupted one may still become done. */
+void cli_jobstat_settle(cli_jobstat *js, size_t i, int state,
+                        const char *detail);
+/* The job stops: running inputs become interrupted (why), pending ones
+ * skipped ("not reached: why"); written at once. */
+void cli_jobstat_stop(cli_jobstat *js, const char *why);
+/* The end of the job: what is left is settled as by _stop, the file is
+ * written and closed.  Returns the inputs not done. */
+size_t cli_jobstat_close(cli_jobstat *js);
 
 /* ---- MPI (cli_mpi.c) ---------------------------------------------------
  * Under mpirun every rank runs `rvfit fit` on the same files: rank 0 hands
@@ -150,10 +200,18 @@ typedef struct cli_signals {
     sigset_t set, old;
     pthread_t th;
     int started;
+    pthread_mutex_t hook_mu;
+    void (*hook)(void *ctx, int sig); /* called at the first signal      */
+    void *hook_ctx;
 } cli_signals;
 
 int cli_signals_start(cli_signals *s);
 void cli_signals_stop(cli_signals *s);
+/* fn(ctx, sig) is called from the signal thread at the first signal (at
+ * once, when one was caught already), until replaced; NULL removes it.
+ * It must not block: it runs while the rest of the process goes on. */
+void cli_signals_hook(cli_signals *s, void (*fn)(void *ctx, int sig),
+                      void *ctx);
 /* "SIGINT", "SIGTERM", "SIGHUP". */
 const char *cli_signal_name(int sig);
 
@@ -163,6 +221,9 @@ int cmd_templates(int argc, char **argv);
 int cmd_mock(int argc, char **argv);
 int cmd_plugins(int argc, char **argv);
 int cmd_config(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+/* `rvfit --version` (cmd_plugins.c): program, ABI, each plugin. */
+int cli_print_version(void);
 /* `rvfit config --markdown`: docs/configuration.md, with the plugins of
  * dirs (NULL-terminated; the first of each kind and name, as the loader
  * picks).  Returns 0, or 1 when a plugin does not load (nothing printed). */

@@ -66,6 +66,19 @@ int cli_log_level(const char *s)
     return -1;
 }
 
+int cli_override_log_level(cli_overrides *o, const char *arg)
+{
+    int l = cli_log_level(arg);
+    char v[16];
+    if (l < 0) {
+        fprintf(stderr, "rvfit: error: --log-level %s: use error, warn, "
+                        "info or debug\n", arg);
+        return 1;
+    }
+    snprintf(v, sizeof v, "%d", l);
+    return cli_override(o, "run", "log_level", v);
+}
+
 int cli_override(cli_overrides *o, const char *section, const char *key,
                  const char *value)
 {
@@ -162,6 +175,33 @@ int cli_threads(const rvfit_config *c)
         return (int)c->threads;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
+}
+
+void cli_threads_rank(const rvfit_config *c, rvfit_host *h)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    cores = cores > 0 ? cores : 1;
+    int ranks = h->local_size > 0 ? h->local_size : 1;
+    if (c->threads > 0) {
+        h->nthreads = (int)c->threads;
+        rvfit_log(h, RVFIT_LOG_INFO, "rvfit", "%d worker thread%s ([run] "
+                  "threads or -j)%s", h->nthreads, h->nthreads == 1 ? "" : "s",
+                  c->threads * ranks > cores ? "; more than this node's "
+                  "cores, with the other ranks on it" : "");
+        return;
+    }
+    /* the node's cores shared by its ranks, the remainder to the first */
+    long share = cores / ranks + (h->local_rank < cores % ranks ? 1 : 0);
+    h->nthreads = share > 0 ? (int)share : 1;
+    if (ranks > 1)
+        rvfit_log(h, RVFIT_LOG_INFO, "rvfit", "%d worker thread%s: this "
+                  "node's %ld cores shared by its %d ranks (set [run] "
+                  "threads or -j to choose)", h->nthreads,
+                  h->nthreads == 1 ? "" : "s", cores, ranks);
+    else
+        rvfit_log(h, RVFIT_LOG_INFO, "rvfit", "%d worker thread%s: every "
+                  "core (set [run] threads or -j to choose)", h->nthreads,
+                  h->nthreads == 1 ? "" : "s");
 }
 
 void cli_cmdline(int argc, char **argv, char *buf, size_t n)

@@ -266,7 +266,7 @@ static void serve_waiting(service *sv)
 {
     for (int i = 0; i < sv->nwait;) {
         co_unit u;
-        int r = coord_take(sv->co, &u);
+        int r = coord_take(sv->co, &u, sv->waiting[i]);
         if (r < 0)
             return;
         send_unit(sv->waiting[i], r ? &u : NULL, r ? TAG_UNIT : TAG_STOP);
@@ -281,7 +281,7 @@ static void handle(service *sv, int from, int tag, const mpi_msg *msg)
     coord *co = sv->co;
     if (tag == TAG_REQ) {
         co_unit u;
-        int r = msg->may_wait ? -1 : coord_take(co, &u);
+        int r = msg->may_wait ? -1 : coord_take(co, &u, from);
         if (r < 0 && msg->may_wait)
             sv->waiting[sv->nwait++] = from;
         else if (r < 0)
@@ -304,6 +304,18 @@ static void handle(service *sv, int from, int tag, const mpi_msg *msg)
     } else if (tag == TAG_BYE) {
         sv->active--;
     }
+}
+
+/* A signal on rank 0 stops the job at once, in the status file too,
+ * from the signal thread: when mpirun stops a job because a rank died,
+ * that rank never reports, and rank 0 is killed a second after its
+ * SIGTERM, maybe with a thread stuck in MPI. */
+static void stop_job(void *ctx, int sig)
+{
+    char why[64];
+    snprintf(why, sizeof why, "interrupted by %s on rank 0",
+             cli_signal_name(sig));
+    coord_stop(ctx, why);
 }
 
 static void *service_main(void *arg)
@@ -364,7 +376,7 @@ static void job_profile(const fit_env *e, const rank_stats *all, int n,
 }
 
 static int run_rank0(rvfit_run *run, coord *co, char **files, int nranks,
-                     rvfit_err *err)
+                     const volatile int *cancel, rvfit_err *err)
 {
     service sv = {co, files, nranks, calloc((size_t)nranks, sizeof(int)), 0,
                   nranks - 1};
@@ -379,6 +391,8 @@ static int run_rank0(rvfit_run *run, coord *co, char **files, int nranks,
     rvfit_source src = {co, coord_next_local, coord_split_local,
                         coord_report_local};
     int rc = rvfit_run_stream(run, &src, err);
+    if (rc && cancel && *cancel) /* also without the signal thread */
+        stop_job(co, *cancel);
     if (rc)
         coord_rank_gone(co);
     if (have_th)
@@ -396,11 +410,12 @@ int cli_mpi_fit(fit_env *e, rvfit_run *run, char **files, int nfiles)
     coord *co = NULL;
     int rc = RVFIT_OK;
     if (m->rank == 0) {
-        rc = coord_new(&co, files, (size_t)nfiles, m->size,
-                       (size_t)e->cfg.batch_size, &e->host, e->cfg.status,
-                       &err);
-        if (!rc)
-            rc = run_rank0(run, co, files, m->size, &err);
+        rc = coord_new(&co, files, (size_t)nfiles, m->size, &e->cfg,
+                       &e->host, e->cancel, &err);
+        if (!rc) {
+            cli_signals_hook(e->sig, stop_job, co);
+            rc = run_rank0(run, co, files, m->size, e->cancel, &err);
+        }
     } else {
         remote_src rs = {m, files, (size_t)nfiles, 0};
         rvfit_source src = {&rs, remote_next, remote_split, remote_report};
@@ -430,6 +445,7 @@ int cli_mpi_fit(fit_env *e, rvfit_run *run, char **files, int nfiles)
     cli_print_profile(&e->host, run, mine.wall);
     int failed = 0;
     if (m->rank == 0) {
+        cli_signals_hook(e->sig, NULL, NULL);
         failed = (int)coord_finish(co);
         for (int r = 0; all && r < m->size; r++)
             failed += (int)all[r].failed_run;

@@ -1,7 +1,6 @@
 /* cli_report.c — what a run reports to the person running it, one
  * implementation for the single-process and the MPI paths: the per-stage
- * profile and the backend line, why a run stopped, and the status file's
- * lines. */
+ * profile and the backend line, and why a run stopped. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <sys/resource.h>
@@ -50,12 +49,4 @@ void cli_run_stopped(const fit_env *e, const rvfit_run *run, int rc,
     else
         rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "run stopped: %s",
                   why);
-}
-
-void cli_status_set(rvfit_statusfile *sf, const rvfit_host *h, size_t input,
-                    const char *state, const char *detail)
-{
-    rvfit_err e;
-    if (rvfit_statusfile_set(sf, input, state, detail, &e))
-        rvfit_log(h, RVFIT_LOG_WARN, "rvfit", "%s", e.msg);
 }

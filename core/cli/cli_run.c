@@ -11,6 +11,39 @@
 #include "rvfit/library_io.h"
 #include "rvfit/output.h"
 
+/* The output directory, created, locked by rank 0 for the job (one run
+ * per directory; the ranks of an MPI job are one run) and cleared of
+ * what killed runs left there. */
+static int take_output_dir(fit_env *e, rvfit_err *err)
+{
+    rvfit_config *c = &e->cfg;
+    int rc = rvfit_mkdirs(c->output_dir, err);
+    if (rc)
+        rvfit_err_prefix(err, "output directory");
+    int rank0 = cli_mpi_rank(e->mpi) == 0;
+    if (!rc && rank0) {
+        rc = cli_dirlock_take(&e->lock, c->output_dir, &e->host, err);
+        e->have_lock = !rc;
+    }
+    /* Holding the directory, this run alone writes there: hidden parts
+     * and temporaries are what killed runs left (an input kept by
+     * --skip-existing is never opened, so nothing else removes them). */
+    if (!rc && rank0 && e->lock.fd >= 0) {
+        size_t n = rvfit_output_clean_dir(c->output_dir);
+        if (n)
+            rvfit_log(&e->host, RVFIT_LOG_INFO, "rvfit", "%s: removed %zu "
+                      "part or temporary files left by killed runs",
+                      c->output_dir, n);
+    }
+    int rc0 = cli_mpi_bcast_int(e->mpi, rc);
+    if (rc)
+        return rc;
+    if (rc0)
+        return rvfit_err_set(err, rc0, "output directory %s: rank 0 could "
+                             "not take it (see its message)", c->output_dir);
+    return RVFIT_OK;
+}
+
 int cli_open_env(fit_env *e, rvfit_err *err)
 {
     rvfit_config *c = &e->cfg;
@@ -19,25 +52,25 @@ int cli_open_env(fit_env *e, rvfit_err *err)
                              "no template library: give --templates DIR "
                              "or [templates] path (build one with `rvfit "
                              "templates`)");
-    int rc = rvfit_mkdirs(c->output_dir, err);
-    if (rc)
-        rvfit_err_prefix(err, "output directory");
-    /* One run per directory; the ranks of an MPI job are one run. */
-    int rank0 = cli_mpi_rank(e->mpi) == 0;
-    if (!rc && rank0) {
-        rc = cli_dirlock_take(&e->lock, c->output_dir, &e->host, err);
-        e->have_lock = !rc;
-    }
-    int rc0 = cli_mpi_bcast_int(e->mpi, rc);
+    int rc = take_output_dir(e, err);
     if (rc)
         return rc;
-    if (rc0)
-        return rvfit_err_set(err, rc0, "output directory %s: rank 0 could "
-                             "not take it (see its message)", c->output_dir);
     if (c->plot_dir[0] && (rc = rvfit_mkdirs(c->plot_dir, err))) {
         rvfit_err_prefix(err, "plot directory");
         return rc;
     }
+    /* The backend first: the run's first lines say which backend and
+     * device it chose and why. */
+    if ((rc = rvfit_backend_open(c, &e->host, &e->be, err)))
+        return rc;
+    e->have_be = 1;
+    rvfit_log(&e->host, RVFIT_LOG_INFO, "rvfit",
+              "backend %s %s on %s (%s)", e->be.name,
+              e->be.ph.desc->version, e->be.ops->device(e->be.state),
+              e->be.ph.path);
+    if ((rc = rvfit_instrument_load(c, c->instrument, &e->inst, err)))
+        return rc;
+    e->have_inst = 1;
     rc = rvfit_library_open_fit(&e->lib, &e->interp, c->templates, c, err);
     if (rc)
         return rc;
@@ -61,16 +94,6 @@ int cli_open_env(fit_env *e, rvfit_err *err)
               rvfit_interp_name(&e->interp), how,
               e->lib.log_flux ? "ln flux" : "flux", cub[0] ? cub : "none",
               e->interp.host_stencils ? "core" : "backend");
-    if ((rc = rvfit_instrument_load(c, c->instrument, &e->inst, err)))
-        return rc;
-    e->have_inst = 1;
-    if ((rc = rvfit_backend_open(c, &e->host, &e->be, err)))
-        return rc;
-    e->have_be = 1;
-    rvfit_log(&e->host, RVFIT_LOG_INFO, "rvfit",
-              "backend %s %s on %s (%s)", e->be.name,
-              e->be.ph.desc->version, e->be.ops->device(e->be.state),
-              e->be.ph.path);
     rc = e->be.ops->load_library(e->be.state,
                                  rvfit_interp_vectors(&e->interp), err);
     if (rc)
@@ -99,18 +122,23 @@ void cli_close_env(fit_env *e)
 typedef struct list_src {
     char **files;
     size_t n, next;
-    rvfit_statusfile *sf;
+    cli_jobstat js;
     const rvfit_host *host;
     size_t failed;
-    unsigned char *settled; /* [n] reported                          */
+    const volatile int *cancel;
 } list_src;
 
 static int list_next(void *ctx, rvfit_unit *u, int may_wait)
 {
     list_src *s = ctx;
     (void)may_wait;
-    if (s->next >= s->n)
+    /* inputs the skip scan kept are not handed out */
+    while (s->next < s->n &&
+           cli_jobstat_state(&s->js, s->next) != CLI_JS_PENDING)
+        s->next++;
+    if (s->next >= s->n || (s->cancel && *s->cancel))
         return 0;
+    cli_jobstat_running(&s->js, s->next, "");
     *u = (rvfit_unit){RVFIT_UNIT_FIT, s->files[s->next], s->next, 0, 1};
     s->next++;
     return 1;
@@ -120,19 +148,31 @@ static void list_report(void *ctx, const rvfit_unit_report *r)
 {
     list_src *s = ctx;
     size_t i = r->unit.input;
-    if (i < s->n)
-        s->settled[i] = 1;
     if (r->state == RVFIT_UNIT_FAILED) {
         s->failed++;
         rvfit_log(s->host, RVFIT_LOG_ERROR, "rvfit", "%s", r->detail);
-        cli_status_set(s->sf, s->host, i, "failed", r->detail);
-    } else {
+        cli_jobstat_settle(&s->js, i, CLI_JS_FAILED, r->detail);
+    } else if (r->state == RVFIT_UNIT_DONE) {
         char d[600];
         snprintf(d, sizeof d, "%s%s", r->reused ? "kept existing " : "",
                  r->detail);
-        cli_status_set(s->sf, s->host, i,
-                       r->state == RVFIT_UNIT_DONE ? "done" : "skipped", d);
+        cli_jobstat_settle(&s->js, i, CLI_JS_DONE, d);
+    } else { /* cut short by a signal */
+        char d[64];
+        snprintf(d, sizeof d, "interrupted by %s",
+                 s->cancel && *s->cancel ? cli_signal_name(*s->cancel)
+                                         : "a signal");
+        cli_jobstat_settle(&s->js, i, CLI_JS_INTERRUPTED, d);
     }
+}
+
+/* The first signal: the status file says so at once (a second one
+ * quits without another word). */
+static void list_signal(void *ctx, int sig)
+{
+    char why[64];
+    snprintf(why, sizeof why, "interrupted by %s", cli_signal_name(sig));
+    cli_jobstat_stop(ctx, why);
 }
 
 static void fill_summary(const fit_env *e, const rvfit_run *run, double wall,
@@ -156,35 +196,32 @@ static int fit_local(fit_env *e, rvfit_run *run, char **files, int nfiles,
 {
     rvfit_err err;
     rvfit_err_clear(&err);
-    list_src ls = {files, (size_t)nfiles, 0, NULL, &e->host, 0,
-                   calloc((size_t)nfiles + 1, 1)};
-    if (!ls.settled)
+    list_src ls = {files, (size_t)nfiles, 0, {0}, &e->host, 0, e->cancel};
+    if (cli_jobstat_open(&ls.js, &e->cfg, &e->host, files, ls.n))
         return -1;
-    if (e->cfg.status[0] &&
-        rvfit_statusfile_open(&ls.sf, e->cfg.status, ls.n, files, &err)) {
-        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "%s", err.msg);
-        free(ls.settled);
-        return -1;
-    }
     rvfit_source src = {&ls, list_next, NULL, list_report};
+    cli_signals_hook(e->sig, list_signal, &ls.js);
     double t0 = rvfit_now();
     int rc = rvfit_run_stream(run, &src, &err);
     double wall = rvfit_now() - t0;
+    cli_signals_hook(e->sig, NULL, NULL);
     if (rc) {
         cli_run_stopped(e, run, rc, err.msg);
-        for (size_t i = 0; i < ls.n; i++)
-            if (!ls.settled[i])
-                cli_status_set(ls.sf, &e->host, i, "skipped", err.msg);
+        char why[sizeof err.msg + 32];
+        if (rc == RVFIT_ERR_CANCELLED && e->cancel && *e->cancel)
+            snprintf(why, sizeof why, "interrupted by %s",
+                     cli_signal_name(*e->cancel));
+        else
+            snprintf(why, sizeof why, "the run stopped: %s", err.msg);
+        cli_jobstat_stop(&ls.js, why);
     }
     cli_print_profile(&e->host, run, wall);
     if (ls.failed)
         rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit",
                   "%zu of %d input files failed (no output written for "
                   "them)", ls.failed, nfiles);
-    if (rvfit_statusfile_close(ls.sf, &err))
-        rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "%s", err.msg);
+    cli_jobstat_close(&ls.js);
     fill_summary(e, run, wall, sum);
-    free(ls.settled);
     return (int)ls.failed + (rc ? 1 : 0);
 }
 
@@ -199,7 +236,7 @@ int cli_fit_files(fit_env *e, char **files, int nfiles, const char *cmdline,
     if (rc) {
         rvfit_log(&e->host, RVFIT_LOG_ERROR, "rvfit", "%s", err.msg);
         cli_close_env(e);
-        return -1;
+        return rc == RVFIT_ERR_CONFIG ? -2 : -1;
     }
     rvfit_run run = {.cfg = &e->cfg, .host = &e->host, .be = &e->be,
                      .lib = &e->lib, .interp = &e->interp,

@@ -43,13 +43,31 @@ static void *wait_main(void *arg)
         fprintf(stderr, "\nrvfit: %s: stopping, removing unfinished "
                         "outputs (again to quit at once)\n",
                 cli_signal_name(sig));
+        pthread_mutex_lock(&s->hook_mu);
+        if (s->hook)
+            s->hook(s->hook_ctx, sig);
+        pthread_mutex_unlock(&s->hook_mu);
     }
     return NULL;
+}
+
+void cli_signals_hook(cli_signals *s, void (*fn)(void *ctx, int sig),
+                      void *ctx)
+{
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->hook_mu);
+    s->hook = fn;
+    s->hook_ctx = ctx;
+    if (fn && s->caught)
+        fn(ctx, s->caught);
+    pthread_mutex_unlock(&s->hook_mu);
 }
 
 int cli_signals_start(cli_signals *s)
 {
     memset(s, 0, sizeof *s);
+    pthread_mutex_init(&s->hook_mu, NULL);
     sigemptyset(&s->set);
     sigaddset(&s->set, SIGINT);
     sigaddset(&s->set, SIGTERM);

@@ -18,9 +18,18 @@ static void usage(FILE *f)
             "  mock       write a synthetic grid (PHOENIX layout) or "
             "synthetic spectra\n"
             "  compare    fit with several backends and compare the results\n"
+            "  plot       figures of fitted files from their outputs, without "
+            "fitting\n"
             "  plugins    list plugins found, their versions, and load "
             "failures\n"
             "  config     print the configuration keys with defaults\n\n"
+            "Many processes: `mpirun -n N rvfit fit ...` is one job: rank 0 "
+            "hands out\nthe files, each rank fits with its share of its "
+            "node's cores (-j to set);\n`--status FILE` keeps the job's "
+            "status file, a line per input (pending,\nrunning, done, failed, "
+            "skipped, interrupted); after a crash rerun with\n"
+            "--skip-existing.  `rvfit --version`: the program, the plugin ABI "
+            "and the\nplugins found.\n\n"
             "`rvfit COMMAND --help` describes a command's options.\n",
             RVFIT_VERSION);
 }
@@ -37,13 +46,13 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
-        printf("rvfit %s\n", RVFIT_VERSION);
-        return 0;
+        return cli_print_version();
     }
     static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
         {"fit", cmd_fit},         {"templates", cmd_templates},
         {"mock", cmd_mock},       {"plugins", cmd_plugins},
-        {"config", cmd_config},   {"compare", cmd_compare}};
+        {"config", cmd_config},   {"compare", cmd_compare},
+        {"plot", cmd_plot}};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))
             return cmds[i].fn(argc - 1, argv + 1);

@@ -1,6 +1,8 @@
 /* ocl_plugin.c — descriptor of the OpenCL backend, device selection
  * (options platform/device: index or case-insensitive name substring, or
- * device = local: the device of the node-local MPI rank),
+ * device = local: the device of the node-local MPI rank; device_type =
+ * all, gpu (GPUs and accelerators) or cpu: which kinds may be chosen, all
+ * unless set; the core asks for gpu in a fallback list),
  * open/close/device/counters.
  *
  * Listing: every open() logs the platforms and devices at debug level;
@@ -18,8 +20,9 @@
 #define OCL_MAX_PLAT 16
 #define OCL_MAX_DEV 64
 
-static const char *const ocl_keys[] = {"platform", "device", "list", "fp64",
-                                       "wgsize", "scratch_mb", NULL};
+static const char *const ocl_keys[] = {"platform", "device", "device_type",
+                                       "list", "fp64", "wgsize",
+                                       "scratch_mb", NULL};
 
 /* Case-insensitive substring test. */
 static int ocl_icontains(const char *hay, const char *needle)
@@ -56,7 +59,16 @@ typedef struct ocl_devlist {
     int pidx[OCL_MAX_DEV], didx[OCL_MAX_DEV];
     char pname[OCL_MAX_DEV][128], dname[OCL_MAX_DEV][256];
     int gpu[OCL_MAX_DEV];
+    int cpu[OCL_MAX_DEV]; /* CL_DEVICE_TYPE_CPU (PoCL's pthread device) */
 } ocl_devlist;
+
+enum { OCL_TYPE_ALL, OCL_TYPE_GPU, OCL_TYPE_CPU };
+
+/* May device i be chosen under device_type t? */
+static int ocl_type_ok(const ocl_devlist *L, int i, int t)
+{
+    return t == OCL_TYPE_ALL || (t == OCL_TYPE_CPU) == (L->cpu[i] != 0);
+}
 
 /* All (platform, device) pairs, logged at `level`. */
 static int ocl_enumerate(const rvfit_host *host, int level, ocl_devlist *L,
@@ -95,11 +107,13 @@ static int ocl_enumerate(const rvfit_host *host, int level, ocl_devlist *L,
             cl_device_type ty = 0;
             clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof ty, &ty, NULL);
             L->gpu[i] = (ty & CL_DEVICE_TYPE_GPU) != 0;
+            L->cpu[i] = (ty & CL_DEVICE_TYPE_CPU) != 0;
             cl_ulong mem = 0;
             clGetDeviceInfo(devs[d], CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem,
                             NULL);
             rvfit_log(host, level, "opencl", "  device %u: %s (%s, %llu MiB)",
-                      d, L->dname[i], L->gpu[i] ? "GPU" : "not a GPU",
+                      d, L->dname[i],
+                      L->gpu[i] ? "GPU" : L->cpu[i] ? "CPU" : "accelerator",
                       (unsigned long long)(mem >> 20));
         }
     }
@@ -109,17 +123,20 @@ static int ocl_enumerate(const rvfit_host *host, int level, ocl_devlist *L,
     return RVFIT_OK;
 }
 
-/* device = local: of the devices of the chosen platform(s), GPUs when
- * there are any, the one of this node-local rank (rank modulo count). */
-static int ocl_select_local(const ocl_devlist *L, const char *psel,
+/* device = local: of the devices of the chosen platform(s) and type, GPUs
+ * when there are any, the one of this node-local rank (rank modulo
+ * count). */
+static int ocl_select_local(const ocl_devlist *L, const char *psel, int t,
                             const rvfit_host *h, rvfit_err *err)
 {
     for (int gpu = 1; gpu >= 0; gpu--) {
         int n = 0;
         for (int i = 0; i < L->n; i++)
-            n += L->gpu[i] >= gpu && ocl_pick(psel, L->pidx[i], L->pname[i]);
+            n += L->gpu[i] >= gpu && ocl_type_ok(L, i, t) &&
+                 ocl_pick(psel, L->pidx[i], L->pname[i]);
         for (int i = 0, k = 0; n > 0 && i < L->n; i++)
-            if (L->gpu[i] >= gpu && ocl_pick(psel, L->pidx[i], L->pname[i]) &&
+            if (L->gpu[i] >= gpu && ocl_type_ok(L, i, t) &&
+                ocl_pick(psel, L->pidx[i], L->pname[i]) &&
                 k++ == h->local_rank % n) {
                 rvfit_log(h, RVFIT_LOG_INFO, "opencl", "node-local rank %d "
                           "of %d: device %d of %d", h->local_rank,
@@ -132,23 +149,65 @@ static int ocl_select_local(const ocl_devlist *L, const char *psel,
     return -1;
 }
 
+/* Why nothing matched: name the devices left out by device_type. */
+static void ocl_none(const ocl_devlist *L, const char *psel, const char *dsel,
+                     int t, rvfit_err *err)
+{
+    int left_out = 0, first = 0;
+    for (int i = L->n - 1; i >= 0; i--)
+        if (!ocl_type_ok(L, i, t))
+            left_out++, first = i;
+    if (left_out && t == OCL_TYPE_GPU)
+        rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE,
+                      "no OpenCL GPU or accelerator; its %d CPU device%s "
+                      "(e.g. %s / %s) %s left out (device_type = gpu; in a "
+                      "fallback list the cpu backend is faster on a CPU: "
+                      "[backend.opencl] device_type = cpu or all uses them)",
+                      left_out, left_out == 1 ? "" : "s", L->pname[first],
+                      L->dname[first], left_out == 1 ? "is" : "are");
+    else if (!dsel || strcmp(dsel, "local"))
+        rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE,
+                      "no OpenCL device matches platform '%s' device '%s'%s",
+                      psel ? psel : "*", dsel ? dsel : "*",
+                      t == OCL_TYPE_CPU ? " device_type 'cpu'" : "");
+}
+
 /* Index into L of the selected device: the first match, GPUs first when
  * no device was named. */
 static int ocl_select(const ocl_devlist *L, const char *psel, const char *dsel,
-                      const rvfit_host *h, rvfit_err *err)
+                      int t, const rvfit_host *h, rvfit_err *err)
 {
+    int i = -1;
     if (dsel && !strcmp(dsel, "local"))
-        return ocl_select_local(L, psel, h, err);
-    for (int pass = dsel ? 1 : 0; pass < 2; pass++)
-        for (int i = 0; i < L->n; i++)
-            if ((pass == 1 || L->gpu[i]) &&
-                ocl_pick(psel, L->pidx[i], L->pname[i]) &&
-                ocl_pick(dsel, L->didx[i], L->dname[i]))
-                return i;
-    rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE,
-                  "no OpenCL device matches platform '%s' device '%s'",
-                  psel ? psel : "*", dsel ? dsel : "*");
-    return -1;
+        i = ocl_select_local(L, psel, t, h, err);
+    for (int pass = dsel ? 1 : 0; i < 0 && pass < 2; pass++)
+        for (int k = 0; i < 0 && k < L->n; k++)
+            if ((pass == 1 || L->gpu[k]) && ocl_type_ok(L, k, t) &&
+                ocl_pick(psel, L->pidx[k], L->pname[k]) &&
+                ocl_pick(dsel, L->didx[k], L->dname[k]))
+                i = k;
+    if (i < 0)
+        ocl_none(L, psel, dsel, t, err);
+    return i;
+}
+
+/* device_type: all (unset), gpu or cpu. */
+static int ocl_device_type(const rvfit_kv *opts, int nopt, int *t,
+                           rvfit_err *err)
+{
+    const char *v = rvfit_kv_get(opts, nopt, "device_type");
+    *t = OCL_TYPE_ALL;
+    if (!v || !strcmp(v, "all"))
+        return RVFIT_OK;
+    if (!strcmp(v, "gpu"))
+        *t = OCL_TYPE_GPU;
+    else if (!strcmp(v, "cpu"))
+        *t = OCL_TYPE_CPU;
+    else
+        return rvfit_err_set(err, RVFIT_ERR_CONFIG,
+                             "[backend.opencl] device_type = %s: use all, "
+                             "gpu (GPUs and accelerators) or cpu", v);
+    return RVFIT_OK;
 }
 
 static int ocl_options(ocl_state *st, const rvfit_kv *opts, int nopt,
@@ -196,7 +255,10 @@ static int ocl_open(const rvfit_host *host, const rvfit_kv *opts, int nopt,
 {
     *state = NULL;
     long list = 0, fp64 = -1;
+    int type = OCL_TYPE_ALL;
     int rc = rvfit_kv_int(opts, nopt, "list", 0, 1, &list, err);
+    if (rc == RVFIT_OK)
+        rc = ocl_device_type(opts, nopt, &type, err);
     if (rc != RVFIT_OK)
         return rc;
     ocl_devlist *L = malloc(sizeof *L);
@@ -216,7 +278,7 @@ static int ocl_open(const rvfit_host *host, const rvfit_kv *opts, int nopt,
     int i = -1;
     if (rc == RVFIT_OK) {
         i = ocl_select(L, rvfit_kv_get(opts, nopt, "platform"),
-                       rvfit_kv_get(opts, nopt, "device"), host, err);
+                       rvfit_kv_get(opts, nopt, "device"), type, host, err);
         rc = i < 0 ? RVFIT_ERR_UNAVAILABLE : RVFIT_OK;
     }
     if (rc == RVFIT_OK)

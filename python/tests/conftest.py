@@ -31,7 +31,8 @@ def data(tmp_path_factory):
                    check=True)
     out = str(d / "out")
     subprocess.run([rv, "fit", "--templates", lib, "--instrument", "desi",
-                    "--output-dir", out, "--log-level", "warn", coadd],
+                    "--output-dir", out, "--log-level", "warn",
+                    "--set", "output.chisq_v=1", coadd],
                    check=True)
     return {"lib": lib, "coadd": coadd, "truth": truth, "dir": d,
             "rvtab": os.path.join(out, "rvtab_coadd12.fits"),

@@ -3,6 +3,7 @@ installs), then RVFIT_LIB, RVFIT_BUILD_DIR, pkg-config and the linker;
 a failure lists every place tried.  Each case runs in a fresh
 interpreter (a process loads librvfit once) on a copy of the package."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -10,6 +11,12 @@ import sys
 import pytest
 
 SRC = os.path.join(os.path.dirname(__file__), "..", "src", "rvfit")
+# The libraries' soname major (the plugin ABI major, rvfit/abi.h), as the
+# package's loader names them.
+with open(os.path.join(SRC, "_lib.py")) as _f:
+    ABI = re.search(r"^ABI_MAJOR = (\d+)$", _f.read(), re.M).group(1)
+LIBRVFIT = "librvfit.so." + ABI
+LIBSDK = "librvfit_sdk.so." + ABI
 CODE = ("import sys, warnings, rvfit, rvfit._lib as L\n"
         "warnings.simplefilter('always')\n"
         "lib = rvfit.Library(sys.argv[1])\n"
@@ -47,16 +54,16 @@ def test_nothing_found_lists_all_tried(data, pkg):
         pytest.skip("an rvfit is installed on this machine: %s" % r.stdout)
     err = r.stderr.splitlines()[-1]
     assert err.startswith("ImportError: rvfit: cannot load librvfit; tried ")
-    own = os.path.join(str(pkg), "rvfit", "lib", "librvfit.so.2")
+    own = os.path.join(str(pkg), "rvfit", "lib", LIBRVFIT)
     assert "%s (no such file)" % own in err
-    assert "librvfit.so.2 (" in err and "pip install ./python" in err
+    assert LIBRVFIT + " (" in err and "pip install ./python" in err
 
 
 def test_build_dir_when_the_package_has_none(data, pkg):
     b = _build()
     r = _run(pkg, data["lib"], RVFIT_BUILD_DIR=b)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.split()[0] == os.path.join(b, "core", "librvfit.so.2")
+    assert r.stdout.split()[0] == os.path.join(b, "core", LIBRVFIT)
 
 
 def test_package_copy_first(data, pkg):
@@ -64,9 +71,9 @@ def test_package_copy_first(data, pkg):
     RVFIT_LIB is not used, and a warning says so."""
     b = _build()
     (pkg / "rvfit" / "lib").mkdir()
-    for n in ("librvfit.so.2", "librvfit_sdk.so.2"):
+    for n in (LIBRVFIT, LIBSDK):
         os.symlink(os.path.join(b, "core", n), pkg / "rvfit" / "lib" / n)
     r = _run(pkg, data["lib"], RVFIT_LIB="/nonexistent/librvfit.so")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.split()[0] == str(pkg / "rvfit" / "lib" / "librvfit.so.2")
+    assert r.stdout.split()[0] == str(pkg / "rvfit" / "lib" / LIBRVFIT)
     assert "RVFIT_LIB ignored" in r.stderr

@@ -7,6 +7,11 @@
 set -euo pipefail
 target=$1 seeds=$2 work=$3 secs=$4
 shift 4
+if [ ! -x "$target" ]; then
+    echo "fuzz_run.sh: $target: no such fuzz target (build it: cmake --build" \
+         "BUILD --target $(basename "$target"); ctest -R fuzz runs them)" >&2
+    exit 2
+fi
 rm -rf "$work"
 mkdir -p "$work/corpus"
 # each input goes to a per-process file here (fuzz_util.h)

@@ -2,7 +2,8 @@
  * at compile time (STUB_NOSYM, STUB_BADABI, STUB_WRONGNAME, STUB_INITFAIL,
  * STUB_UNAVAIL, STUB_SHORT, STUB_NOCAPS, STUB_BADCAPS, STUB_OPSNEW,
  * STUB_OPSMAJOR,
- * STUB_WRONGKIND, STUB_EXT, STUB_BADEXT).  It links nothing from the core on purpose:
+ * STUB_WRONGKIND, STUB_EXT, STUB_BADEXT, STUB_DEVTYPE: a CPU-only device
+ * that declares the key device_type, as the opencl backend under PoCL).  It links nothing from the core on purpose:
  * errors are written by hand. */
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +25,14 @@ static int stub_open(const rvfit_host *h, const rvfit_kv *o, int n,
 #elif defined(STUB_UNAVAIL)
     snprintf(err->msg, sizeof err->msg, "stub: no device here");
     return RVFIT_ERR_UNAVAILABLE;
+#elif defined(STUB_DEVTYPE)
+    for (int i = 0; i < n; i++)
+        if (!strcmp(o[i].key, "device_type") && !strcmp(o[i].value, "gpu")) {
+            snprintf(err->msg, sizeof err->msg, "stub: only a CPU device "
+                     "(device_type = gpu, from %s)", o[i].file);
+            return RVFIT_ERR_UNAVAILABLE;
+        }
+    return RVFIT_OK;
 #else
     (void)err;
     return RVFIT_OK;
@@ -94,7 +103,11 @@ static const rvfit_ext ext[] = {
 #define STUB_EXT_LIST NULL
 #endif
 
+#ifdef STUB_DEVTYPE
+static const char *const keys[] = {"device_type", NULL};
+#else
 static const char *const keys[] = {NULL};
+#endif
 
 static const rvfit_plugin desc = {
 #ifdef STUB_BADABI

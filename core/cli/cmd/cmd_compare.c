@@ -152,7 +152,7 @@ static int parse(int argc, char **argv, cmp_args *a)
     return 0;
 }
 
-static int compare_main(int argc, char **argv, const cli_signals *sig)
+static int compare_main(int argc, char **argv, cli_signals *sig)
 {
     cmp_args a;
     memset(&a, 0, sizeof a);
@@ -187,6 +187,7 @@ static int compare_main(int argc, char **argv, const cli_signals *sig)
         mkdir(dirs[b], 0777);
         memset(e, 0, sizeof *e);
         e->cancel = &sig->caught;
+        e->sig = sig;
         cli_overrides ov = a.ov;
         snprintf(ov.cur, sizeof ov.cur, "--backends");
         cli_override(&ov, "backend", "name", names[b]);

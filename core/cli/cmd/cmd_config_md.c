@@ -113,10 +113,17 @@ static void md_intro(void)
          "file and line, e.g.\n\n"
          "    rvfit.ini:3: unknown key 'velocity_max' in section [fit] (see "
          "docs/configuration.md)\n\n"
+         "Relative paths in a file (`[run] plugin_path`, `[templates] "
+         "path`, `[output] dir`,\n"
+         "`status`, `plot_dir`) are relative to the directory of that "
+         "file, so a configuration\n"
+         "means the same from any working directory; given on the command "
+         "line they are\n"
+         "relative to the working directory.\n\n"
          "`rvfit config` prints the core keys as a ready-to-edit INI file. "
          "The table below\n"
          "is generated from the table the parser uses (`keys[]` in "
-         "`core/engine/src/config.c`):\n"
+         "`core/engine/config/config.c`):\n"
          "the defaults are its values.\n");
 }
 
@@ -149,7 +156,8 @@ static void md_core_keys(void)
          "`--batch-size` ([run] batch_size), `--log-level` ([run] log_level; "
          "error, warn,\n"
          "info, debug), `--overwrite`, `--skip-existing`, `--no-models` "
-         "([output] models = 0).\n"
+         "([output] models = 0),\n"
+         "`--status` ([output] status), `--plot-dir` ([output] plot_dir).\n"
          "`--targetid` (a comma list of integers or `@file`; an empty "
          "list is an error) has no INI key.\n");
 }
@@ -196,12 +204,26 @@ static void md_backend_choice(void)
          "or has no device,\n"
          "rvfit stops and says why. A list such as `cuda, opencl, cpu` is "
          "a preference order:\n"
-         "a plugin that is not found, cannot be dlopen'ed (e.g. a missing "
-         "`libcudart.so`) or\n"
-         "reports \"unavailable\" (no device) is skipped with a warning; a "
-         "broken plugin\n"
-         "(missing entry symbol, ABI or name mismatch) or a fatal init "
-         "error stops the run.");
+         "a plugin that is not found (a backend of rvfit's own that this "
+         "build lacks), cannot be\n"
+         "dlopen'ed (e.g. a missing `libcudart.so`) or reports "
+         "\"unavailable\" (no device) is skipped\n"
+         "with a warning; a broken plugin (missing entry symbol, ABI or "
+         "name mismatch) or a fatal\n"
+         "init error stops the run. A name that is no backend at all (not "
+         "cpu, opencl or cuda,\n"
+         "nor a plugin on the search path) is an error, alone or in a "
+         "list: exit status 2, the\n"
+         "known names listed. In a list, a backend that has the key "
+         "`device_type` is asked for\n"
+         "`device_type = gpu` unless its section sets one: the opencl "
+         "backend then leaves out CPU\n"
+         "devices such as PoCL's (slower than the cpu backend on the same "
+         "CPU); `[backend.opencl]\n"
+         "device_type = cpu` or `all` takes them. The run's first lines "
+         "say which backend and device\n"
+         "it chose and why the ones before it in the list were passed "
+         "over.");
 }
 
 int cli_config_markdown(char *const *dirs)

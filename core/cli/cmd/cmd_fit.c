@@ -22,7 +22,8 @@ static void help(void)
         "  -o, --output-dir DIR   where rvtab_*.fits / rvmod_*.fits go\n"
         "  -b, --backend NAME     backend plugin or list 'cuda,opencl,cpu'\n"
         "  -i, --instrument NAME  instrument plugin (default desi)\n"
-        "  -j, --threads N        worker threads (0 = all cores)\n"
+        "  -j, --threads N        worker threads (0 = all cores; under mpirun\n"
+        "                         each rank's share of its node's cores)\n"
         "      --minsn X          skip spectra whose best arm S/N < X\n"
         "      --targetid LIST    only these TARGETIDs (comma list or @file)\n"
         "      --batch-size N     spectra fitted together\n"
@@ -34,7 +35,19 @@ static void help(void)
         "      --plot-targetid LIST  draw only these TARGETIDs (comma list\n"
         "                         or @file; default: every fitted spectrum)\n"
         "      --set S.K=V        any config key, e.g. backend.opencl.device=1\n"
-        "      --files-from FILE  read input file names from FILE\n");
+        "      --files-from FILE  read input file names from FILE\n"
+        "      --status FILE      the job's status file: a line per input,\n"
+        "                         pending, running, done, failed, skipped or\n"
+        "                         interrupted, replaced whole at every change\n"
+        "\n"
+        "Many processes (Open MPI), one job:\n"
+        "  mpirun -n 8 rvfit fit -c survey.ini --status job.status coadd-*.fits\n"
+        "  rank 0 hands out the files (large ones cut into parts) and writes\n"
+        "  the status file; every rank fits with its own backend. Threads per\n"
+        "  rank: its share of its node's cores (mpirun -n 4 on a 16-core node:\n"
+        "  4 each) unless -j or [run] threads says; one rank per GPU with\n"
+        "  [backend.cuda] devices = local. After a crash or kill, rerun the\n"
+        "  same command with --skip-existing (docs/scale.md).\n");
 }
 
 /* The lists being read, innermost first: a list that includes itself,
@@ -202,7 +215,7 @@ static int parse(int argc, char **argv, fit_args *a)
         {"no-models", 0, 0, 7},     {"set", 1, 0, 8},
         {"files-from", 1, 0, 9},    {"help", 0, 0, 'h'},
         {"plot-dir", 1, 0, 10},     {"plot-targetid", 1, 0, 11},
-        {0, 0, 0, 0}};
+        {"status", 1, 0, 12},       {0, 0, 0, 0}};
     int c, bad = 0;
     optind = 1;
     int li = -1;
@@ -218,18 +231,10 @@ static int parse(int argc, char **argv, fit_args *a)
         case 1: bad |= cli_override(&a->ov, "fit", "minsn", optarg); break;
         case 2: a->targetid = optarg; break;
         case 3: bad |= cli_override(&a->ov, "run", "batch_size", optarg); break;
-        case 4: {
-            int l = cli_log_level(optarg);
-            char v[4];
-            snprintf(v, sizeof v, "%d", l);
-            if (l < 0) {
-                fprintf(stderr, "rvfit: error: --log-level %s: use error, "
-                                "warn, info or debug\n", optarg);
+        case 4:
+            if (cli_override_log_level(&a->ov, optarg))
                 return 2;
-            }
-            bad |= cli_override(&a->ov, "run", "log_level", v);
             break;
-        }
         case 5: bad |= cli_override(&a->ov, "output", "skip_existing", "1"); break;
         case 6: bad |= cli_override(&a->ov, "output", "overwrite", "1"); break;
         case 7: bad |= cli_override(&a->ov, "output", "models", "0"); break;
@@ -245,6 +250,7 @@ static int parse(int argc, char **argv, fit_args *a)
         case 9: if (read_list(optarg, &a->files, &a->nfiles)) return 2; break;
         case 10: bad |= cli_override(&a->ov, "output", "plot_dir", optarg); break;
         case 11: a->plot_targetid = optarg; break;
+        case 12: bad |= cli_override(&a->ov, "output", "status", optarg); break;
         case 'h': help(); exit(0);
         default: help(); return 2;
         }
@@ -297,7 +303,7 @@ static int plot_args(const fit_args *a, fit_env *e)
 }
 
 static int fit_main(int argc, char **argv, struct cli_mpi *mpi,
-                    const cli_signals *sig)
+                    cli_signals *sig)
 {
     fit_args a;
     memset(&a, 0, sizeof a);
@@ -319,9 +325,11 @@ static int fit_main(int argc, char **argv, struct cli_mpi *mpi,
     }
     e->mpi = mpi;
     e->cancel = &sig->caught;
+    e->sig = sig;
     cli_host_init(&e->host, &e->lg, (int)e->cfg.log_level,
                   cli_threads(&e->cfg));
     cli_mpi_host(mpi, &e->host, &e->lg);
+    cli_threads_rank(&e->cfg, &e->host);
     int64_t *ids = NULL;
     size_t nids = 0;
     char cmdline[8192];
@@ -341,7 +349,7 @@ static int fit_main(int argc, char **argv, struct cli_mpi *mpi,
     free(e);
     if (!rc && sig->caught) /* the shell's convention for a death by signal */
         return 128 + sig->caught;
-    return rc ? rc : failed ? 1 : 0;
+    return rc ? rc : failed == -2 ? 2 : failed ? 1 : 0;
 }
 
 int cmd_fit(int argc, char **argv)

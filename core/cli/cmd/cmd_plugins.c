@@ -146,3 +146,66 @@ int cmd_plugins(int argc, char **argv)
     rvfit_config_free(&cfg);
     return failures ? 1 : 0;
 }
+
+/* `rvfit --version`: the program, the plugin ABI its libraries carry, and
+ * each plugin on the search path with its own version and the ABI it was
+ * built for (the one that must match); no device is probed. */
+int cli_print_version(void)
+{
+    rvfit_config cfg;
+    rvfit_config_defaults(&cfg);
+    printf("rvfit %s\n"
+           "plugin ABI %d.%d (librvfit.so.%d, librvfit_sdk.so.%d, "
+           "librvfit_tools.so.%d); backend operations %d.%d, instrument "
+           "operations %d.%d\n"
+           "plugins (each has its own version; a plugin loads when it was "
+           "built for ABI %d.0-%d.%d):\n",
+           RVFIT_VERSION, RVFIT_ABI_MAJOR, RVFIT_ABI_MINOR, RVFIT_ABI_MAJOR,
+           RVFIT_ABI_MAJOR, RVFIT_ABI_MAJOR, RVFIT_BACKEND_OPS_MAJOR,
+           RVFIT_BACKEND_OPS_MINOR, RVFIT_INSTRUMENT_OPS_MAJOR,
+           RVFIT_INSTRUMENT_OPS_MINOR, RVFIT_ABI_MAJOR, RVFIT_ABI_MAJOR,
+           RVFIT_ABI_MINOR);
+    char **dirs = rvfit_plugin_dirs(&cfg);
+    char seen[64][80];
+    int nseen = 0, n = 0;
+    for (int i = 0; dirs && dirs[i]; i++) {
+        DIR *d = opendir(dirs[i]);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            int kind;
+            char name[64], path[RVFIT_PATH_LEN + 512], key[80];
+            if (!cli_plugin_file(e->d_name, &kind, name, sizeof name))
+                continue;
+            snprintf(key, sizeof key, "%d %s", kind, name);
+            int dup = 0;
+            for (int k = 0; k < nseen; k++)
+                dup |= !strcmp(seen[k], key);
+            if (dup)
+                continue; /* an earlier directory's is the one used */
+            if (nseen < 64)
+                snprintf(seen[nseen++], sizeof seen[0], "%s", key);
+            snprintf(path, sizeof path, "%s/%s", dirs[i], e->d_name);
+            rvfit_plugin_handle h;
+            rvfit_err err;
+            int stage = 0;
+            n++;
+            if (rvfit_plugin_load_file(path, kind, name, &h, &stage, &err)) {
+                printf("  %-10s %-10s does not load (%s stage): %s\n",
+                       rvfit_kind_name(kind), name, rvfit_stage_name(stage),
+                       err.msg);
+                continue;
+            }
+            printf("  %-10s %-10s %-8s ABI %d.%d  %s\n",
+                   rvfit_kind_name(kind), name, h.desc->version,
+                   (int)h.desc->abi_major, (int)h.desc->abi_minor, path);
+            rvfit_plugin_unload(&h);
+        }
+        if (d)
+            closedir(d);
+    }
+    if (!n)
+        printf("  none found (set [run] plugin_path or RVFIT_PLUGIN_PATH)\n");
+    rvfit_plugin_dirs_free(dirs);
+    rvfit_config_free(&cfg);
+    return 0;
+}

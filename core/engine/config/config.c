@@ -28,7 +28,8 @@ static const key_desc keys[] = {
     {"run", "plugin_path", K_STR, OFF(plugin_path), SZ(plugin_path), 0, 0,
      "", "extra plugin directories, ':'-separated, searched first"},
     {"run", "threads", K_LONG, OFF(threads), 0, 0, 4096, "0",
-     "worker threads; 0 = all cores"},
+     "worker threads; 0 = all cores (under mpirun: each rank its share of "
+     "its node's cores)"},
     {"run", "log_level", K_LONG, OFF(log_level), 0, 0, 3, "2",
      "0 error, 1 warn, 2 info, 3 debug"},
     {"run", "batch_size", K_LONG, OFF(batch_size), 0, 1, 1000000, "512",
@@ -120,11 +121,16 @@ static const key_desc keys[] = {
     {"output", "models", K_BOOL, OFF(write_models), 0, 0, 1, "1",
      "write rvmod_*.fits with best-fit models"},
     {"output", "status", K_STR, OFF(status), SZ(status), 0, 0, "",
-     "status file: one line per input (done, failed with the reason, "
-     "skipped), rewritten atomically as inputs finish"},
+     "status file (also --status): one line per input, pending, running, "
+     "done, failed, skipped or interrupted, replaced whole at every change "
+     "(docs/scale.md)"},
     {"output", "plot_dir", K_STR, OFF(plot_dir), SZ(plot_dir), 0, 0, "",
      "directory for one PNG figure per fitted spectrum (docs/plots.md), "
      "\"\" = none; needs rvfit built with Cairo"},
+    {"output", "chisq_v", K_BOOL, OFF(chisq_v), 0, 0, 1, "0",
+     "write the final velocity scan of each spectrum (velocities and -2 ln "
+     "L) into rvmod, HDU CHISQ_V, for `rvfit plot` and inspection "
+     "(docs/output-format.md); needs models = 1"},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -361,6 +367,48 @@ static int earlier_line(parse_ctx *p, const char *section, const char *key,
     return was;
 }
 
+/* Keys that hold paths (plugin_path: a ':'-separated list).  A relative
+ * path read from a file is relative to that file's directory, so that a
+ * configuration means the same from any working directory; on the command
+ * line it stays relative to the working directory. */
+static const char *const path_keys[][2] = {
+    {"run", "plugin_path"}, {"templates", "path"}, {"output", "dir"},
+    {"output", "status"},   {"output", "plot_dir"}};
+
+static int is_path_key(const char *section, const char *key)
+{
+    for (size_t i = 0; i < sizeof path_keys / sizeof *path_keys; i++)
+        if (!strcmp(path_keys[i][0], section) &&
+            !strcmp(path_keys[i][1], key))
+            return 1;
+    return 0;
+}
+
+/* value with each relative element (':'-separated) prefixed by the
+ * directory of file `path` into out; 0, or -1 when it does not fit. */
+static int resolve_paths(const char *path, const char *value, char *out,
+                         size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    int dl = slash ? (int)(slash - path) + 1 : 0; /* "dir/" */
+    size_t used = 0;
+    out[0] = '\0';
+    for (const char *p = value;;) {
+        const char *e = strchr(p, ':');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        int rel = l > 0 && p[0] != '/';
+        int w = snprintf(out + used, n - used, "%s%.*s%.*s",
+                         p == value ? "" : ":", rel ? dl : 0, path, (int)l,
+                         p);
+        if (w < 0 || (size_t)w >= n - used)
+            return -1;
+        used += (size_t)w;
+        if (!e)
+            return 0;
+        p = e + 1;
+    }
+}
+
 static int handler(void *user, const char *section, const char *name,
                    const char *value)
 {
@@ -383,6 +431,10 @@ static int handler(void *user, const char *section, const char *name,
                                   section, was);
         return 0;
     }
+    char resolved[RVFIT_PATH_LEN * 2];
+    if (is_path_key(section, name) &&
+        resolve_paths(p->path, value, resolved, sizeof resolved) == 0)
+        value = resolved; /* (too long: set_value says so) */
     p->status = rvfit_config_set(p->c, section, name, value, p->path,
                                  p->line, p->err);
     return p->status == RVFIT_OK;

@@ -87,6 +87,16 @@ static double vr_mode(const double *v, const double *m, size_t n, size_t k)
     return fabs(t) <= 1 ? v[k] + t * h : vp;
 }
 
+/* The scan in the result; the last one kept is the final scan. */
+static void vr_keep(rvfit_result *r, const double *v, const double *m,
+                    size_t n)
+{
+    _Static_assert(VR_NMAX <= RVFIT_VSCAN_MAX, "rvfit_result keeps a scan");
+    r->vscan_n = (int)n;
+    memcpy(r->vscan_v, v, n * sizeof *v);
+    memcpy(r->vscan_m2lnl, m, n * sizeof *m);
+}
+
 /* One scan's verdict for spectrum sp: store the estimate, and either mark
  * the state done or set up the next scan. */
 static void vr_update(fit_ctx *f, vr_state *s, size_t sp, const double *v,
@@ -102,6 +112,7 @@ static void vr_update(fit_ctx *f, vr_state *s, size_t sp, const double *v,
     f->best[sp].v = vhat;
     f->fbest[sp] = mq[kb];
     f->verr[sp] = sigma;
+    vr_keep(&f->res[sp], v, mq, n);
     if (!at_edge && step <= VR_MAX_STEP * sigma &&
         s->half >= VR_MIN_HALF * sigma) {
         s->done = 1;

@@ -127,6 +127,27 @@ static int make_passthrough(fitsfile *f, const rvfit_table_schema *s,
     return *st;
 }
 
+/* HDU CHISQ_V: per row the final velocity scan, NV points of V and
+ * M2LNL, NaN beyond. */
+static void make_chisq_v(rvfit_output *o, int *st)
+{
+    char form[16];
+    snprintf(form, sizeof form, "%dD", RVFIT_VSCAN_MAX);
+    char *names[] = {"V", "M2LNL", "NV"};
+    char *forms[] = {form, form, "J"};
+    char *units[] = {"km/s", "", ""};
+    static const char *const com[] = {
+        "velocities of the final scan (increasing; NaN beyond NV)",
+        "-2 ln L at V, continuum marginalised (NaN beyond NV)",
+        "points of the scan (0: not fitted)"};
+    create_table(o->mod, "CHISQ_V", o->nrow, 3, names, forms, units, st);
+    for (int i = 0; i < 3 && *st == 0; i++) {
+        char key[16];
+        snprintf(key, sizeof key, "TCOMM%d", i + 1);
+        fits_write_key_str(o->mod, key, com[i], "column description", st);
+    }
+}
+
 static int make_models(rvfit_output *o, int *st)
 {
     for (int a = 0; a < o->narm && *st == 0; a++) {
@@ -154,6 +175,8 @@ static int make_models(rvfit_output *o, int *st)
     for (int t = 0; t < o->ntable && *st == 0; t++)
         if (!strcmp(o->table[t].extname, "FIBERMAP"))
             make_passthrough(o->mod, &o->table[t], o->nrow, st);
+    if (o->chisq_v && *st == 0)
+        make_chisq_v(o, st);
     return *st;
 }
 
@@ -166,6 +189,7 @@ int rvfit_output_open(rvfit_output **out, const char *tab_path,
     if (!o)
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "output: out of memory");
     o->nrow = nrow;
+    o->chisq_v = meta->chisq_v;
     o->narm = info->narm;
     memcpy(o->arm, info->arm, sizeof o->arm);
     o->ntable = info->ntable;

@@ -19,8 +19,17 @@ static void add(out_cols *c, const char *name, const char *form,
 #define OC_COPY(dst, src) snprintf(dst, sizeof dst, "%.*s", (int)sizeof dst - 1, src)
     OC_COPY(k->name, name);
     OC_COPY(k->form, form);
-    OC_COPY(k->unit, unit);
-    OC_COPY(k->comment, comment);
+    /* "dex" is no FITS unit (astropy warns at every such column): the
+     * column is dimensionless for FITS and says dex in its description,
+     * where rvfit's Python reader finds it (docs/output-format.md). */
+    int dex = !strcmp(unit, "dex");
+    OC_COPY(k->qty, unit);
+    OC_COPY(k->unit, dex ? "" : unit);
+    if (dex)
+        snprintf(k->comment, sizeof k->comment, "%.*s [dex]",
+                 (int)sizeof k->comment - 7, comment);
+    else
+        OC_COPY(k->comment, comment);
 #undef OC_COPY
     k->kind = kind;
     k->index = index;

@@ -23,6 +23,8 @@ enum out_col_kind {
 
 typedef struct out_col {
     char name[72], form[16], unit[72], comment[72];
+    char qty[16];   /* the physical unit ("dex" too, which `unit`, the
+                       FITS TUNIT, leaves empty: the comment says it) */
     int kind, index;
 } out_col;
 
@@ -44,6 +46,7 @@ struct rvfit_output {
     int wave_per_spec[RVFIT_MAX_ARMS];
     int wave_written;   /* shared grids written (with the first batch) */
     size_t nrow;
+    int chisq_v;        /* rvmod has HDU CHISQ_V                         */
 };
 
 void out_rvtab_columns(out_cols *c, const rvfit_library *lib,

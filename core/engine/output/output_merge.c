@@ -231,3 +231,30 @@ void out_remove_stale(const char *outdir, const char *path)
     const char *p[2] = {pre[0], pre[1]};
     remove_prefixed(outdir, p, 2);
 }
+
+size_t rvfit_output_clean_dir(const char *outdir)
+{
+    /* every hidden name rvfit writes: parts ".rvtab_S.fits.partKofN", the
+     * temporaries ".rvtab_S.fits.tmp.PID" and those of parts
+     * "..rvtab_S.fits.partKofN.tmp.PID", the same for rvmod */
+    static const char *const pre[] = {".rvtab_", ".rvmod_", "..rvtab_",
+                                      "..rvmod_"};
+    DIR *d = opendir(outdir);
+    size_t n = 0;
+    if (!d)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        int hit = 0;
+        for (int i = 0; i < 4 && !hit; i++)
+            hit = !strncmp(e->d_name, pre[i], strlen(pre[i]));
+        if (!hit || !(strstr(e->d_name, ".part") ||
+                      strstr(e->d_name, ".tmp.")))
+            continue;
+        char full[OUT_PATH + 300];
+        snprintf(full, sizeof full, "%s/%s", outdir, e->d_name);
+        n += unlink(full) == 0;
+    }
+    closedir(d);
+    return n;
+}

@@ -131,6 +131,32 @@ static void write_models(rvfit_output *o, size_t first,
     o->wave_written = *st == 0 && n > 0;
 }
 
+/* The final velocity scans of rows [first, first + n) into CHISQ_V. */
+static void write_chisq_v(rvfit_output *o, size_t first, size_t n,
+                          const rvfit_result *res, int *st)
+{
+    size_t k = RVFIT_VSCAN_MAX;
+    double *v = malloc((n ? n : 1) * k * sizeof *v);
+    double *m = malloc((n ? n : 1) * k * sizeof *m);
+    int *nv = malloc((n ? n : 1) * sizeof *nv);
+    if (!v || !m || !nv)
+        *st = MEMORY_ALLOCATION;
+    for (size_t i = 0; i < n && *st == 0; i++) {
+        int c = res[i].vscan_n;
+        nv[i] = c > 0 && c <= RVFIT_VSCAN_MAX ? c : 0;
+        for (size_t j = 0; j < k; j++) {
+            v[i * k + j] = (int)j < nv[i] ? res[i].vscan_v[j] : NAN;
+            m[i * k + j] = (int)j < nv[i] ? res[i].vscan_m2lnl[j] : NAN;
+        }
+    }
+    LONGLONG r0 = (LONGLONG)first + 1;
+    fits_movnam_hdu(o->mod, BINARY_TBL, "CHISQ_V", 0, st);
+    fits_write_col(o->mod, TDOUBLE, 1, r0, 1, (LONGLONG)(n * k), v, st);
+    fits_write_col(o->mod, TDOUBLE, 2, r0, 1, (LONGLONG)(n * k), m, st);
+    fits_write_col(o->mod, TINT, 3, r0, 1, (LONGLONG)n, nv, st);
+    free(v), free(m), free(nv);
+}
+
 static int write_error(const char *path, const char *what, int st,
                        rvfit_err *err)
 {
@@ -163,6 +189,8 @@ int rvfit_output_write(rvfit_output *o, size_t first,
             if (!strcmp(o->table[t].extname, "FIBERMAP"))
                 write_passthrough(o->mod, &o->table[t], &r->rows[t], first, n,
                                   &st);
+        if (o->chisq_v && !st)
+            write_chisq_v(o, first, n, r->res, &st);
         if (st)
             return write_error(o->mod_final, "writing models", st, err);
     }

@@ -52,7 +52,8 @@ static int open_output(run_ctx *c, run_unit *U, const char *mod,
     rvfit_output_meta meta = {
         U->path, r->be->name, r->be->ph.desc->version,
         r->be->ops->device(r->be->state), r->inst->desc->name,
-        r->inst->desc->version, r->lib_path, c->cfgtext, r->cmdline};
+        r->inst->desc->version, r->lib_path, c->cfgtext, r->cmdline,
+        (int)r->cfg->chisq_v};
     return rvfit_output_open(&U->out, U->tab,
                              r->cfg->write_models ? mod : NULL, r->lib,
                              &U->info, U->count, &meta, e);

@@ -128,7 +128,7 @@ int rvfit_session_col(const rvfit_session *s, int c, char *name, char *unit,
         return rc;
     const out_col *k = &s->cols.col[c];
     snprintf(name, n, "%s", k->name);
-    snprintf(unit, n, "%s", k->unit);
+    snprintf(unit, n, "%s", k->qty);
     *type = k->form[0];
     return RVFIT_OK;
 }

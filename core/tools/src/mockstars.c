@@ -84,13 +84,22 @@ int rvfit_truth_write(const char *path, size_t n,
     char *names[] = {"TARGETID", "TEFF", "LOGG", "FEH",
                      "ALPHAFE", "VRAD", "VSINI", "SNR"};
     char *forms[] = {"K", "D", "D", "D", "D", "D", "D", "D"};
-    char *units[] = {"", "K", "dex", "dex", "dex", "km/s", "km/s", ""};
+    /* dex is no FITS unit: those columns say it in TCOMMn (as rvtab) */
+    char *units[] = {"", "K", "", "", "", "km/s", "km/s", ""};
     fitsfile *f = NULL;
     int fs = 0, st = rvfit_fits_create(path, tmp, sizeof tmp, &f, err);
     if (st)
         return st;
     fits_create_tbl(f, BINARY_TBL, 0, 8, names, forms, units,
                     "TRUTH", &fs);
+    for (int c = 2; c <= 4; c++) {
+        char key[16];
+        snprintf(key, sizeof key, "TCOMM%d", c + 1);
+        fits_write_key_str(f, key, c == 2 ? "true log g [dex]"
+                                          : c == 3 ? "true [Fe/H] [dex]"
+                                                   : "true [alpha/Fe] [dex]",
+                           "column description", &fs);
+    }
     if (!fs)
         st = ms_columns(f, n, stars, &fs);
     if (st) {

@@ -21,8 +21,9 @@
 #include "phoenix_read.h"
 #include "rvfit/physics.h"
 #include "rvfit/pool.h"
-#include "rvfit/templates.h"
 #include "rvfit/interp.h"
+#include "rvfit/templates.h"
+#include "tools_library.h"
 
 #define TPL_NSIG 8.0          /* half width of the Gaussian window        */
 #define TPL_TAB_PER_U 64      /* table nodes per unit of u                 */
@@ -235,47 +236,6 @@ static int tpl_item(void *ctx, void *scratch, size_t fi, rvfit_err *e)
 
 /* ---- axes from the file keywords ---------------------------------- */
 
-static int tpl_dcmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Sorted unique values (tolerance 1e-6 * max(1,|x|)) into ax->node. */
-static int tpl_axis(rvfit_axis *ax, const char *name, const char *unit,
-                    int scale, const double *v, size_t n, double *tmp,
-                    rvfit_err *err)
-{
-    memcpy(tmp, v, n * sizeof *tmp);
-    qsort(tmp, n, sizeof *tmp, tpl_dcmp);
-    snprintf(ax->name, sizeof ax->name, "%s", name);
-    snprintf(ax->unit, sizeof ax->unit, "%s", unit);
-    ax->scale = scale;
-    ax->nnode = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (ax->nnode > 0 && fabs(tmp[i] - tmp[i - 1]) <=
-                                 1e-6 * fmax(1.0, fabs(tmp[i])))
-            continue;
-        if (ax->nnode == RVFIT_MAX_NODES)
-            return rvfit_err_set(err, RVFIT_ERR_INVALID, "axis %s has more "
-                                 "than %d distinct values", name,
-                                 RVFIT_MAX_NODES);
-        ax->node[ax->nnode++] = scale == RVFIT_SCALE_LOG10 ? log10(tmp[i])
-                                                           : tmp[i];
-    }
-    return RVFIT_OK;
-}
-
-static int tpl_find(const rvfit_axis *ax, double x)
-{
-    if (ax->scale == RVFIT_SCALE_LOG10)
-        x = log10(x);
-    for (int k = 0; k < ax->nnode; k++)
-        if (fabs(ax->node[k] - x) <= 1e-6 * fmax(1.0, fabs(x)))
-            return k;
-    return -1;
-}
-
 /* Axes, EXISTS and the file -> model map. */
 static int tpl_space(const phx_grid *g, rvfit_library *lib,
                      size_t *model_of, rvfit_err *err)
@@ -294,9 +254,9 @@ static int tpl_space(const phx_grid *g, rvfit_library *lib,
             v[i] = p == 0 ? fl->teff : p == 1 ? fl->logg
                                      : p == 2 ? fl->feh : fl->alpha;
         }
-        st = tpl_axis(&lib->axis[p], nm[p], un[p],
-                      p == 0 ? RVFIT_SCALE_LOG10 : RVFIT_SCALE_LINEAR, v, n,
-                      v + n, err);
+        st = tools_axis(&lib->axis[p], nm[p], un[p],
+                        p == 0 ? RVFIT_SCALE_LOG10 : RVFIT_SCALE_LINEAR, v,
+                        n, v + n, err);
     }
     free(v);
     if (st)
@@ -313,7 +273,7 @@ static int tpl_space(const phx_grid *g, rvfit_library *lib,
         size_t m = 0;
         for (int p = 0; p < 4; p++)
             m = m * (size_t)lib->axis[p].nnode +
-                (size_t)tpl_find(&lib->axis[p], x[p]);
+                (size_t)tools_axis_find(&lib->axis[p], x[p]);
         if (lib->exists[m])
             return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: same parameters"
                                  " (%g, %g, %g, %g) as another file",
@@ -383,25 +343,6 @@ static int tpl_run(tpl_job *j, int nthreads, rvfit_err *err)
     return st;
 }
 
-/* Allocate the flux arrays, fill holes with a flat 1 (never used by the
- * interpolator, but harmless if a backend reads them). */
-static int tpl_alloc_flux(rvfit_library *lib, rvfit_err *err)
-{
-    for (int a = 0; a < lib->narm; a++) {
-        rvfit_lib_arm *la = &lib->arm[a];
-        la->flux = malloc(lib->nmodel * la->npix * sizeof *la->flux);
-        if (!la->flux)
-            return rvfit_err_set(err, RVFIT_ERR_NOMEM, "templates: no memory"
-                                 " for %zu x %zu pixels of arm %s",
-                                 lib->nmodel, la->npix, la->name);
-        for (size_t m = 0; m < lib->nmodel; m++)
-            if (!lib->exists[m])
-                for (size_t p = 0; p < la->npix; p++)
-                    la->flux[m * la->npix + p] = 1.0f;
-    }
-    return RVFIT_OK;
-}
-
 int rvfit_templates_build(const char *griddir, int narm,
                           const rvfit_template_arm *arms,
                           const char *instrument,
@@ -437,7 +378,7 @@ int rvfit_templates_build(const char *griddir, int narm,
         maxstep = fmax(maxstep, arms[a].step);
     }
     if (!st)
-        st = tpl_alloc_flux(&lib, err);
+        st = tools_alloc_flux(&lib, err);
     if (!st) {
         lib.sigma0 = sqrt(o->sigma0 * o->sigma0 + maxstep * maxstep / 12.0);
         lib.vmax = o->vmax;
@@ -459,32 +400,7 @@ int rvfit_templates_build(const char *griddir, int narm,
         free(tab);
     }
     if (!st)
-        st = rvfit_library_configure(
-            &lib, o->interpolator ? o->interpolator : "multilinear",
-            o->cubic, o->log_flux, err);
-    int fill = rvfit_fill_parse(o->fill_holes);
-    if (!st && fill < 0)
-        st = rvfit_err_set(err, RVFIT_ERR_CONFIG, "fill_holes = '%s': "
-                           "expected none or quadratic", o->fill_holes);
-    /* in the space interpolated (ln flux after configure, if asked) */
-    if (!st)
-        st = rvfit_library_fill_holes(&lib, fill, o->nfilled, o->nleft,
-                                      err);
-    /* the simplex kind triangulates here and pca decomposes, both stored
-     * in the file */
-    rvfit_interpolator ip;
-    memset(&ip, 0, sizeof ip);
-    rvfit_interp_opts io = {
-        .kind = o->interpolator ? o->interpolator : "multilinear",
-        .pca_k = o->pca_k,
-        .pca_rms = o->pca_rms,
-        .simplex_correction = o->simplex_correction,
-    };
-    if (!st)
-        st = rvfit_interp_build(&ip, &lib, &io, err);
-    if (!st)
-        st = rvfit_library_save_interp(&lib, &ip, outdir, err);
-    rvfit_interp_close(&ip);
+        st = tools_library_finish(&lib, o, outdir, err);
     for (int a = 0; a < narm; a++)
         free(j.arm[a].edge);
     free(model_of);

@@ -5,10 +5,13 @@ from astropy.table import Table
 from astropy import units as u
 
 
-def _unit(s):
-    """A TUNIT string in astropy's generic format, which knows rvfit's
-    units (km/s, K, dex; the FITS format lacks dex)."""
-    return u.Unit(s, parse_strict="silent") if s.strip() else None
+def _unit(s, comment=""):
+    """A TUNIT string in astropy's generic format (km/s, K).  dex is no
+    FITS unit, so rvfit leaves TUNIT empty for dex columns and ends their
+    TCOMM with "[dex]" (docs/output-format.md)."""
+    if s.strip():
+        return u.Unit(s, parse_strict="silent")
+    return u.dex if comment.rstrip().endswith("[dex]") else None
 
 
 def _native(t):
@@ -29,9 +32,10 @@ def read_rvtab(path, hdu="RVTAB"):
         h = f[hdu].header
         t = Table(f[hdu].data, masked=False)
         for i, name in enumerate(t.colnames, start=1):
-            t[name].unit = _unit(h.get("TUNIT%d" % i, ""))
+            com = h.get("TCOMM%d" % i, "")
+            t[name].unit = _unit(h.get("TUNIT%d" % i, ""), com)
             if "TCOMM%d" % i in h:
-                t[name].description = h["TCOMM%d" % i]
+                t[name].description = com
         t.meta["PRIMARY"] = dict(f[0].header)
     return _native(t)
 

@@ -82,12 +82,16 @@ typedef struct rvfit_config {
     char plot_dir[RVFIT_PATH_LEN];    /* fit figures (PNG), "" = none    */
     /* [fit], added last likewise */
     long interp_errors;  /* 1: parameter errors include interpolation */
+    /* [output], added last likewise */
+    long chisq_v;        /* 1: rvmod gets HDU CHISQ_V, -2 ln L(v)      */
 } rvfit_config;
 
 /* Fill with defaults. */
 RVFIT_EXPORT void rvfit_config_defaults(rvfit_config *c);
 
-/* Read an INI file on top of the current values. */
+/* Read an INI file on top of the current values.  Relative paths in it
+ * (run.plugin_path, templates.path, output.dir, output.status,
+ * output.plot_dir) are taken relative to the file's directory. */
 RVFIT_EXPORT int rvfit_config_load(rvfit_config *c, const char *path,
                                    rvfit_err *err);
 

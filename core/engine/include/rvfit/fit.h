@@ -44,6 +44,9 @@ extern "C" {
 #define RVFIT_WARN_ARM_OUTSIDE 512u /* an arm lies entirely outside the
                                        templates' wavelengths: not used  */
 
+/* Points of the final velocity scan kept per spectrum (rvfit_result). */
+#define RVFIT_VSCAN_MAX 25
+
 typedef struct rvfit_result {
     double vrad, vrad_err, vrad_skew, vrad_kurt;
     double vsini;
@@ -63,6 +66,13 @@ typedef struct rvfit_result {
      * stencil ops, no inverse Hessian); param_err^2 = statistical^2 +
      * param_err_interp^2 (docs/output-format.md). */
     double param_err_interp[RVFIT_MAX_PARAMS];
+    /* The final velocity scan of stage 3, from which VRAD and VRAD_ERR
+     * come: vscan_n points (0: not fitted) at velocities vscan_v (km/s,
+     * increasing) with -2 ln L vscan_m2lnl ([output] chisq_v = 1 writes
+     * them to rvmod, HDU CHISQ_V; docs/output-format.md). */
+    int vscan_n;
+    double vscan_v[RVFIT_VSCAN_MAX];
+    double vscan_m2lnl[RVFIT_VSCAN_MAX];
 } rvfit_result;
 
 /* Stages of the profile.  READ (reading and preparing input) and WRITE

@@ -95,7 +95,12 @@ typedef struct rvfit_backend {
 /* Open the backend named in c->backend.  A single name is strict; a list
  * ("cuda, opencl, cpu") falls back in order past plugins that are not
  * found, fail to dlopen or report UNAVAILABLE, logging why; a plugin that
- * is broken (symbol, ABI, name) stops the run.  Plugin options come from
+ * is broken (symbol, ABI, name) stops the run.  A name that is neither one
+ * of rvfit's own backends (cpu, opencl, cuda) nor a plugin file on the
+ * search path is RVFIT_ERR_CONFIG naming the known ones, in a list too.
+ * In a list, a plugin that declares the key device_type gets
+ * device_type = gpu unless its section sets it (no OpenCL CPU device).
+ * The choice and its reason are logged.  Plugin options come from
  * [backend.NAME] and are checked against the plugin's keys. */
 RVFIT_EXPORT int rvfit_backend_open(const rvfit_config *c,
                                     const rvfit_host *host,

@@ -31,6 +31,8 @@ typedef struct rvfit_output_meta {
     const char *library;
     const char *config_text; /* effective INI text                     */
     const char *cmdline;
+    int chisq_v;             /* rvmod gets HDU CHISQ_V: each row's final
+                                velocity scan (rvfit_result vscan_*)     */
 } rvfit_output_meta;
 
 /* mod_path may be NULL (no model file).  The pass-through schemas of info
@@ -90,29 +92,45 @@ RVFIT_EXPORT void rvfit_output_part_names(const char *outdir,
                                           int nparts, char *tab, char *mod,
                                           size_t n);
 
-/* ---- the job status file ([output] status = FILE): one
- * line per input, "STATE<TAB>INPUT<TAB>DETAIL", in input order, with
- * STATE pending, done, failed or skipped and DETAIL the output written or
- * the reason.  The file is rewritten atomically (temporary + rename) at
- * most once a second while states change and always on close, so a user
- * or a workflow system can follow a job and see, after a crash, what is
- * left; a crash loses at most the last second of updates, and a rerun with
- * --skip-existing settles it.
+/* Remove what killed runs left in the output directory: part outputs and
+ * the temporaries of outputs and parts (hidden names only; finished
+ * outputs stay).  Only for the one run that holds the directory (the CLI
+ * does this after taking its lock).  Returns the number removed. */
+RVFIT_EXPORT size_t rvfit_output_clean_dir(const char *outdir);
+
+/* ---- the job status file ([output] status = FILE, `--status FILE`): one
+ * line per input, "STATE<TAB>INPUT<TAB>DETAIL", in input order.  STATE is
+ * pending, running, done, failed, skipped or interrupted (meanings in
+ * docs/scale.md, decided by the coordinator of the job); DETAIL the output
+ * written, where the input runs, or the reason.  Every write replaces the
+ * whole file (a temporary renamed over it), so a reader, or a job killed
+ * at any moment, finds either the previous complete state or the next.
  *
  * Ownership: the object copies the input names.  Thread-safety: none; one
  * writer (the process that coordinates the job). */
 typedef struct rvfit_statusfile rvfit_statusfile;
 
-/* Create (or replace) `path` listing the n inputs as pending. */
+/* The status of n inputs, all pending, in memory: nothing is written
+ * before the first rvfit_statusfile_flush or _set, so the caller can set
+ * the states it knows (outputs kept from an earlier run) first.
+ * Temporaries of the file left by killed runs are removed. */
 RVFIT_EXPORT int rvfit_statusfile_open(rvfit_statusfile **sf,
                                        const char *path, size_t n,
                                        char *const *inputs, rvfit_err *err);
-/* Set input i's state ("done", "failed", "skipped") and detail (tabs and
- * newlines become spaces). */
+/* Set input i's state and detail in memory (tabs and newlines of detail
+ * become spaces); nothing is written. */
+RVFIT_EXPORT void rvfit_statusfile_mark(rvfit_statusfile *sf, size_t i,
+                                        const char *state,
+                                        const char *detail);
+/* Write the file now (atomically) when a state changed since the last
+ * write.  NULL is allowed. */
+RVFIT_EXPORT int rvfit_statusfile_flush(rvfit_statusfile *sf,
+                                        rvfit_err *err);
+/* _mark, then _flush. */
 RVFIT_EXPORT int rvfit_statusfile_set(rvfit_statusfile *sf, size_t i,
                                       const char *state, const char *detail,
                                       rvfit_err *err);
-/* Write the final state and free sf (NULL is allowed). */
+/* Flush what is not written yet and free sf (NULL is allowed). */
 RVFIT_EXPORT int rvfit_statusfile_close(rvfit_statusfile *sf, rvfit_err *err);
 
 #ifdef __cplusplus

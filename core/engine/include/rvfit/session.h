@@ -131,7 +131,8 @@ RVFIT_EXPORT int rvfit_session_fit(rvfit_session *s, int models,
                                    rvfit_err *err);
 
 /* The RVTAB columns of the fit: their number, column c's name and unit
- * (n-byte buffers) and FITS type letter ('D', 'J' or 'L'), and its nspec
+ * (n-byte buffers; the physical unit, "dex" too, which the file's TUNIT
+ * leaves empty) and FITS type letter ('D', 'J' or 'L'), and its nspec
  * values as doubles (NaN where `rvfit fit` writes a null). */
 RVFIT_EXPORT int rvfit_session_ncol(const rvfit_session *s);
 RVFIT_EXPORT int rvfit_session_col(const rvfit_session *s, int c,
