@@ -13,8 +13,48 @@
 #define LSF_MAX_HALF 25
 #define SQRT2 1.41421356237309504880
 
-/* Non-finite values become unusable pixels; sigma is floored. */
-static void clean_and_floor(float *flux, float *ivar, size_t n, double *tmp)
+/* The k-th smallest (k from 0) of the n bit patterns key[] of positive
+ * floats, which order as the floats do: a radix selection, 11, 10 and 10
+ * bits from the top, each round keeping the keys of the bucket that
+ * holds rank k (key[] is reordered).  Counting instead of comparing
+ * values: none of a quickselect's mispredicted branches, and 4-byte keys
+ * instead of the doubles 1/sqrt(ivar). */
+static uint32_t select_key(uint32_t *key, size_t n, size_t k,
+                           uint32_t *hist /* [2048] */)
+{
+    static const int shift[3] = {20, 10, 0}, nbin[3] = {2048, 1024, 1024};
+    for (int r = 0; r < 3 && n > 1; r++) {
+        uint32_t sh = (uint32_t)shift[r], mask = (uint32_t)nbin[r] - 1, b = 0;
+        memset(hist, 0, (size_t)nbin[r] * sizeof *hist);
+        for (size_t i = 0; i < n; i++)
+            hist[(key[i] >> sh) & mask]++;
+        while (k >= hist[b])
+            k -= hist[b++];
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            key[m] = key[i];
+            m += ((key[i] >> sh) & mask) == b;
+        }
+        n = m;
+    }
+    return key[0]; /* one left, or all equal after the last round */
+}
+
+static float key_float(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* Non-finite values become unusable pixels; sigma is floored at
+ * SIGMA_FLOOR x the median of 1/sqrt(ivar) over the usable pixels.
+ * That median is taken on ivar itself (x -> 1/sqrt(x) reverses the
+ * order, so the middle values are the same pixels'), by the same
+ * formulas as rvfit_median's.  Returns the number of usable pixels and
+ * in *imax the ivar of the floor; key[n] and hist[2048] are scratch. */
+static size_t clean_floor_ivar(float *flux, float *ivar, size_t n,
+                               uint32_t *key, uint32_t *hist, float *imax)
 {
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
@@ -22,16 +62,32 @@ static void clean_and_floor(float *flux, float *ivar, size_t n, double *tmp)
             flux[i] = isfinite(flux[i]) ? flux[i] : 0.0f;
             ivar[i] = 0.0f;
         } else {
-            tmp[m++] = 1.0 / sqrt((double)ivar[i]);
+            memcpy(&key[m++], &ivar[i], sizeof *key);
         }
     }
     if (m == 0)
-        return;
-    double sfloor = SIGMA_FLOOR * rvfit_median(tmp, m);
-    float imax = (float)(1.0 / (sfloor * sfloor));
-    for (size_t i = 0; i < n; i++)
-        if (ivar[i] > imax)
-            ivar[i] = imax;
+        return 0;
+    /* sigma ranks h (and h - 1) are ivar ranks m-1-h (and m-h) */
+    size_t h = m / 2;
+    float iv_h = key_float(select_key(key, m, m - 1 - h, hist));
+    double med = 1.0 / sqrt((double)iv_h);
+    if (m % 2 == 0) {
+        /* ivar rank m-h = h: the smallest above rank h-1, or a tie */
+        size_t above = 0;
+        float iv_h1 = INFINITY;
+        for (size_t i = 0; i < n; i++)
+            if (ivar[i] > iv_h) {
+                above++;
+                iv_h1 = ivar[i] < iv_h1 ? ivar[i] : iv_h1;
+            }
+        if (above < h)
+            iv_h1 = iv_h;
+        double lo = 1.0 / sqrt((double)iv_h1);
+        med = 0.5 * (lo + med);
+    }
+    double sfloor = SIGMA_FLOOR * med;
+    *imax = (float)(1.0 / (sfloor * sfloor));
+    return m;
 }
 
 static double pixel_width(const double *w, size_t n, size_t j)
@@ -75,40 +131,78 @@ static void lsf_to_band(const double *w, size_t n, size_t ld,
 /* R' = R (I - C D2): undo, to second order, the part of the templates'
  * Gaussian smoothing (variance sigma_t^2) that exceeds the box of a data
  * pixel (variance dl^2/12), which the band matrix already includes.
- * c_j = excess / (2 dl_j^2) in pixel units.  Input: half width h, output
- * h+1 (both row stride ld) over the n own pixels of one spectrum;
- * columns beyond n are padding and stay 0. */
-static void desmooth_band(const double *w, size_t n, size_t ld,
-                          const float *in, int h, const rvfit_library *lib,
-                          int la, float *out, double *c)
+ * c_j = excess / (2 dl_j^2) in pixel units, for the n own pixels of grid
+ * w. */
+static void desmooth_coef(const double *w, size_t n, const rvfit_library *lib,
+                          int la, double *c)
 {
-    int ho = h + 1, ndo = 2 * ho + 1;
     for (size_t j = 0; j < n; j++) {
         double dl = pixel_width(w, n, j);
         double sigma_t = rvfit_library_sigma(lib, la, w[j]);
         double excess = sigma_t * sigma_t - dl * dl / 12.0;
         c[j] = excess > 0 ? excess / (2.0 * dl * dl) : 0.0;
     }
-    /* R(i, j) from the input band, 0 outside. */
-#define RIN(i, j)                                                         \
-    (((long)(j) < 0 || (size_t)(j) >= n || labs((long)(i) - (long)(j)) > h) \
-         ? 0.0                                                            \
-         : (double)in[(size_t)((long)(i) - (long)(j) + h) * ld + (size_t)(j)])
-    for (size_t k = 0; k < ld; k++) {
-        for (int q = 0; q < ndo; q++) {
-            long i = (long)k + q - ho;
-            double v = 0;
-            if (k < n && i >= 0 && (size_t)i < n) {
-                v = RIN(i, k) * (1.0 + 2.0 * c[k]);
-                if (k + 1 < n)
-                    v -= c[k + 1] * RIN(i, k + 1);
-                if (k > 0)
-                    v -= c[k - 1] * RIN(i, (long)k - 1);
-            }
-            out[(size_t)q * ld + k] = (float)v;
-        }
+}
+
+/* R(i, j) from the input band (half width h, row stride ld), 0 outside
+ * the band and outside the n own pixels. */
+static double band_at(const float *in, size_t n, size_t ld, int h, long i,
+                      long j)
+{
+    if (j < 0 || (size_t)j >= n || labs(i - j) > h)
+        return 0.0;
+    return (double)in[(size_t)(i - j + h) * ld + (size_t)j];
+}
+
+/* Element (q, k) of R' (i = k + q - h - 1) by its definition, 0 outside
+ * the n x n matrix. */
+static float desmooth_at(const float *in, size_t n, size_t ld, int h,
+                         const double *c, size_t k, int q)
+{
+    long i = (long)k + q - (h + 1), j = (long)k;
+    if (k >= n || i < 0 || (size_t)i >= n)
+        return 0.0f;
+    double v = band_at(in, n, ld, h, i, j) * (1.0 + 2.0 * c[k]);
+    if (k + 1 < n)
+        v -= c[k + 1] * band_at(in, n, ld, h, i, j + 1);
+    if (k > 0)
+        v -= c[k - 1] * band_at(in, n, ld, h, i, j - 1);
+    return (float)v;
+}
+
+/* R' of one spectrum: input half width h, output h+1 (both row stride
+ * ld) over its n own pixels; columns beyond n are padding and stay 0.
+ * Output diagonal q at column k takes input diagonals q-1 (column k),
+ * q-2 (column k+1) and q (column k-1).  Inside the matrix and away from
+ * its first and last column every term is one load, a diagonal outside
+ * the input band reading `zero` (ld zeros) where desmooth_at has 0.0: the
+ * same operations in the same order, so the same bits; the rest goes
+ * through desmooth_at. */
+static void desmooth_band(const float *restrict in, size_t n, size_t ld, int h,
+                          const double *restrict c,
+                          const float *restrict zero, float *restrict out)
+{
+    int ho = h + 1, ndo = 2 * ho + 1;
+    for (int q = 0; q < ndo; q++) {
+        /* interior columns [lo, end): 1 <= k <= n - 2, 0 <= k + q - ho < n */
+        long lo = ho - q > 1 ? ho - q : 1;
+        long end = q > ho ? (long)n - (q - ho) : (long)n - 1;
+        if (end <= lo)
+            lo = end = 0; /* none: all by the definition */
+        const float *restrict ra =
+            q >= 1 && q <= 2 * h + 1 ? in + (size_t)(q - 1) * ld : zero;
+        const float *restrict rb = q >= 2 ? in + (size_t)(q - 2) * ld : zero;
+        const float *restrict rd = q <= 2 * h ? in + (size_t)q * ld : zero;
+        float *restrict o = out + (size_t)q * ld;
+        for (long k = 0; k < lo; k++)
+            o[k] = desmooth_at(in, n, ld, h, c, (size_t)k, q);
+        for (long k = lo; k < end; k++)
+            o[k] = (float)((double)ra[k] * (1.0 + 2.0 * c[k]) -
+                           c[k + 1] * (double)rb[k + 1] -
+                           c[k - 1] * (double)rd[k - 1]);
+        for (long k = end; k < (long)ld; k++)
+            o[k] = desmooth_at(in, n, ld, h, c, (size_t)k, q);
     }
-#undef RIN
 }
 
 /* Half width of the band an LSF spectrum needs: LSF_NSIGMA of its widest
@@ -132,28 +226,66 @@ static const double *spec_wave(const rvfit_arm_batch *A, size_t s)
     return A->wave + (A->wave_per_spec ? s * A->npix : 0);
 }
 
-/* Spectrum s's arm a: no usable pixel inside the templates' wavelengths
- * (the model there would be a template's edge value stretched out) ->
- * dropped and flagged; a median S/N per pixel beyond any detector ->
- * flagged (its velocity error would claim 1e-9 km/s). */
-static void check_spec(rvfit_batch *b, int a, const rvfit_lib_arm *L,
-                       size_t s, double *tmp)
+/* Whether the median of the used values x_i = |f_i| sqrt(iv_i) (as
+ * rvfit_median takes it) exceeds RVFIT_SNR_ABSURD, from nbig, how many of
+ * them do: the odd median exceeds it when the upper half does; the mean
+ * of two middle values above it exceeds it (2 T + ulp(2 T) is a double),
+ * and of two at or below it does not.  Only when exactly the upper half
+ * exceeds it are the values needed. */
+static int snr_absurd(const float *f, const float *iv, size_t n, size_t used,
+                      size_t nbig, double *tmp)
+{
+    size_t h = used / 2;
+    if (used % 2 || nbig != used - h)
+        return nbig >= used - h;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (iv[i] > 0)
+            tmp[m++] = fabs((double)f[i]) * sqrt((double)iv[i]);
+    return rvfit_median(tmp, m) > RVFIT_SNR_ABSURD;
+}
+
+/* Spectrum s's arm a after cleaning: ivar floored at imax, then (L, the
+ * library's arm, given) no usable pixel inside the templates'
+ * wavelengths (the model there would be a template's edge value
+ * stretched out) -> dropped and flagged; a median S/N per pixel beyond
+ * any detector -> flagged (its velocity error would claim 1e-9 km/s).
+ * One pass over the pixels: x_i is worked out only where x_i^2 from
+ * f^2 iv (one rounding) may exceed T^2 / 4, i.e. x_i may exceed T. */
+static void floor_and_check(rvfit_batch *b, int a, const rvfit_lib_arm *L,
+                            size_t s, float imax, double *tmp)
 {
     rvfit_arm_batch *A = &b->arm[a];
-    double lo = exp(L->lnl0), hi = exp(L->lnl0 + L->dlnl * (L->npix - 1));
     const double *w = spec_wave(A, s);
     float *f = A->flux + s * A->npix, *iv = A->ivar + s * A->npix;
-    size_t n = rvfit_arm_npix(A, s), used = 0, inside = 0;
-    for (size_t i = 0; i < n; i++)
+    size_t n = rvfit_arm_npix(A, s), used = 0, inside = 0, nbig = 0;
+    for (size_t i = n; i < A->npix; i++) /* padding */
+        if (iv[i] > imax)
+            iv[i] = imax;
+    if (!L) {
+        for (size_t i = 0; i < n; i++)
+            if (iv[i] > imax)
+                iv[i] = imax;
+        return;
+    }
+    const double T = RVFIT_SNR_ABSURD, big2 = 0.25 * T * T;
+    double lo = exp(L->lnl0), hi = exp(L->lnl0 + L->dlnl * (L->npix - 1));
+    for (size_t i = 0; i < n; i++) {
+        if (iv[i] > imax)
+            iv[i] = imax;
         if (iv[i] > 0) {
+            used++;
             inside += w[i] >= lo && w[i] <= hi;
-            tmp[used++] = fabs((double)f[i]) * sqrt((double)iv[i]);
+            double fi = f[i];
+            if (fi * fi * (double)iv[i] > big2)
+                nbig += fabs(fi) * sqrt((double)iv[i]) > T;
         }
+    }
     if (used && !inside) {
         for (size_t i = 0; i < n; i++)
             iv[i] = 0;
         b->flags[s] |= RVFIT_SPEC_ARM_OUTSIDE(a);
-    } else if (used && rvfit_median(tmp, used) > RVFIT_SNR_ABSURD) {
+    } else if (used && snr_absurd(f, iv, n, used, nbig, tmp)) {
         b->flags[s] |= RVFIT_SPEC_BAD_IVAR;
     }
 }
@@ -207,8 +339,21 @@ typedef struct prep_job {
 
 typedef struct prep_scratch {
     double *tmp;  /* npix + 1 */
+    uint32_t *key; /* npix, and hist[2048]: clean_floor_ivar */
+    uint32_t hist[2048];
     float *band;  /* npix x (2 h_in + 1), LSF arms only */
+    double *c;    /* npix: desmooth_coef of grid c_wave, c_n pixels */
+    const double *c_wave;
+    size_t c_n;
+    float *zero;  /* npix zeros */
 } prep_scratch;
+
+static void prep_scratch_free(void *scratch)
+{
+    prep_scratch *S = scratch;
+    free(S->tmp), free(S->key), free(S->band), free(S->c), free(S->zero);
+    free(S);
+}
 
 static void *prep_scratch_new(void *ctx)
 {
@@ -218,19 +363,22 @@ static void *prep_scratch_new(void *ctx)
     if (!S)
         return NULL;
     S->tmp = malloc((A->npix + 1) * sizeof *S->tmp);
-    if (J->out && A->res_kind == RVFIT_RES_LSF)
+    S->key = malloc((A->npix + 1) * sizeof *S->key);
+    int ok = S->tmp && S->key;
+    if (J->out) {
+        S->c = malloc(A->npix * sizeof *S->c);
+        S->zero = calloc(A->npix, sizeof *S->zero);
+        ok = ok && S->c && S->zero;
+    }
+    if (J->out && A->res_kind == RVFIT_RES_LSF) {
         S->band = malloc(A->npix * (size_t)(2 * J->h_in + 1) * sizeof *S->band);
-    if (!S->tmp || (J->out && A->res_kind == RVFIT_RES_LSF && !S->band)) {
-        free(S->tmp), free(S->band), free(S);
+        ok = ok && S->band;
+    }
+    if (!ok) {
+        prep_scratch_free(S);
         return NULL;
     }
     return S;
-}
-
-static void prep_scratch_free(void *scratch)
-{
-    prep_scratch *S = scratch;
-    free(S->tmp), free(S->band), free(S);
 }
 
 /* First pass: clean, floor and check spectrum s. */
@@ -239,10 +387,11 @@ static int prep_clean_item(void *ctx, void *scratch, size_t s, rvfit_err *err)
     const prep_job *J = ctx;
     rvfit_arm_batch *A = &J->b->arm[J->a];
     prep_scratch *S = scratch;
-    clean_and_floor(A->flux + s * A->npix, A->ivar + s * A->npix, A->npix,
-                    S->tmp);
-    if (J->la >= 0)
-        check_spec(J->b, J->a, &J->lib->arm[J->la], s, S->tmp);
+    float imax = 0.0f;
+    if (clean_floor_ivar(A->flux + s * A->npix, A->ivar + s * A->npix,
+                         A->npix, S->key, S->hist, &imax))
+        floor_and_check(J->b, J->a, J->la >= 0 ? &J->lib->arm[J->la] : NULL,
+                        s, imax, S->tmp);
     return RVFIT_OK;
 }
 
@@ -254,9 +403,15 @@ static int prep_band_item(void *ctx, void *scratch, size_t s, rvfit_err *err)
     rvfit_arm_batch *A = &J->b->arm[J->a];
     prep_scratch *S = scratch;
     size_t n = A->npix, no = rvfit_arm_npix(A, s);
+    const double *w = spec_wave(A, s);
     const float *src = spec_band(A, s, J->hs[s], J->h_in, S->band);
-    desmooth_band(spec_wave(A, s), no, n, src, J->h_in, J->lib, J->la,
-                  J->out + s * n * (size_t)J->nd_out, S->tmp);
+    if (w != S->c_wave || no != S->c_n) { /* a shared grid: once */
+        desmooth_coef(w, no, J->lib, J->la, S->c);
+        S->c_wave = w;
+        S->c_n = no;
+    }
+    desmooth_band(src, no, n, J->h_in, S->c, S->zero,
+                  J->out + s * n * (size_t)J->nd_out);
     /* Edge rows miss part of their kernel: do not fit them. */
     for (size_t i = 0; i < (size_t)J->hs[s] + 1 && i < no; i++)
         A->ivar[s * n + i] = A->ivar[s * n + no - 1 - i] = 0;
