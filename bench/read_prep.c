@@ -3,12 +3,14 @@
  *
  * Opens an input through the instrument plugin and reads it as the run's
  * reader thread does (core/engine/run/run_reader.c, fill_batch and
- * read_segment): ranges of at most RUN_READ_CHUNK spectra through a
- * staging batch into a batch of [run] batch_size (run_batch.c), the
- * pass-through table rows of each range, then rvfit_prep_batch_threads on
- * the host's threads.  Keep the two in
- * step when the reader changes.  What it does not do: open the outputs
- * (rvfit_output_open) and merge batches of several files (run_batch.c).
+ * read_segment): ranges of at most RUN_READ_CHUNK spectra into a batch of
+ * [run] batch_size by the run's own code (run_batch.c and run_mem.c are
+ * compiled into this program), the pass-through table rows of each range,
+ * then rvfit_prep_batch_mem on the host's threads with the run's memory;
+ * the batch's arrays then go back as the fit thread and the writer give
+ * them back.  Keep fill_batch's loop here in step with the reader's.
+ * What it does not do: open the outputs (rvfit_output_open) and merge
+ * batches of several files.
  *
  * Prints ms per spectrum for the whole and for its parts (open, read,
  * rows, prep), best of --repeat passes, and a digest (FNV-1a 64) of every
@@ -19,9 +21,11 @@
  * other threads (prep's workers).
  *
  * Build (from the repository root, after building rvfit in BUILD/):
- *   cc -O2 -g -std=c11 -D_POSIX_C_SOURCE=200809L bench/read_prep.c \
- *      -Icore/sdk/include -Icore/engine/include -LBUILD/core -lrvfit \
- *      -lrvfit_sdk -lm -Wl,-rpath,$PWD/BUILD/core -o BUILD/read_prep
+ *   cc -O2 -g -std=c11 -D_POSIX_C_SOURCE=200809L -Icore/engine \
+ *      -Icore/sdk/include -Icore/engine/include bench/read_prep.c \
+ *      core/engine/run/run_batch.c core/engine/run/run_mem.c \
+ *      -LBUILD/core -lrvfit -lrvfit_sdk -lcfitsio -lpthread -lm \
+ *      -Wl,-rpath,$PWD/BUILD/core -o BUILD/read_prep
  * Usage: RVFIT_PLUGIN_PATH=BUILD/plugins BUILD/read_prep [--threads N]
  *          [--batch N] [--repeat N] [--digest 0|1] [--instrument NAME]
  *          LIBRARY FILE
@@ -35,16 +39,18 @@
 #include "rvfit/library_io.h"
 #include "rvfit/loader.h"
 #include "rvfit/prep.h"
+#include "run/run_internal.h"
 
-#define RUN_READ_CHUNK 64 /* as core/engine/run/run_internal.h */
 #define RP_MAXTAB 16
 #define RP_MAXCOL 256
 
 typedef struct rp_times {
-    double open, read, rows, prep, digest, total; /* total: not digest */
+    double open, read, rows, prep, drop, digest;
+    double total; /* all but digest */
 } rp_times;
 
 typedef struct rp {
+    rvfit_run *run;
     const rvfit_instrument_ops *io;
     const rvfit_host *host;
     const rvfit_library *lib;
@@ -117,53 +123,20 @@ static void digest_rows(uint64_t *h, const rvfit_table_schema *s,
                                          rvfit_col_size(s->cols[c].type));
 }
 
-/* Row i of the staging batch S into row s of A (run_batch.c, copy_row:
- * every file here has the batch's own layout, so no padding). */
-static void copy_row(rvfit_arm_batch *A, size_t s, const rvfit_arm_batch *S,
-                     size_t i)
+/* Plots are off here: run_batch.c's rb_clear has nothing to free. */
+void plot_clear(run_plot *p)
 {
-    size_t N = A->npix, n = S->npix_own[i];
-    memcpy(A->flux + s * N, S->flux + i * N, n * sizeof(float));
-    memcpy(A->ivar + s * N, S->ivar + i * N, n * sizeof(float));
-    if (A->wave_per_spec)
-        memcpy(A->wave + s * N, S->wave + (S->wave_per_spec ? i * N : 0),
-               n * sizeof(double));
-    for (int k = 0; A->res && k < A->ndiag; k++)
-        memcpy(A->res + (s * (size_t)A->ndiag + (size_t)k) * N,
-               S->res + (i * (size_t)S->ndiag + (size_t)k) * N,
-               n * sizeof(float));
-    if (A->lsf)
-        memcpy(A->lsf + s * N, S->lsf + i * N, n * sizeof(float));
-    A->npix_own[s] = n;
+    (void)p;
 }
 
-/* Spectra [first, first+k) of the open file h into b at b->nspec through
- * a staging batch, and their table rows (read_segment, rb_append). */
-static int read_range(rp *P, void *h, const rvfit_file_info *info,
-                      rvfit_batch *b, size_t first, size_t k, rp_times *t,
+/* Spectra [first, first+k) of the open file h into rb and their table
+ * rows (read_segment). */
+static int read_range(rp *P, run_ctx *c, void *h, const rvfit_file_info *info,
+                      run_batch *rb, size_t first, size_t k, rp_times *t,
                       rvfit_err *e)
 {
-    rvfit_batch sb;
     double t0 = rvfit_now();
-    int rc = rvfit_batch_alloc(&sb, info->narm, info->arm, k, e);
-    if (!rc)
-        rc = P->io->read(h, first, k, &sb, e);
-    size_t off = b->nspec;
-    for (int a = 0; !rc && a < b->narm; a++) {
-        rvfit_arm_batch *A = &b->arm[a];
-        if (!A->wave_per_spec)
-            memcpy(A->wave, sb.arm[a].wave, A->npix * sizeof(double));
-        for (size_t i = 0; i < k; i++)
-            copy_row(A, off + i, &sb.arm[a], i);
-    }
-    if (!rc) {
-        memcpy(b->snr + off * (size_t)b->narm, sb.snr,
-               k * (size_t)b->narm * sizeof *b->snr);
-        memcpy(b->flags + off, sb.flags, k * sizeof *b->flags);
-        memcpy(b->index + off, sb.index, k * sizeof *b->index);
-        b->nspec += k;
-    }
-    rvfit_batch_free(&sb);
+    int rc = rb_read(c, rb, h, info, first, k, P->path, e);
     double t1 = rvfit_now();
     t->read += t1 - t0;
     double d0 = t->digest;
@@ -191,45 +164,59 @@ __attribute__((noinline)) static int rp_pass(rp *P, rp_times *t,
     void *h = NULL;
     rvfit_file_info info;
     rvfit_select sel = {0, 0, NULL};
+    run_ctx c;
+    memset(&c, 0, sizeof c);
+    c.r = P->run;
+    c.cap = P->batch;
+    run_mem_init(&c.mem);
     double t0 = rvfit_now();
     memset(t, 0, sizeof *t);
     P->digest = 0xcbf29ce484222325ull;
     for (int tb = 0; tb < RP_MAXTAB; tb++)
-        for (int c = 0; c < RP_MAXCOL; c++)
-            P->rows[tb][c] = P->digest;
+        for (int k = 0; k < RP_MAXCOL; k++)
+            P->rows[tb][k] = P->digest;
     for (int a = 0; a < RVFIT_MAX_ARMS; a++)
         for (int k = 0; k < 5; k++)
             P->arm[a][k] = P->digest;
     P->spec[0] = P->spec[1] = P->spec[2] = P->digest;
     P->wave_seen = 0;
     int rc = P->io->open(P->host, P->kv, P->nkv, P->path, &sel, &h, e);
-    if (rc)
-        return rc;
-    P->io->info(h, &info);
-    P->nspec = info.nselect;
+    if (!rc) {
+        P->io->info(h, &info);
+        P->nspec = info.nselect;
+    }
     t->open = rvfit_now() - t0;
-    for (size_t at = 0; at < info.nselect && !rc;) {
-        rvfit_batch b;
+    for (size_t at = 0; !rc && at < info.nselect;) {
+        run_batch rb;
+        memset(&rb, 0, sizeof rb);
         size_t nb = info.nselect - at < P->batch ? info.nselect - at
                                                  : P->batch;
-        rc = rvfit_batch_alloc(&b, info.narm, info.arm, P->batch, e);
         for (size_t got = 0; got < nb && !rc;) {
             size_t k = nb - got < RUN_READ_CHUNK ? nb - got : RUN_READ_CHUNK;
-            rc = read_range(P, h, &info, &b, at + got, k, t, e);
+            rc = read_range(P, &c, h, &info, &rb, at + got, k, t, e);
             got += k;
         }
         double t1 = rvfit_now();
+        rvfit_prep_mem mem = run_mem_prep(&c.mem);
         if (!rc)
-            rc = rvfit_prep_batch_threads(&b, P->lib, P->host->nthreads, e);
+            rc = rvfit_prep_batch_mem(&rb.b, P->lib, P->host->nthreads, &mem,
+                                      e);
         double t2 = rvfit_now();
         t->prep += t2 - t1;
         if (!rc && P->do_digest)
-            digest_batch(P, &b);
-        t->digest += rvfit_now() - t2;
-        rvfit_batch_free(&b);
+            digest_batch(P, &rb.b);
+        double t3 = rvfit_now();
+        t->digest += t3 - t2;
+        rb_drop_spectra(&c, &rb.b, 1); /* as after load_batch and the fit */
+        rb_clear(&c, &rb);
+        t->drop += rvfit_now() - t3;
         at += nb;
     }
-    P->io->close(h);
+    if (h)
+        P->io->close(h);
+    run_mem_destroy(&c.mem);
+    for (int a = 0; a < RVFIT_MAX_ARMS; a++)
+        free(c.grid[a]);
     P->digest = fnv(P->digest, P->rows, sizeof P->rows);
     P->digest = fnv(P->digest, P->arm, sizeof P->arm);
     P->digest = fnv(P->digest, P->spec, sizeof P->spec);
@@ -274,8 +261,11 @@ int main(int argc, char **argv)
                        0, 1, 0, 1};
     rvfit_library lib;
     rvfit_plugin_handle ph;
-    rp P = {.host = &host, .lib = &lib, .path = argv[i + 1], .batch = batch,
-           .do_digest = digest};
+    rvfit_run run;
+    memset(&run, 0, sizeof run);
+    run.cfg = &cfg, run.host = &host, run.lib = &lib, run.inst = &ph;
+    rp P = {.run = &run, .host = &host, .lib = &lib, .path = argv[i + 1],
+            .batch = batch, .do_digest = digest};
     int rc = rvfit_library_load(&lib, argv[i], &e);
     if (!rc)
         rc = rvfit_instrument_load(&cfg, cfg.instrument, &ph, &e);
@@ -297,9 +287,10 @@ int main(int argc, char **argv)
     }
     double ms = 1e3 / (double)(P.nspec ? P.nspec : 1);
     printf("%zu spectra, batch %zu, %d threads, best of %d: %.4f ms per "
-           "spectrum (open %.4f, read %.4f, rows %.4f, prep %.4f)\n",
+           "spectrum (open %.4f, read %.4f, rows %.4f, prep %.4f, "
+           "release %.4f)\n",
            P.nspec, batch, threads, repeat, best.total * ms, best.open * ms,
-           best.read * ms, best.rows * ms, best.prep * ms);
+           best.read * ms, best.rows * ms, best.prep * ms, best.drop * ms);
     if (digest)
         printf("digest %016llx\n", (unsigned long long)P.digest);
     free(P.kv);

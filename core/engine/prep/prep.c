@@ -418,8 +418,21 @@ static int prep_band_item(void *ctx, void *scratch, size_t s, rvfit_err *err)
     return RVFIT_OK;
 }
 
+static void *mem_get(const rvfit_prep_mem *mem, size_t bytes)
+{
+    return mem && mem->get ? mem->get(mem->ctx, bytes) : malloc(bytes);
+}
+
+static void mem_put(const rvfit_prep_mem *mem, void *p, size_t bytes)
+{
+    if (mem && mem->put && p)
+        mem->put(mem->ctx, p, bytes);
+    else
+        free(p);
+}
+
 static int prep_arm(rvfit_batch *b, int a, const rvfit_library *lib,
-                    int nthreads, rvfit_err *err)
+                    int nthreads, const rvfit_prep_mem *mem, rvfit_err *err)
 {
     if (check_wave(b, &b->arm[a], err))
         return RVFIT_ERR_FORMAT;
@@ -445,7 +458,7 @@ static int prep_arm(rvfit_batch *b, int a, const rvfit_library *lib,
     }
     J.hs = hs;
     J.nd_out = 2 * J.h_in + 3;
-    J.out = malloc(ns * n * (size_t)J.nd_out * sizeof *J.out);
+    J.out = mem_get(mem, (ns ? ns : 1) * n * (size_t)J.nd_out * sizeof *J.out);
     if (!J.out) {
         free(hs);
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "prep: out of memory");
@@ -454,11 +467,12 @@ static int prep_arm(rvfit_batch *b, int a, const rvfit_library *lib,
     rc = rvfit_parallel_for(&pj, ns, nthreads, err);
     free(hs);
     if (rc != RVFIT_OK) {
-        free(J.out);
+        mem_put(mem, J.out, ns * n * (size_t)J.nd_out * sizeof *J.out);
         return rc;
     }
-    free(A->res);
-    free(A->lsf);
+    /* arrays of b->cap spectra, as rvfit_batch_alloc makes them */
+    mem_put(mem, A->res, b->cap * n * (size_t)A->ndiag * sizeof *A->res);
+    mem_put(mem, A->lsf, b->cap * n * sizeof *A->lsf);
     A->lsf = NULL;
     A->res = J.out;
     A->ndiag = J.nd_out;
@@ -475,8 +489,15 @@ int rvfit_prep_batch(rvfit_batch *b, const rvfit_library *lib,
 int rvfit_prep_batch_threads(rvfit_batch *b, const rvfit_library *lib,
                              int nthreads, rvfit_err *err)
 {
+    return rvfit_prep_batch_mem(b, lib, nthreads, NULL, err);
+}
+
+int rvfit_prep_batch_mem(rvfit_batch *b, const rvfit_library *lib,
+                         int nthreads, const rvfit_prep_mem *mem,
+                         rvfit_err *err)
+{
     for (int a = 0; a < b->narm; a++) {
-        int rc = prep_arm(b, a, lib, nthreads, err);
+        int rc = prep_arm(b, a, lib, nthreads, mem, err);
         if (rc != RVFIT_OK) {
             rvfit_err_prefix(err, "arm %s", b->arm[a].name);
             return rc;

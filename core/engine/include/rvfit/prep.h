@@ -44,6 +44,26 @@ RVFIT_EXPORT int rvfit_prep_batch_threads(rvfit_batch *b,
                                           const rvfit_library *lib,
                                           int nthreads, rvfit_err *err);
 
+/* Where rvfit_prep_batch_mem takes the band matrices it makes and leaves
+ * the resolution arrays it replaces, for a caller that recycles batch
+ * memory (fresh pages cost more to map than to fill).  get returns at
+ * least `bytes` (NULL: out of memory); put receives an array and a lower
+ * bound of its size (the array's b->cap spectra).  Both are called on the
+ * calling thread only.  A NULL member means malloc / free. */
+typedef struct rvfit_prep_mem {
+    void *(*get)(void *ctx, size_t bytes);
+    void (*put)(void *ctx, void *p, size_t bytes);
+    void *ctx;
+} rvfit_prep_mem;
+
+/* rvfit_prep_batch_threads with the arrays from and to mem (NULL: as
+ * rvfit_prep_batch_threads). */
+RVFIT_EXPORT int rvfit_prep_batch_mem(rvfit_batch *b,
+                                      const rvfit_library *lib,
+                                      int nthreads,
+                                      const rvfit_prep_mem *mem,
+                                      rvfit_err *err);
+
 #ifdef __cplusplus
 }
 #endif
