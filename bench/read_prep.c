@@ -3,8 +3,8 @@
  *
  * Opens an input through the instrument plugin and reads it as the run's
  * reader thread does (core/engine/run/run_reader.c, fill_batch and
- * read_segment): ranges of at most RUN_READ_CHUNK spectra into a batch of
- * [run] batch_size by the run's own code (run_batch.c and run_mem.c are
+ * read_segment): ranges of spectra (as many as rb_read_max allows) into a
+ * batch of [run] batch_size by the run's own code (run_batch.c and run_mem.c are
  * compiled into this program), the pass-through table rows of each range,
  * then rvfit_prep_batch_mem on the host's threads with the run's memory;
  * the batch's arrays then go back as the fit thread and the writer give
@@ -192,7 +192,8 @@ __attribute__((noinline)) static int rp_pass(rp *P, rp_times *t,
         size_t nb = info.nselect - at < P->batch ? info.nselect - at
                                                  : P->batch;
         for (size_t got = 0; got < nb && !rc;) {
-            size_t k = nb - got < RUN_READ_CHUNK ? nb - got : RUN_READ_CHUNK;
+            size_t k = nb - got, kmax = rb_read_max(&rb, &info);
+            k = k > kmax ? kmax : k;
             rc = read_range(P, &c, h, &info, &rb, at + got, k, t, e);
             got += k;
         }

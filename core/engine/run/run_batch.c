@@ -389,6 +389,11 @@ static int read_direct(run_ctx *c, run_batch *rb, void *h,
     return rc;
 }
 
+size_t rb_read_max(const run_batch *rb, const rvfit_file_info *info)
+{
+    return direct_ok(rb, info) ? (size_t)-1 : RUN_READ_CHUNK;
+}
+
 int rb_read(run_ctx *c, run_batch *rb, void *h, const rvfit_file_info *info,
             size_t first, size_t k, const char *path, rvfit_err *err)
 {

@@ -169,6 +169,10 @@ int rb_compatible(const run_batch *rb, const rvfit_file_info *info);
  * rvfit_arm_batch npix_own).  path names the file in errors. */
 int rb_read(run_ctx *c, run_batch *rb, void *h, const rvfit_file_info *info,
             size_t first, size_t k, const char *path, rvfit_err *err);
+/* The most spectra one rb_read of that file should take: all for a
+ * direct read, RUN_READ_CHUNK through the copy (which then stays
+ * small). */
+size_t rb_read_max(const run_batch *rb, const rvfit_file_info *info);
 /* Room for one more segment / end; 0 or RVFIT_ERR_NOMEM. */
 int rb_add_seg(run_batch *rb, run_seg **seg, rvfit_err *err);
 int rb_add_end(run_batch *rb, run_unit *u, rvfit_err *err);

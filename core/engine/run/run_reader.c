@@ -273,8 +273,8 @@ static void fill_batch(run_ctx *c, run_batch *rb)
         run_unit *U = c->cur;
         size_t room = c->cap - (rb->have_b ? rb->b.nspec : 0);
         size_t k = U->count - U->next < room ? U->count - U->next : room;
-        /* read in chunks: the staging copy stays small */
-        k = k > RUN_READ_CHUNK ? RUN_READ_CHUNK : k;
+        size_t kmax = rb_read_max(rb, &U->info);
+        k = k > kmax ? kmax : k;
         if (k > 0 && !rb_compatible(rb, &U->info))
             return;
         if (k == 0 && U->next < U->count)
