@@ -8,6 +8,16 @@
 #include "rvfit/prep.h"
 #include "rvfit/numeric.h"
 
+/* The band loop is also compiled for x86-64-v3 (AVX2) and picked at load
+ * time; without FP contraction (no FMA) each element is the same
+ * operations in either clone, so the same bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    defined(__linux__)
+#define PREP_HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define PREP_HOT
+#endif
+
 #define SIGMA_FLOOR 0.3   /* sigma >= 0.3 x median sigma (rvspecfit) */
 #define LSF_NSIGMA 4.0    /* band half width for LSF arms, in sigma   */
 #define LSF_MAX_HALF 25
@@ -178,9 +188,10 @@ static float desmooth_at(const float *in, size_t n, size_t ld, int h,
  * the input band reading `zero` (ld zeros) where desmooth_at has 0.0: the
  * same operations in the same order, so the same bits; the rest goes
  * through desmooth_at. */
-static void desmooth_band(const float *restrict in, size_t n, size_t ld, int h,
-                          const double *restrict c,
-                          const float *restrict zero, float *restrict out)
+PREP_HOT static void desmooth_band(const float *restrict in, size_t n,
+                                   size_t ld, int h, const double *restrict c,
+                                   const float *restrict zero,
+                                   float *restrict out)
 {
     int ho = h + 1, ndo = 2 * ho + 1;
     for (int q = 0; q < ndo; q++) {
