@@ -4,7 +4,8 @@
  * from its formula with bounds checks, the LSF band from erf.  The
  * prepared batch must match bit for bit (a faster preparation is only
  * allowed to reorganise the same arithmetic), at 1 and 3 threads, on
- * batches made to reach every branch: non-finite and non-positive
+ * full batches, batches with room and one large enough for many rounds
+ * of the in-place band pass, made to reach every branch: non-finite and non-positive
  * pixels, ties in ivar, odd and even counts of usable pixels, a spectrum
  * with none, S/N per pixel above RVFIT_SNR_ABSURD, exactly at it and with
  * exactly half of the pixels above it (both outcomes), an arm outside the
@@ -171,7 +172,7 @@ static void def_prep(rvfit_batch *b, const rvfit_library *lib)
         }
         if (A->res_kind == RVFIT_RES_NONE)
             continue;
-        int hs[NSPEC], h_in = A->ndiag / 2;
+        int *hs = malloc(b->nspec * sizeof *hs), h_in = A->ndiag / 2;
         for (size_t s = 0; s < b->nspec; s++) {
             const double *w = A->wave + (A->wave_per_spec ? s * N : 0);
             hs[s] = A->res_kind == RVFIT_RES_LSF
@@ -197,6 +198,7 @@ static void def_prep(rvfit_batch *b, const rvfit_library *lib)
                 A->ivar[s * N + i] = A->ivar[s * N + n - 1 - i] = 0;
         }
         free(band);
+        free(hs);
         free(A->res), free(A->lsf);
         A->res = out, A->lsf = NULL;
         A->ndiag = (int)ndo, A->res_kind = RVFIT_RES_BAND;
@@ -235,10 +237,10 @@ static void fill_pixels(rvfit_rng *r, float *f, float *iv, size_t n)
 }
 
 /* Spectrum s of arm A by its role (NSPEC spectra). */
-static void fill_spec(rvfit_rng *r, rvfit_arm_batch *A, size_t s)
+static void fill_spec(rvfit_rng *r, rvfit_arm_batch *A, size_t s_batch)
 {
-    size_t N = A->npix, n = A->npix_own[s];
-    float *f = A->flux + s * N, *iv = A->ivar + s * N;
+    size_t s = s_batch % NSPEC, N = A->npix, n = A->npix_own[s_batch];
+    float *f = A->flux + s_batch * N, *iv = A->ivar + s_batch * N;
     fill_pixels(r, f, iv, n);
     for (size_t i = 0; i < n; i++)
         switch (s) {
@@ -265,8 +267,10 @@ static void fill_wave(double *w, size_t n, double l0, double step)
 
 /* kind 0: band arms B (in the library), R (its grid outside the
  * library's R) and Q (not in the library), shared grids; kind 1: LSF
- * arms B and R, per-spectrum grids. */
-static void make_batch(rvfit_batch *b, int kind, uint64_t seed)
+ * arms B and R, per-spectrum grids.  nspec spectra (roles repeat every
+ * NSPEC) in a batch of cap. */
+static void make_batch(rvfit_batch *b, int kind, size_t nspec, size_t cap,
+                       uint64_t seed)
 {
     static const size_t own[NSPEC] = {40, 40, 41, 40, 41, 40, 39, 2, 3, 17,
                                       40, 33};
@@ -279,16 +283,16 @@ static void make_batch(rvfit_batch *b, int kind, uint64_t seed)
     }
     int narm = kind == 1 ? 2 : 3;
     rvfit_err e;
-    CHECK(rvfit_batch_alloc(b, narm, I, NSPEC, &e) == RVFIT_OK);
+    CHECK(rvfit_batch_alloc(b, narm, I, cap, &e) == RVFIT_OK);
     rvfit_rng r;
     rvfit_rng_seed(&r, seed, (uint64_t)kind);
-    b->nspec = NSPEC;
+    b->nspec = nspec;
     for (int a = 0; a < narm; a++) {
         rvfit_arm_batch *A = &b->arm[a];
         size_t N = A->npix;
         double l0 = a == 0 ? 4500.0 : kind == 0 ? 9000.0 : 6000.0;
-        for (size_t s = 0; s < NSPEC; s++) {
-            A->npix_own[s] = own[s] < N ? own[s] : N;
+        for (size_t s = 0; s < nspec; s++) {
+            A->npix_own[s] = own[s % NSPEC] < N ? own[s % NSPEC] : N;
             if (A->wave_per_spec || s == 0)
                 fill_wave(A->wave + (A->wave_per_spec ? s * N : 0),
                           A->wave_per_spec ? A->npix_own[s] : N,
@@ -352,34 +356,43 @@ int main(void)
 {
     rvfit_library lib;
     make_library(&lib);
+    /* nspec, cap: a full batch (band matrices grow where they are), one
+     * with room (they need not), and one of many rounds in place */
+    static const size_t shape[3][2] = {{NSPEC, NSPEC}, {NSPEC, 40}, {150, 160}};
     for (int kind = 0; kind < 2; kind++)
-        for (uint64_t seed = 1; seed <= 20; seed++) {
-            rvfit_batch def, got1, got3;
-            rvfit_err e;
-            rvfit_err_clear(&e);
-            make_batch(&def, kind, seed);
-            make_batch(&got1, kind, seed);
-            make_batch(&got3, kind, seed);
-            def_prep(&def, &lib);
-            CHECK(rvfit_prep_batch_threads(&got1, &lib, 1, &e) == RVFIT_OK);
-            CHECK(rvfit_prep_batch_threads(&got3, &lib, 3, &e) == RVFIT_OK);
-            CHECK_MSG(same_batch(&def, &got1), "kind %d seed %llu, 1 thread",
-                      kind, (unsigned long long)seed);
-            CHECK_MSG(same_batch(&def, &got3), "kind %d seed %llu, 3 threads",
-                      kind, (unsigned long long)seed);
-            if (seed == 1) { /* the batches reach what they are made for */
-                CHECK(def.flags[0] & RVFIT_SPEC_BAD);
-                CHECK(def.flags[1] & RVFIT_SPEC_BAD_IVAR);
-                CHECK(!(def.flags[2] & RVFIT_SPEC_BAD_IVAR));
-                CHECK(!(def.flags[3] & RVFIT_SPEC_BAD_IVAR));
-                CHECK(def.flags[4] & RVFIT_SPEC_BAD_IVAR);
-                CHECK(!(def.flags[5] & RVFIT_SPEC_BAD_IVAR));
-                CHECK((def.flags[6] & RVFIT_SPEC_ARM_OUTSIDE(1)) ==
-                      (kind == 0 ? RVFIT_SPEC_ARM_OUTSIDE(1) : 0u));
+        for (int sh = 0; sh < 3; sh++)
+            for (uint64_t seed = 1; seed <= (sh == 2 ? 3u : 20u); seed++) {
+                size_t ns = shape[sh][0], cap = shape[sh][1];
+                rvfit_batch def, got1, got3;
+                rvfit_err e;
+                rvfit_err_clear(&e);
+                make_batch(&def, kind, ns, cap, seed);
+                make_batch(&got1, kind, ns, cap, seed);
+                make_batch(&got3, kind, ns, cap, seed);
+                def_prep(&def, &lib);
+                CHECK(rvfit_prep_batch_threads(&got1, &lib, 1, &e) ==
+                      RVFIT_OK);
+                CHECK(rvfit_prep_batch_threads(&got3, &lib, 3, &e) ==
+                      RVFIT_OK);
+                CHECK_MSG(same_batch(&def, &got1),
+                          "kind %d %zu of %zu seed %llu, 1 thread", kind, ns,
+                          cap, (unsigned long long)seed);
+                CHECK_MSG(same_batch(&def, &got3),
+                          "kind %d %zu of %zu seed %llu, 3 threads", kind, ns,
+                          cap, (unsigned long long)seed);
+                if (seed == 1 && sh == 0) { /* the roles reach their branch */
+                    CHECK(def.flags[0] & RVFIT_SPEC_BAD);
+                    CHECK(def.flags[1] & RVFIT_SPEC_BAD_IVAR);
+                    CHECK(!(def.flags[2] & RVFIT_SPEC_BAD_IVAR));
+                    CHECK(!(def.flags[3] & RVFIT_SPEC_BAD_IVAR));
+                    CHECK(def.flags[4] & RVFIT_SPEC_BAD_IVAR);
+                    CHECK(!(def.flags[5] & RVFIT_SPEC_BAD_IVAR));
+                    CHECK((def.flags[6] & RVFIT_SPEC_ARM_OUTSIDE(1)) ==
+                          (kind == 0 ? RVFIT_SPEC_ARM_OUTSIDE(1) : 0u));
+                }
+                rvfit_batch_free(&def);
+                rvfit_batch_free(&got1);
+                rvfit_batch_free(&got3);
             }
-            rvfit_batch_free(&def);
-            rvfit_batch_free(&got1);
-            rvfit_batch_free(&got3);
-        }
     return tu_finish("test_prep_exact");
 }

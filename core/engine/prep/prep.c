@@ -2,11 +2,13 @@
  * a backend: error floor, unusable edge pixels, LSF -> band matrix, and the
  * correction of band matrices for the templates' own smoothing. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rvfit/prep.h"
 #include "rvfit/numeric.h"
+#include "rvfit/pool.h"
+#include "rvfit/prep.h"
 
 /* The band loop is also compiled for x86-64-v3 (AVX2) and picked at load
  * time; without FP contraction (no FMA) each element is the same
@@ -339,93 +341,187 @@ static int check_wave(const rvfit_batch *b, const rvfit_arm_batch *A,
 /* One arm of a batch, spectra in parallel: each spectrum's preparation
  * depends on that spectrum alone (and the arm's band width, found
  * between the two passes), so the result is the same for any thread
- * count. */
+ * count.  A band arm's matrices are rewritten in place: the array grows
+ * from nd_in to nd_out diagonals per spectrum (realloc), and spectrum s
+ * moves from s nd_in to s nd_out rows up, over the input of spectra
+ * above it, in rounds (band_rounds) that never write where another
+ * spectrum of the round, or one left for later, still reads. */
 typedef struct prep_job {
     rvfit_batch *b;
     int a, la, h_in, nd_out;
     const rvfit_library *lib;
     const int *hs;
-    float *out;
+    float *out;      /* the band matrices made (in place: the input's array) */
+    int in_place;    /* a band arm: input at out + s npix nd_in            */
 } prep_job;
 
+#define PREP_MAX_THREADS 64
+
 typedef struct prep_scratch {
+    size_t npix, nband, ncopy; /* capacities                             */
     double *tmp;  /* npix + 1 */
-    uint32_t *key; /* npix, and hist[2048]: clean_floor_ivar */
+    uint32_t *key; /* npix + 1, and hist[2048]: clean_floor_ivar */
     uint32_t hist[2048];
-    float *band;  /* npix x (2 h_in + 1), LSF arms only */
+    float *band;  /* nband: an LSF spectrum's band, (2 h_in + 1) npix */
+    float *copy;  /* ncopy: a band spectrum's input, in place           */
     double *c;    /* npix: desmooth_coef of grid c_wave, c_n pixels */
     const double *c_wave;
     size_t c_n;
     float *zero;  /* npix zeros */
 } prep_scratch;
 
-static void prep_scratch_free(void *scratch)
+/* The threads of one preparation: a pool made once per batch, and each
+ * thread's scratch, grown as the arms need. */
+typedef struct prep_par {
+    rvfit_pool *pool;
+    prep_scratch scr[PREP_MAX_THREADS];
+    atomic_int nomem;
+} prep_par;
+
+/* p of at least n elements of esz bytes (the new ones 0 when zero). */
+static int grow(void **p, size_t *cap, size_t n, size_t esz, int zero)
 {
-    prep_scratch *S = scratch;
-    free(S->tmp), free(S->key), free(S->band), free(S->c), free(S->zero);
-    free(S);
+    if (n <= *cap)
+        return 1;
+    void *q = realloc(*p, n * esz);
+    if (!q)
+        return 0;
+    if (zero)
+        memset((char *)q + *cap * esz, 0, (n - *cap) * esz);
+    *p = q;
+    *cap = n;
+    return 1;
 }
 
-static void *prep_scratch_new(void *ctx)
+/* Scratch for job J; 0 when out of memory. */
+static int scratch_fit(prep_scratch *S, const prep_job *J)
 {
-    const prep_job *J = ctx;
     const rvfit_arm_batch *A = &J->b->arm[J->a];
-    prep_scratch *S = calloc(1, sizeof *S);
-    if (!S)
-        return NULL;
-    S->tmp = malloc((A->npix + 1) * sizeof *S->tmp);
-    S->key = malloc((A->npix + 1) * sizeof *S->key);
-    int ok = S->tmp && S->key;
-    if (J->out) {
-        S->c = malloc(A->npix * sizeof *S->c);
-        S->zero = calloc(A->npix, sizeof *S->zero);
-        ok = ok && S->c && S->zero;
+    size_t n = A->npix;
+    if (n > S->npix) {
+        size_t c1 = S->npix ? S->npix + 1 : 0, c2 = c1, c3 = S->npix,
+               c4 = S->npix;
+        S->c_wave = NULL; /* c moves */
+        if (!grow((void **)&S->tmp, &c1, n + 1, sizeof *S->tmp, 0) ||
+            !grow((void **)&S->key, &c2, n + 1, sizeof *S->key, 0) ||
+            !grow((void **)&S->c, &c3, n, sizeof *S->c, 0) ||
+            !grow((void **)&S->zero, &c4, n, sizeof *S->zero, 1))
+            return 0;
+        S->npix = n;
     }
-    if (J->out && A->res_kind == RVFIT_RES_LSF) {
-        S->band = malloc(A->npix * (size_t)(2 * J->h_in + 1) * sizeof *S->band);
-        ok = ok && S->band;
-    }
-    if (!ok) {
-        prep_scratch_free(S);
-        return NULL;
-    }
-    return S;
+    if (J->out && A->res_kind == RVFIT_RES_LSF &&
+        !grow((void **)&S->band, &S->nband, n * (size_t)(2 * J->h_in + 1),
+              sizeof *S->band, 0))
+        return 0;
+    if (J->in_place && !grow((void **)&S->copy, &S->ncopy,
+                             n * (size_t)A->ndiag, sizeof *S->copy, 0))
+        return 0;
+    return 1;
+}
+
+static void scratch_free(prep_scratch *S)
+{
+    free(S->tmp), free(S->key), free(S->band), free(S->copy), free(S->c);
+    free(S->zero);
 }
 
 /* First pass: clean, floor and check spectrum s. */
-static int prep_clean_item(void *ctx, void *scratch, size_t s, rvfit_err *err)
+static void prep_clean_item(const prep_job *J, prep_scratch *S, size_t s)
 {
-    const prep_job *J = ctx;
     rvfit_arm_batch *A = &J->b->arm[J->a];
-    prep_scratch *S = scratch;
     float imax = 0.0f;
     if (clean_floor_ivar(A->flux + s * A->npix, A->ivar + s * A->npix,
                          A->npix, S->key, S->hist, &imax))
         floor_and_check(J->b, J->a, J->la >= 0 ? &J->lib->arm[J->la] : NULL,
                         s, imax, S->tmp);
-    return RVFIT_OK;
 }
 
 /* Second pass: spectrum s's band matrix, corrected for the templates'
  * smoothing, into its rows of J->out. */
-static int prep_band_item(void *ctx, void *scratch, size_t s, rvfit_err *err)
+static void prep_band_item(const prep_job *J, prep_scratch *S, size_t s)
 {
-    const prep_job *J = ctx;
     rvfit_arm_batch *A = &J->b->arm[J->a];
-    prep_scratch *S = scratch;
-    size_t n = A->npix, no = rvfit_arm_npix(A, s);
+    size_t n = A->npix, no = rvfit_arm_npix(A, s), nd_in = (size_t)A->ndiag;
+    float *out = J->out + s * n * (size_t)J->nd_out;
     const double *w = spec_wave(A, s);
-    const float *src = spec_band(A, s, J->hs[s], J->h_in, S->band);
+    const float *src;
+    if (J->in_place) {
+        src = J->out + s * n * nd_in;
+        if (src + n * nd_in > out) { /* its own rows overlap: a copy */
+            memcpy(S->copy, src, n * nd_in * sizeof *src);
+            src = S->copy;
+        }
+    } else {
+        src = spec_band(A, s, J->hs[s], J->h_in, S->band);
+    }
     if (w != S->c_wave || no != S->c_n) { /* a shared grid: once */
         desmooth_coef(w, no, J->lib, J->la, S->c);
         S->c_wave = w;
         S->c_n = no;
     }
-    desmooth_band(src, no, n, J->h_in, S->c, S->zero,
-                  J->out + s * n * (size_t)J->nd_out);
+    desmooth_band(src, no, n, J->h_in, S->c, S->zero, out);
     /* Edge rows miss part of their kernel: do not fit them. */
     for (size_t i = 0; i < (size_t)J->hs[s] + 1 && i < no; i++)
         A->ivar[s * n + i] = A->ivar[s * n + no - 1 - i] = 0;
+}
+
+typedef struct prep_for_ctx {
+    prep_par *P;
+    const prep_job *J;
+    size_t s0;
+    void (*item)(const prep_job *J, prep_scratch *S, size_t s);
+} prep_for_ctx;
+
+static void prep_for_item(void *ctx, int tid, size_t i)
+{
+    prep_for_ctx *F = ctx;
+    prep_scratch *S = &F->P->scr[tid];
+    if (atomic_load(&F->P->nomem))
+        return;
+    if (!scratch_fit(S, F->J)) {
+        atomic_store(&F->P->nomem, 1);
+        return;
+    }
+    F->item(F->J, S, F->s0 + i);
+}
+
+/* item for spectra [s0, s1) on the pool. */
+static int prep_for(prep_par *P, const prep_job *J, size_t s0, size_t s1,
+                    void (*item)(const prep_job *, prep_scratch *, size_t),
+                    rvfit_err *err)
+{
+    prep_for_ctx F = {P, J, s0, item};
+    rvfit_pool_run(P->pool, s1 - s0, prep_for_item, &F);
+    return atomic_load(&P->nomem)
+               ? rvfit_err_set(err, RVFIT_ERR_NOMEM, "prep: out of memory")
+               : RVFIT_OK;
+}
+
+/* Whether spectrum s may be rewritten in place in the same round as
+ * spectra [s+1, top): the input rows its output covers, other than its
+ * own, belong to spectra from top up (done) or to none. */
+static int band_round_ok(size_t s, size_t top, size_t ns, size_t nd_in,
+                         size_t nd_out)
+{
+    size_t first = s * nd_out / nd_in; /* lowest s' whose rows end above */
+    first = first > s + 1 ? first : s + 1;
+    return first >= ns || first * nd_in >= (s + 1) * nd_out || first >= top;
+}
+
+/* The in-place band pass: rounds from the top of the batch down. */
+static int band_rounds(prep_par *P, const prep_job *J, size_t ns,
+                       rvfit_err *err)
+{
+    size_t nd_in = (size_t)J->b->arm[J->a].ndiag, nd_out = (size_t)J->nd_out;
+    for (size_t top = ns; top > 0;) {
+        size_t lo = top - 1;
+        while (lo > 0 && band_round_ok(lo - 1, top, ns, nd_in, nd_out))
+            lo--;
+        int rc = prep_for(P, J, lo, top, prep_band_item, err);
+        if (rc)
+            return rc;
+        top = lo;
+    }
     return RVFIT_OK;
 }
 
@@ -442,8 +538,51 @@ static void mem_put(const rvfit_prep_mem *mem, void *p, size_t bytes)
         free(p);
 }
 
-static int prep_arm(rvfit_batch *b, int a, const rvfit_library *lib,
-                    int nthreads, const rvfit_prep_mem *mem, rvfit_err *err)
+/* The band matrices of an arm: in place for a band arm, into a new array
+ * from mem for an LSF arm (whose lsf goes back to mem). */
+static int prep_bands(prep_par *P, prep_job *J, const rvfit_prep_mem *mem,
+                      rvfit_err *err)
+{
+    rvfit_batch *b = J->b;
+    rvfit_arm_batch *A = &b->arm[J->a];
+    size_t n = A->npix, ns = b->nspec;
+    size_t need = (ns ? ns : 1) * n * (size_t)J->nd_out;
+    int rc;
+    if (A->res_kind == RVFIT_RES_BAND) {
+        /* arrays of b->cap spectra, as rvfit_batch_alloc makes them */
+        if (need > b->cap * n * (size_t)A->ndiag) {
+            float *r = realloc(A->res, need * sizeof *r);
+            if (!r)
+                return rvfit_err_set(err, RVFIT_ERR_NOMEM, "prep: out of "
+                                     "memory");
+            A->res = r;
+        }
+        J->out = A->res;
+        J->in_place = 1;
+        rc = band_rounds(P, J, ns, err);
+    } else {
+        J->out = mem_get(mem, need * sizeof *J->out);
+        if (!J->out)
+            return rvfit_err_set(err, RVFIT_ERR_NOMEM, "prep: out of memory");
+        rc = prep_for(P, J, 0, ns, prep_band_item, err);
+        if (rc) {
+            mem_put(mem, J->out, need * sizeof *J->out);
+            return rc;
+        }
+        mem_put(mem, A->lsf, b->cap * n * sizeof *A->lsf);
+        A->lsf = NULL;
+        A->res = J->out;
+    }
+    if (rc == RVFIT_OK) {
+        A->ndiag = J->nd_out;
+        A->res_kind = RVFIT_RES_BAND;
+    }
+    return rc;
+}
+
+static int prep_arm(prep_par *P, rvfit_batch *b, int a,
+                    const rvfit_library *lib, const rvfit_prep_mem *mem,
+                    rvfit_err *err)
 {
     if (check_wave(b, &b->arm[a], err))
         return RVFIT_ERR_FORMAT;
@@ -451,10 +590,7 @@ static int prep_arm(rvfit_batch *b, int a, const rvfit_library *lib,
     size_t n = A->npix, ns = b->nspec;
     prep_job J = {.b = b, .a = a, .la = rvfit_library_arm(lib, A->name),
                   .lib = lib, .h_in = A->ndiag / 2};
-    rvfit_parallel_job pj = {.ctx = &J, .scratch_new = prep_scratch_new,
-                             .scratch_free = prep_scratch_free,
-                             .item = prep_clean_item};
-    int rc = rvfit_parallel_for(&pj, ns, nthreads, err);
+    int rc = prep_for(P, &J, 0, ns, prep_clean_item, err);
     if (rc != RVFIT_OK || A->res_kind == RVFIT_RES_NONE)
         return rc;
     int *hs = malloc((ns ? ns : 1) * sizeof *hs);
@@ -469,26 +605,9 @@ static int prep_arm(rvfit_batch *b, int a, const rvfit_library *lib,
     }
     J.hs = hs;
     J.nd_out = 2 * J.h_in + 3;
-    J.out = mem_get(mem, (ns ? ns : 1) * n * (size_t)J.nd_out * sizeof *J.out);
-    if (!J.out) {
-        free(hs);
-        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "prep: out of memory");
-    }
-    pj.item = prep_band_item;
-    rc = rvfit_parallel_for(&pj, ns, nthreads, err);
+    rc = prep_bands(P, &J, mem, err);
     free(hs);
-    if (rc != RVFIT_OK) {
-        mem_put(mem, J.out, ns * n * (size_t)J.nd_out * sizeof *J.out);
-        return rc;
-    }
-    /* arrays of b->cap spectra, as rvfit_batch_alloc makes them */
-    mem_put(mem, A->res, b->cap * n * (size_t)A->ndiag * sizeof *A->res);
-    mem_put(mem, A->lsf, b->cap * n * sizeof *A->lsf);
-    A->lsf = NULL;
-    A->res = J.out;
-    A->ndiag = J.nd_out;
-    A->res_kind = RVFIT_RES_BAND;
-    return RVFIT_OK;
+    return rc;
 }
 
 int rvfit_prep_batch(rvfit_batch *b, const rvfit_library *lib,
@@ -507,13 +626,26 @@ int rvfit_prep_batch_mem(rvfit_batch *b, const rvfit_library *lib,
                          int nthreads, const rvfit_prep_mem *mem,
                          rvfit_err *err)
 {
-    for (int a = 0; a < b->narm; a++) {
-        int rc = prep_arm(b, a, lib, nthreads, mem, err);
-        if (rc != RVFIT_OK) {
-            rvfit_err_prefix(err, "arm %s", b->arm[a].name);
-            return rc;
-        }
+    prep_par *P = calloc(1, sizeof *P);
+    int nt = nthreads < 1 ? 1 : nthreads > PREP_MAX_THREADS ? PREP_MAX_THREADS
+                                                            : nthreads;
+    if (P && rvfit_pool_create(nt, &P->pool, err) != RVFIT_OK) {
+        free(P);
+        P = NULL;
     }
+    if (!P)
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "prep: out of memory");
+    atomic_init(&P->nomem, 0);
+    int rc = RVFIT_OK;
+    for (int a = 0; a < b->narm && !rc; a++)
+        if ((rc = prep_arm(P, b, a, lib, mem, err)) != RVFIT_OK)
+            rvfit_err_prefix(err, "arm %s", b->arm[a].name);
+    rvfit_pool_destroy(P->pool);
+    for (int t = 0; t < PREP_MAX_THREADS; t++)
+        scratch_free(&P->scr[t]);
+    free(P);
+    if (rc)
+        return rc;
     /* A spectrum with no usable pixel left is bad, whatever the reader
      * thought. */
     for (size_t s = 0; s < b->nspec; s++) {
