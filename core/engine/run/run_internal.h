@@ -105,6 +105,7 @@ typedef struct run_batch {
 #define RUN_MEM_SLOTS (4 * RVFIT_MAX_ARMS)
 typedef struct run_mem {
     pthread_mutex_t mu;
+    int closed;                /* the reader is done: put frees           */
     size_t n;
     void *p[RUN_MEM_SLOTS];
     size_t size[RUN_MEM_SLOTS];
@@ -151,6 +152,8 @@ void *rq_pop(run_queue *q);
  * size (or frees it).  Any thread. */
 void run_mem_init(run_mem *m);
 void run_mem_destroy(run_mem *m);
+/* No more batches: free what waits, and what comes from now on. */
+void run_mem_close(run_mem *m);
 void *run_mem_take(run_mem *m, size_t bytes);
 void *run_mem_get(run_mem *m, size_t bytes);
 void run_mem_put(run_mem *m, void *p, size_t bytes);

@@ -5,7 +5,8 @@
  * as reading the file (docs/benchmarks.md, "Reading and preparation").
  * Arrays the run no longer needs wait here instead, and the reader takes
  * them for its next batch.  Memory stays bounded by the batches alive
- * (RUN_NBUF): what waits here is what they gave back. */
+ * (RUN_NBUF): what waits here is what they gave back, and once the reader
+ * has read its last batch, nothing waits. */
 #include <stdlib.h>
 
 #include "run_internal.h"
@@ -17,13 +18,22 @@ void run_mem_init(run_mem *m)
 {
     pthread_mutex_init(&m->mu, NULL);
     m->n = 0;
+    m->closed = 0;
+}
+
+void run_mem_close(run_mem *m)
+{
+    pthread_mutex_lock(&m->mu);
+    m->closed = 1;
+    for (size_t i = 0; i < m->n; i++)
+        free(m->p[i]);
+    m->n = 0;
+    pthread_mutex_unlock(&m->mu);
 }
 
 void run_mem_destroy(run_mem *m)
 {
-    for (size_t i = 0; i < m->n; i++)
-        free(m->p[i]);
-    m->n = 0;
+    run_mem_close(m);
     pthread_mutex_destroy(&m->mu);
 }
 
@@ -64,7 +74,9 @@ void run_mem_put(run_mem *m, void *p, size_t bytes)
         return;
     }
     pthread_mutex_lock(&m->mu);
-    if (m->n < RUN_MEM_SLOTS) {
+    if (m->closed) {
+        /* no batch will take it */
+    } else if (m->n < RUN_MEM_SLOTS) {
         m->p[m->n] = p;
         m->size[m->n++] = bytes;
         p = NULL;

@@ -306,6 +306,8 @@ run_batch *reader_batch(run_ctx *c)
         if (rc)
             run_fatal(c, rc, &e);
     }
+    if (rb->last)
+        run_mem_close(&c->mem); /* no batch will take what waits */
     c->t_read += rvfit_now() - t0;
     return rb;
 }
