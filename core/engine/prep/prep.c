@@ -59,6 +59,26 @@ static float key_float(uint32_t u)
     return f;
 }
 
+/* Non-finite flux: no pixel (flux and ivar 0); non-finite or
+ * non-positive ivar: no ivar.  On the bit patterns (finite: exponent not
+ * all ones; positive and finite: 0 < bits < 0x7f800000 as a signed
+ * integer), as isfinite and > 0 decide, so that the loop vectorises. */
+static void clean_pixels(float *restrict flux, float *restrict ivar,
+                         size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t f, v;
+        memcpy(&f, &flux[i], sizeof f);
+        memcpy(&v, &ivar[i], sizeof v);
+        uint32_t fok = (f & 0x7fffffffu) < 0x7f800000u;
+        uint32_t vok = fok & ((int32_t)v > 0) & ((int32_t)v < 0x7f800000);
+        f &= 0u - fok;
+        v &= 0u - vok;
+        memcpy(&flux[i], &f, sizeof f);
+        memcpy(&ivar[i], &v, sizeof v);
+    }
+}
+
 /* Non-finite values become unusable pixels; sigma is floored at
  * SIGMA_FLOOR x the median of 1/sqrt(ivar) over the usable pixels.
  * That median is taken on ivar itself (x -> 1/sqrt(x) reverses the
@@ -68,14 +88,11 @@ static float key_float(uint32_t u)
 static size_t clean_floor_ivar(float *flux, float *ivar, size_t n,
                                uint32_t *key, uint32_t *hist, float *imax)
 {
+    clean_pixels(flux, ivar, n);
     size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!isfinite(flux[i]) || !isfinite(ivar[i]) || ivar[i] <= 0) {
-            flux[i] = isfinite(flux[i]) ? flux[i] : 0.0f;
-            ivar[i] = 0.0f;
-        } else {
-            memcpy(&key[m++], &ivar[i], sizeof *key);
-        }
+    for (size_t i = 0; i < n; i++) { /* usable ivar: positive, so not 0 */
+        memcpy(&key[m], &ivar[i], sizeof *key);
+        m += key[m] != 0;
     }
     if (m == 0)
         return 0;
@@ -84,16 +101,18 @@ static size_t clean_floor_ivar(float *flux, float *ivar, size_t n,
     float iv_h = key_float(select_key(key, m, m - 1 - h, hist));
     double med = 1.0 / sqrt((double)iv_h);
     if (m % 2 == 0) {
-        /* ivar rank m-h = h: the smallest above rank h-1, or a tie */
-        size_t above = 0;
-        float iv_h1 = INFINITY;
-        for (size_t i = 0; i < n; i++)
-            if (ivar[i] > iv_h) {
-                above++;
-                iv_h1 = ivar[i] < iv_h1 ? ivar[i] : iv_h1;
-            }
-        if (above < h)
-            iv_h1 = iv_h;
+        /* ivar rank m-h = h: the smallest above rank h-1, or a tie (on
+         * the bit patterns, which order as the ivar >= 0 do) */
+        uint32_t kh, k1 = UINT32_MAX, above = 0; /* n < 2^32 pixels */
+        memcpy(&kh, &iv_h, sizeof kh);
+        for (size_t i = 0; i < n; i++) {
+            uint32_t k;
+            memcpy(&k, &ivar[i], sizeof k);
+            above += k > kh;
+            k = k > kh ? k : UINT32_MAX;
+            k1 = k < k1 ? k : k1;
+        }
+        float iv_h1 = above < h ? iv_h : key_float(k1);
         double lo = 1.0 / sqrt((double)iv_h1);
         med = 0.5 * (lo + med);
     }
@@ -272,28 +291,25 @@ static void floor_and_check(rvfit_batch *b, int a, const rvfit_lib_arm *L,
     const double *w = spec_wave(A, s);
     float *f = A->flux + s * A->npix, *iv = A->ivar + s * A->npix;
     size_t n = rvfit_arm_npix(A, s), used = 0, inside = 0, nbig = 0;
-    for (size_t i = n; i < A->npix; i++) /* padding */
-        if (iv[i] > imax)
-            iv[i] = imax;
-    if (!L) {
-        for (size_t i = 0; i < n; i++)
-            if (iv[i] > imax)
-                iv[i] = imax;
+    for (size_t i = L ? n : 0; i < A->npix; i++) /* padding, or all */
+        iv[i] = iv[i] > imax ? imax : iv[i];
+    if (!L)
         return;
-    }
     const double T = RVFIT_SNR_ABSURD, big2 = 0.25 * T * T;
     double lo = exp(L->lnl0), hi = exp(L->lnl0 + L->dlnl * (L->npix - 1));
-    for (size_t i = 0; i < n; i++) {
-        if (iv[i] > imax)
-            iv[i] = imax;
-        if (iv[i] > 0) {
-            used++;
-            inside += w[i] >= lo && w[i] <= hi;
-            double fi = f[i];
-            if (fi * fi * (double)iv[i] > big2)
-                nbig += fabs(fi) * sqrt((double)iv[i]) > T;
-        }
+    size_t cand = 0; /* pixels whose x_i may exceed T: almost never */
+    for (size_t i = 0; i < n; i++) { /* branch-free: it vectorises */
+        float v = iv[i] > imax ? imax : iv[i];
+        iv[i] = v;
+        size_t u = v > 0;
+        double fi = f[i];
+        used += u;
+        inside += u & (w[i] >= lo) & (w[i] <= hi);
+        cand += u & (fi * fi * (double)v > big2);
     }
+    for (size_t i = 0; cand && i < n; i++)
+        if (iv[i] > 0 && (double)f[i] * f[i] * (double)iv[i] > big2)
+            nbig += fabs((double)f[i]) * sqrt((double)iv[i]) > T;
     if (used && !inside) {
         for (size_t i = 0; i < n; i++)
             iv[i] = 0;
