@@ -665,11 +665,11 @@ int rvfit_prep_batch_mem(rvfit_batch *b, const rvfit_library *lib,
     /* A spectrum with no usable pixel left is bad, whatever the reader
      * thought. */
     for (size_t s = 0; s < b->nspec; s++) {
-        size_t good = 0;
-        for (int a = 0; a < b->narm; a++) {
+        int good = 0;
+        for (int a = 0; a < b->narm && !good; a++) {
             const rvfit_arm_batch *A = &b->arm[a];
-            for (size_t i = 0; i < A->npix; i++)
-                good += A->ivar[s * A->npix + i] > 0;
+            for (size_t i = 0; i < A->npix && !good; i++)
+                good = A->ivar[s * A->npix + i] > 0;
         }
         if (!good)
             b->flags[s] |= RVFIT_SPEC_BAD;
