@@ -3,9 +3,10 @@
  *
  * Opens an input through the instrument plugin and reads it as the run's
  * reader thread does (core/engine/run/run_reader.c, fill_batch and
- * read_segment): ranges of spectra (as many as rb_read_max allows) into a
- * batch of [run] batch_size by the run's own code (run_batch.c and run_mem.c are
- * compiled into this program), the pass-through table rows of each range,
+ * read_segment): ranges of spectra (as many as rb_read_max allows) into
+ * a batch of [run] batch_size by the run's own code (run_batch.c and
+ * run_mem.c are compiled into this program), the pass-through table rows
+ * of each range,
  * then rvfit_prep_batch_mem on the host's threads with the run's memory;
  * the batch's arrays then go back as the fit thread and the writer give
  * them back.  Keep fill_batch's loop here in step with the reader's.

@@ -86,7 +86,8 @@ static void cut_short(const char *path)
 
 int main(void)
 {
-    const rvfit_instrument_ops *ops = tu_plugin_ops("rvfit_instrument_desi.so");
+    const rvfit_instrument_ops *ops =
+        tu_plugin_ops("rvfit_instrument_desi.so");
     char path[2048], copy[2048], cmd[4400];
     snprintf(path, sizeof path, "%s/coadd-mock.fits",
              tu_env("RVFIT_TEST_DATA"));

@@ -5,13 +5,14 @@
  * prepared batch must match bit for bit (a faster preparation is only
  * allowed to reorganise the same arithmetic), at 1 and 3 threads, on
  * full batches, batches with room and one large enough for many rounds
- * of the in-place band pass, made to reach every branch: non-finite and non-positive
- * pixels, ties in ivar, odd and even counts of usable pixels, a spectrum
- * with none, S/N per pixel above RVFIT_SNR_ABSURD, exactly at it and with
- * exactly half of the pixels above it (both outcomes), an arm outside the
- * templates, an arm the library does not have, spectra shorter than the
- * batch (padding), 2- and 3-pixel spectra, shared and per-spectrum grids,
- * band and Gaussian-LSF arms, template smoothing in Angstrom and in km/s. */
+ * of the in-place band pass, made to reach every branch: non-finite and
+ * non-positive pixels, ties in ivar, odd and even counts of usable
+ * pixels, a spectrum with none, S/N per pixel above RVFIT_SNR_ABSURD,
+ * exactly at it and with exactly half of the pixels above it (both
+ * outcomes), an arm outside the templates, an arm the library does not
+ * have, spectra shorter than the batch (padding), 2- and 3-pixel
+ * spectra, shared and per-spectrum grids, band and Gaussian-LSF arms,
+ * template smoothing in Angstrom and in km/s. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,8 +101,9 @@ static void def_lsf_band(const double *w, size_t n, size_t ld,
             double v = 0;
             if (i >= 0 && (size_t)i < n) {
                 double half = 0.5 * width(w, n, (size_t)i);
-                double x0 = (w[i] - half - w[j]) / (1.41421356237309504880 * s);
-                double x1 = (w[i] + half - w[j]) / (1.41421356237309504880 * s);
+                double r2s = 1.41421356237309504880 * s;
+                double x0 = (w[i] - half - w[j]) / r2s;
+                double x1 = (w[i] + half - w[j]) / r2s;
                 v = 0.5 * (erf(x1) - erf(x0));
             }
             res[(size_t)k * ld + j] = (float)v;
@@ -358,7 +360,8 @@ int main(void)
     make_library(&lib);
     /* nspec, cap: a full batch (band matrices grow where they are), one
      * with room (they need not), and one of many rounds in place */
-    static const size_t shape[3][2] = {{NSPEC, NSPEC}, {NSPEC, 40}, {150, 160}};
+    static const size_t shape[3][2] = {
+        {NSPEC, NSPEC}, {NSPEC, 40}, {150, 160}};
     for (int kind = 0; kind < 2; kind++)
         for (int sh = 0; sh < 3; sh++)
             for (uint64_t seed = 1; seed <= (sh == 2 ? 3u : 20u); seed++) {
