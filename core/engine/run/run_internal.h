@@ -3,6 +3,7 @@
  *   reader (run_reader.c)  units from the source -> merged batches
  *   batch  (run_batch.c)   assembly of spectra of several files into one
  *                          batch layout, with padding
+ *   memory (run_mem.c)     batches' large arrays kept for the next batch
  *   fit    (run.c)         the calling thread fits batch after batch
  *   writer (run_writer.c)  rows to each unit's outputs, commit, report
  *
