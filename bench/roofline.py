@@ -26,6 +26,7 @@ import numpy as np
 
 C_KMS = 299792.458
 LANES = 8  # CPU_LANES in plugins/cpu/cpu_internal.h
+KEYS_MIN_VEL = 4  # CPU_KEYS_MIN_VEL: vscan templates with Keys coefficients
 
 
 # ---- parameters of the workload ------------------------------------------
@@ -89,24 +90,26 @@ def vsini_half_width(vsini, dlnl):
 
 
 def cholesky_flops(n):
-    """linalg.c:rvfit_chol_eq_solve (equilibrate, rvfit_chol, log det,
-    forward and backward substitution) for an n x n system."""
+    """linalg.c:rvfit_chol_eq_quad for an n x n system as a chisq point
+    calls it (no solution wanted): equilibrate, rvfit_chol, log det, the
+    forward substitution and b^T A^-1 b = |y|^2."""
     f = 4 * n                          # 1/sqrt(d), log(d), ld +=
     f += 2 * n * (n + 1) // 2          # a[k,l] *= sc[k]*sc[l]
     for j in range(n):                 # rvfit_chol
         f += 2 * j + 1                 # d -= a*a (j terms), sqrt
         f += (n - 1 - j) * (2 * j + 1)  # s -= a*a (j terms), s/d
     f += 3 * n                         # ld += 2*log(L_kk)
-    f += 2 * n                         # y = b*sc, x = y*sc
+    f += n                             # y = b*sc
     f += sum(2 * k + 1 for k in range(n))  # forward
-    f += sum(2 * (n - 1 - k) + 1 for k in range(n))  # backward
+    f += 2 * n                         # q += y*y
     return f
 
 
-def arm_flops(arm, npoly, ncorner, h, log_flux, span_pix=0.0):
+def arm_flops(arm, npoly, basis, ncorner, h, log_flux, span_pix=0.0, nk=1):
     """Flops of one arm at one point, per component, averaged over the
     spectra.  span_pix: template pixels between the lowest and highest
-    shift the prepared template must cover (vscan chunk; 0 for chisq)."""
+    shift the prepared template must cover (vscan chunk; 0 for chisq);
+    nk: velocities sharing the template (cpu_eval.c:cpu_vscan_task)."""
     n, hb, nt, u = arm["npix"], arm["ndiag"] // 2, arm["npix_t"], arm["u"]
     i0, i1 = arm["first"], arm["last"]           # cpu_model.c:cpu_range_of
     j0 = np.clip(i0 - hb, 0, n - 1)
@@ -128,23 +131,40 @@ def arm_flops(arm, npoly, ncorner, h, log_flux, span_pix=0.0):
     f["interp"] = n_interp * (2 * ncorner - 1 + (1 if log_flux else 0))
     # cpu_model.c:cpu_rotate: w[0]*x, then 2h (mul+add); memcpy when h=0
     f["rotate"] = n_rot * (1 + 4 * h) if h > 0 else 0.0
-    # cpu_model.c:cpu_shift, per pixel: p=u+dp 1, x=p-k0 1, x2,x3 2,
-    # Keys weights 4+5+5+2, times f 4, sum of the four 3 => 27
-    f["shift"] = n_shift * 27
+    if nk >= KEYS_MIN_VEL:
+        # cpu_model.c:cpu_keys_coef, once per template pixel for the nk
+        # velocities (c1 2, c2 6, c3 5), then cpu_shift_coef per data
+        # pixel: p=u+dp 1, x=p-k0 1, Horner 6
+        f["keys"] = n_rot * 13
+        f["shift"] = n_shift * 8
+    else:
+        # cpu_model.c:cpu_shift_taps, per pixel: p=u+dp 1, x=p-k0 1, the
+        # Keys coefficients from the four taps 13, Horner 6
+        f["keys"] = 0.0
+        f["shift"] = n_shift * 21
     # cpu_model.c:cpu_band: acc += res*t over ndiag taps (edges ignored)
     f["band"] = n_band * 2 * arm["ndiag"]
     # cpu_normal.c:cpu_solve: wm=iv*m, g=wm*m, c=wm*f
     f["weights"] = n_solve * 3
-    # cpu_normal.c:cpu_normal: gk=g*B_k (npoly), npair lower-triangle dot
-    # products and npoly right-hand-side ones (mul+add each), then the
-    # fixed-order 8-lane reductions (7 adds per sum)
-    f["normal"] = n_solve * (npoly + 2 * npair + 2 * npoly) + 7 * (npair + npoly)
+    if basis == "cheb":
+        # cpu_normal.c:cpu_normal_cheb: the 2 npoly - 1 moments sum g T_j
+        # and the npoly sums c T_k (mul+add each), 8-lane reductions,
+        # then A_kl = (mu_{k+l} + mu_{k-l}) / 2 (add, mul)
+        nmom = 2 * npoly - 1
+        f["normal"] = (n_solve * 2 * (nmom + npoly) + 7 * (nmom + npoly)
+                       + 2 * npair)
+    else:
+        # cpu_normal.c:cpu_normal: gk=g*B_k (npoly), npair lower-triangle
+        # dot products and npoly right-hand-side ones (mul+add each), then
+        # the fixed-order 8-lane reductions (7 adds per sum); the
+        # Gaussians' support cuts are not counted
+        f["normal"] = (n_solve * (npoly + 2 * npair + 2 * npoly)
+                       + 7 * (npair + npoly))
     f["cholesky"] = cholesky_flops(npoly)
-    # cpu_normal.c:cpu_cont: c0*B0, then (mul+add) per further term
-    f["continuum"] = n_solve * (2 * npoly - 1)
-    # cpu_normal.c:cpu_solve residual: f - cont*m (2), acc += iv*r*r (3),
-    # lane sum 7, tot += chi + ld 2 (cpu_eval.c)
-    f["chisq"] = n_solve * 5 + 7 + 2
+    # cpu_normal.c:cpu_solve: chi^2 = f^T W f - b^T A^-1 b (f^T W f once
+    # per spectrum, cpu_batch.c), tot += chi + ld (cpu_eval.c); no
+    # continuum and no residual pass
+    f["chisq"] = 3
     # Bytes read per point from arrays too big for L2 (scratch buffers
     # stay in L1/L2): an upper bound of DRAM traffic, since nearby points
     # share library corners in L3.
@@ -156,7 +176,8 @@ def arm_flops(arm, npoly, ncorner, h, log_flux, span_pix=0.0):
     return f, bytes_, {"interp": n_interp, "data": n_band}
 
 
-def point_flops(arms, npoly, ncorner, vsini, log_flux, nk=1, vstep=0.0):
+def point_flops(arms, npoly, basis, ncorner, vsini, log_flux, nk=1,
+                vstep=0.0):
     """Flops per point: a chisq point (nk = 1), or a vscan point whose
     template is prepared once per chunk of nk velocities vstep apart
     (cpu_eval.c:cpu_vscan_task) and shifted, banded, solved per velocity."""
@@ -164,8 +185,9 @@ def point_flops(arms, npoly, ncorner, vsini, log_flux, nk=1, vstep=0.0):
     for a in arms.values():
         h = vsini_half_width(vsini, a["dlnl"])
         span = (nk - 1) * vstep / C_KMS / a["dlnl"]
-        f, b, _ = arm_flops(a, npoly, ncorner, h, log_flux, span)
-        for k in ("interp", "rotate"):    # shared by the chunk
+        f, b, _ = arm_flops(a, npoly, basis, ncorner, h, log_flux, span,
+                            round(nk))
+        for k in ("interp", "rotate", "keys"):    # shared by the chunk
             f[k] /= nk
         b["templates (float32)"] /= nk
         for k, v in f.items():
@@ -245,6 +267,8 @@ def main():
     ap.add_argument("--coadd", required=True)
     ap.add_argument("--npoly", type=int, default=10,
                     help="[fit] npoly (config.c default 10)")
+    ap.add_argument("--basis", choices=("gauss", "cheb"), default="gauss",
+                    help="[fit] basis (docs/configuration.md)")
     ap.add_argument("--vsini", type=float, default=5.0,
                     help="vsini of the chisq points, km/s (optimizer start)")
     ap.add_argument("--corners", type=int, default=0,
@@ -273,9 +297,9 @@ def main():
     print("date %s UTC; load average %s" % (
         time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
         " ".join(open("/proc/loadavg").read().split()[:3])))
-    print("library %s: %s, nodes %s, log_flux %d; npoly %d"
+    print("library %s: %s, nodes %s, log_flux %d; npoly %d, basis %s"
           % (args.library, lib["interp"], "x".join(map(str, lib["nnode"])),
-             lib["log_flux"], np_))
+             lib["log_flux"], np_, args.basis))
     for k, a in arms.items():
         print("arm %s: %d data px (usable %.0f), ndiag %d, template dlnl "
               "%.3g, %.2f template px per data px"
@@ -296,7 +320,8 @@ def main():
         "vscan init refine (2 vel, node)": (1, 0.0, 2, 2 * args.ccf_vstep),
         "vscan vrefine probes (2 vel)": (nc_, args.vsini, 2, 8.0),
     }
-    table = {k: point_flops(arms, np_, *v[:2], lib["log_flux"], *v[2:])
+    table = {k: point_flops(arms, np_, args.basis, *v[:2], lib["log_flux"],
+                            *v[2:])
              for k, v in kinds.items()}
     comps = list(next(iter(table.values()))[0])
     print("\nflops per point (all arms), %d corners, vsini %g km/s:"

@@ -85,6 +85,20 @@ static void test_solves(void)
         CHECK_MSG(worst < 1e-9, "n=%d: equilibrated solve off by %.3g", n,
                   worst);
         CHECK_NEAR(ld, (double)ld_ref, 1e-9 * fmax(1.0, fabs(ld)));
+        /* b^T A^-1 b (the chi-square's profile term), with and without
+         * the solution, against b . x of the LU reference */
+        long double q_ref = 0;
+        for (int i = 0; i < n; i++)
+            q_ref += (long double)b[i] * ref[i];
+        double q = -1.0, q2 = -1.0, ld2;
+        memcpy(w, a, sizeof a);
+        CHECK(rvfit_chol_eq_quad(n, w, b, x, &ld2, &q) == RVFIT_OK);
+        memcpy(w, a, sizeof a);
+        CHECK(rvfit_chol_eq_quad(n, w, b, NULL, &ld2, &q2) == RVFIT_OK);
+        CHECK_MSG(fabs(q - (double)q_ref) <= 1e-9 * fabs((double)q_ref) &&
+                      q2 == q && ld2 == ld,
+                  "n=%d: b^T A^-1 b %.17g, %.17g, LU %.17g", n, q, q2,
+                  (double)q_ref);
         /* plain factorisation + the two triangular solves */
         memcpy(w, a, sizeof a);
         CHECK(rvfit_chol(n, w, 0.0) == RVFIT_OK);

@@ -57,7 +57,7 @@ rvfit_engine_part(plot plot.h -
   plot_draw.c plot_layout.c plot_png.c plot_row.c plot_summary.c)
 # a run: reader, fit and writer threads over a stream of inputs
 rvfit_engine_part(run run.h -
-  run.c run_ctx.c run_queue.c run_batch.c run_reader.c run_writer.c
+  run.c run_ctx.c run_queue.c run_batch.c run_mem.c run_reader.c run_writer.c
   run_notes.c run_plot.c)
 # the in-process session behind the bindings
 rvfit_engine_part(session session.h -

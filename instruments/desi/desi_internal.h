@@ -2,9 +2,9 @@
  *
  * Only the entry symbol is exported (the plugin is built with
  * -fvisibility=hidden); the desi_* functions below are shared between the
- * plugin's own files.  A handle is used by one thread at a time, and all
- * CFITSIO calls happen on that thread (CFITSIO keeps a global message
- * stack). */
+ * plugin's own files.  A handle is used by one thread at a time; its
+ * reads may spread over the host's threads (desi_read.c), each with a
+ * CFITSIO handle of its own on the file. */
 #ifndef DESI_INTERNAL_H
 #define DESI_INTERNAL_H
 
@@ -16,6 +16,7 @@
 #include "rvfit/mockkit.h"
 #include "rvfit/numeric.h"
 #include "rvfit/instrument.h"
+#include "rvfit/pool.h"
 
 #define DESI_WHO "desi"
 #define DESI_NTABLE 3   /* RVTAB, FIBERMAP, SCORES */
@@ -39,6 +40,17 @@ typedef struct desi_table {
     int *fits_type; /* CFITSIO datatype used to read it                */
 } desi_table;
 
+/* Up to this many threads read one file (desi_read.c). */
+#define DESI_MAX_WORKERS 16
+
+/* What one reading thread owns: a CFITSIO handle on the file (worker 0's
+ * is the handle's own fp) and its MASK scratch. */
+typedef struct desi_worker {
+    fitsfile *fp;
+    uint32_t *mask_buf; /* grown on demand */
+    size_t mask_cap;
+} desi_worker;
+
 /* Plugin options ([instrument.desi]). */
 typedef struct desi_opts {
     long fiberstatus_mask; /* bits of (COADD_)FIBERSTATUS that reject; -1 all */
@@ -59,8 +71,8 @@ typedef struct desi_handle {
     double *snr;     /* [nsel*ncam] SCORES MEDIAN_COADD_SNR_X, NaN absent */
     rvfit_table_schema schema[DESI_NTABLE]; /* contiguous, for info() */
     desi_table table[DESI_NTABLE];
-    uint32_t *mask_buf; /* scratch for MASK reads, grown on demand       */
-    size_t mask_cap;
+    desi_worker wk[DESI_MAX_WORKERS]; /* wk[0].fp == fp                  */
+    rvfit_pool *pool;   /* the reading threads, made at the first read   */
     rvfit_file_info info;
 } desi_handle;
 
@@ -95,10 +107,12 @@ int desi_select(desi_handle *h, const desi_opts *o, const rvfit_select *sel,
 int desi_read(void *handle, size_t first, size_t count, rvfit_batch *b,
               rvfit_err *err);
 /* Read spectrum rows [row0, row0+n) of camera c into flux/ivar (cleaned,
- * bad pixels ivar = 0).  Used by read and by the S/N fallback of
- * selection. */
-int desi_read_pixels(desi_handle *h, int c, size_t row0, size_t n,
-                     float *flux, float *ivar, rvfit_err *err);
+ * bad pixels ivar = 0) with worker w's handle.  Used by read and by the
+ * S/N fallback of selection. */
+int desi_read_pixels(desi_handle *h, desi_worker *w, int c, size_t row0,
+                     size_t n, float *flux, float *ivar, rvfit_err *err);
+/* Close the reading threads' handles and the threads (desi_close). */
+void desi_workers_free(desi_handle *h);
 
 /* ---- desi_tables.c ---------------------------------------------------- */
 int desi_tables_init(desi_handle *h, rvfit_err *err);

@@ -277,6 +277,7 @@ int desi_open(const rvfit_host *host, const rvfit_kv *opts, int nopt,
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "%s: handle", path);
     h->host = host;
     rc = desi_open_file(h, path, err);
+    h->wk[0].fp = h->fp;
     if (!rc)
         rc = desi_scan(h, err);
     if (!rc)
@@ -315,6 +316,6 @@ void desi_close(void *handle)
     desi_tables_free(h);
     free(h->rows);
     free(h->snr);
-    free(h->mask_buf);
+    desi_workers_free(h);
     free(h);
 }

@@ -176,7 +176,7 @@ static int desi_row_maxsnr(desi_handle *h, size_t r, double *snr, float *fl,
     for (int c = 0; c < h->ncam; c++) {
         double *v = &snr[r * (size_t)h->ncam + (size_t)c];
         if (!isfinite(*v)) {
-            int rc = desi_read_pixels(h, c, r, 1, fl, iv, err);
+            int rc = desi_read_pixels(h, &h->wk[0], c, r, 1, fl, iv, err);
             if (rc)
                 return rc;
             *v = rvfit_pixel_snr(fl, iv, h->cam[c].npix, NULL);

@@ -1,7 +1,9 @@
 /* cpu_batch.c — resident copies of the library and of the spectra batch,
  * with what every evaluation reuses precomputed: template pixel
  * coordinates of the data pixels, basis tables, sanitised data in double,
- * usable pixel ranges, and per-thread scratch buffers. */
+ * usable pixel ranges, and per-thread scratch buffers.  A batch's arrays
+ * live in one arena that the next batch reuses, and are filled on the
+ * pool's threads, one spectrum (or wavelength grid) per item. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,7 @@ static void cpu_free_scratch(cpu_state *st)
         cpu_scratch *w = &st->scr[t];
         free(w->text);
         free(w->trx);
+        free(w->kc);
         free(w->t);
         free(w->m);
         free(w->g);
@@ -40,23 +43,18 @@ static void cpu_free_scratch(cpu_state *st)
 
 void cpu_free_batch(cpu_state *st)
 {
-    for (int a = 0; a < st->narm; a++) {
-        cpu_arm *ca = &st->arm[a];
-        free(ca->u);
-        free(ca->basis);
-        free(ca->sup);
-        free(ca->flux);
-        free(ca->ivar);
-        free(ca->res);
-        free(ca->first);
-        free(ca->last);
-        free(ca->nuse);
-    }
-    memset(st->arm, 0, sizeof st->arm);
+    memset(st->arm, 0, sizeof st->arm); /* the arrays live in the arena */
     cpu_free_scratch(st);
     st->narm = 0;
     st->nspec = 0;
     st->have_batch = 0;
+}
+
+void cpu_free_arena(cpu_state *st)
+{
+    free(st->arena);
+    st->arena = NULL;
+    st->arena_cap = 0;
 }
 
 int cpu_load_library(void *state, const rvfit_library *lib, rvfit_err *err)
@@ -95,7 +93,6 @@ nomem:
     return rvfit_err_set(err, RVFIT_ERR_NOMEM, "library: out of memory");
 }
 
-/* Copy one batch arm; returns a status. */
 /* sup = [lo, hi): the pixels outside of which row b (npad long) is
  * exactly 0, widened to multiples of CPU_LANES so that a sum skipping
  * the rest keeps every lane's terms in order (cpu_normal.c). */
@@ -114,8 +111,21 @@ static void cpu_support(const double *b, size_t npad, uint32_t sup[2])
     sup[1] = (uint32_t)((hi + CPU_LANES - 1) / CPU_LANES * CPU_LANES);
 }
 
-static int cpu_copy_arm(cpu_state *st, const rvfit_arm_batch *ba, cpu_arm *ca,
-                        rvfit_err *err)
+/* The next n bytes at *off of the arena base (64-byte aligned), or
+ * NULL while only sizing (base NULL). */
+static void *cpu_carve(char *base, size_t *off, size_t n)
+{
+    size_t o = (*off + 63) / 64 * 64;
+    *off = o + n;
+    return base ? base + o : NULL;
+}
+
+/* The arm's geometry (checked against the library) and its arrays for
+ * ns spectra carved from base at *off (sizing only when base is NULL);
+ * the fill tasks below write every element, pads included. */
+static int cpu_arm_layout(cpu_state *st, const rvfit_arm_batch *ba,
+                          cpu_arm *ca, char *base, size_t *off,
+                          rvfit_err *err)
 {
     size_t ns = st->nspec, n = ba->npix;
     memcpy(ca->name, ba->name, sizeof ca->name);
@@ -129,47 +139,136 @@ static int cpu_copy_arm(cpu_state *st, const rvfit_arm_batch *ba, cpu_arm *ca,
                                                    : RVFIT_RES_NONE;
     ca->ndiag = ca->res_kind == RVFIT_RES_BAND ? ba->ndiag : 1;
     size_t nw = ba->wave_per_spec ? ns : 1, np = (size_t)st->mo.npoly;
-    ca->u = calloc(nw * ca->npad, sizeof(double));
-    ca->basis = calloc(nw * np * ca->npad, sizeof(double));
-    ca->sup = calloc(nw * np * 2, sizeof(uint32_t));
-    ca->flux = calloc(ns * ca->npad, sizeof(double));
-    ca->ivar = calloc(ns * ca->npad, sizeof(double));
-    ca->first = calloc(ns, sizeof(long));
-    ca->last = calloc(ns, sizeof(long));
-    ca->nuse = calloc(ns, sizeof(long));
-    if (ca->res_kind == RVFIT_RES_BAND)
-        ca->res = malloc(ns * (size_t)ca->ndiag * n * sizeof(float) + 1);
-    if (!ca->u || !ca->basis || !ca->sup || !ca->flux || !ca->ivar || !ca->first ||
-        !ca->last || !ca->nuse || (ca->res_kind == RVFIT_RES_BAND && !ca->res))
-        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "arm %.16s: out of memory",
-                             ba->name);
-    if (ca->res)
-        memcpy(ca->res, ba->res, ns * (size_t)ca->ndiag * n * sizeof(float));
-    const rvfit_lib_arm *la = &st->lib.arm[ca->lib_arm];
-    for (size_t w = 0; w < nw; w++)
-        rvfit_pixel_tables(st->mo.basis, st->mo.npoly, la->lnl0, la->dlnl, n,
+    size_t npad = ca->npad, d = sizeof(double);
+    ca->nmom = st->mo.basis == RVFIT_BASIS_CHEB &&
+                       2 * st->mo.npoly - 1 <= RVFIT_MAX_POLY
+                   ? 2 * st->mo.npoly - 1
+                   : 0;
+    ca->u = cpu_carve(base, off, nw * npad * d);
+    ca->basis = cpu_carve(base, off, nw * np * npad * d);
+    ca->sup = cpu_carve(base, off, nw * np * 2 * sizeof(uint32_t));
+    ca->mom = ca->nmom ? cpu_carve(base, off, nw * (size_t)ca->nmom * npad * d)
+                       : NULL;
+    ca->fwf = cpu_carve(base, off, ns * d);
+    ca->flux = cpu_carve(base, off, ns * npad * d);
+    ca->ivar = cpu_carve(base, off, ns * npad * d);
+    ca->first = cpu_carve(base, off, ns * sizeof(long));
+    ca->last = cpu_carve(base, off, ns * sizeof(long));
+    ca->nuse = cpu_carve(base, off, ns * sizeof(long));
+    ca->res = ca->res_kind == RVFIT_RES_BAND
+                  ? cpu_carve(base, off, ns * (size_t)ca->ndiag * n *
+                                             sizeof(float))
+                  : NULL;
+    return RVFIT_OK;
+}
+
+/* One arm of the batch being copied, for the pool tasks. */
+typedef struct cpu_fill {
+    const cpu_state *st;
+    const rvfit_arm_batch *ba;
+    cpu_arm *ca;
+} cpu_fill;
+
+/* Pool task: the pixel tables of wavelength grid w (u, basis, supports,
+ * Chebyshev moments' rows). */
+static void cpu_fill_tables(void *ctx, int tid, size_t w)
+{
+    (void)tid;
+    const cpu_fill *f = ctx;
+    const rvfit_arm_batch *ba = f->ba;
+    cpu_arm *ca = f->ca;
+    const rvfit_lib_arm *la = &f->st->lib.arm[ca->lib_arm];
+    size_t n = ba->npix, np = (size_t)f->st->mo.npoly;
+    double *u = ca->u + w * ca->npad, *B = ca->basis + w * np * ca->npad;
+    rvfit_pixel_tables(f->st->mo.basis, (int)np, la->lnl0, la->dlnl, n,
+                       rvfit_arm_npix(ba, w), ba->wave + w * n, ca->npad, u,
+                       B);
+    if (ca->nmom) /* writes the same u again */
+        rvfit_pixel_tables(RVFIT_BASIS_CHEB, ca->nmom, la->lnl0, la->dlnl, n,
                            rvfit_arm_npix(ba, w), ba->wave + w * n, ca->npad,
-                           ca->u + w * ca->npad,
-                           ca->basis + w * np * ca->npad);
-    for (size_t k = 0; k < nw * np; k++)
-        cpu_support(ca->basis + k * ca->npad, ca->npad, ca->sup + 2 * k);
-    for (size_t s = 0; s < ns; s++) {
-        long first = -1, last = -2, nuse = 0;
-        for (size_t i = 0; i < n; i++) {
-            double f = ba->flux[s * n + i], iv = ba->ivar[s * n + i];
-            if (!(iv > 0.0) || !isfinite(iv) || !isfinite(f))
-                continue; /* stays 0: unusable */
-            ca->flux[s * ca->npad + i] = f;
-            ca->ivar[s * ca->npad + i] = iv;
-            if (first < 0)
-                first = (long)i;
-            last = (long)i;
-            nuse++;
-        }
-        ca->first[s] = first < 0 ? 0 : first;
-        ca->last[s] = last;
-        ca->nuse[s] = nuse;
+                           u, ca->mom + w * (size_t)ca->nmom * ca->npad);
+    /* pads: u and the rows beyond n are not written by the tables */
+    size_t pad = (ca->npad - n) * sizeof(double);
+    memset(u + n, 0, pad);
+    for (size_t k = 0; k < np; k++)
+        memset(B + k * ca->npad + n, 0, pad);
+    for (int k = 0; k < ca->nmom; k++)
+        memset(ca->mom + (w * (size_t)ca->nmom + (size_t)k) * ca->npad + n,
+               0, pad);
+    for (size_t k = 0; k < np; k++)
+        cpu_support(B + k * ca->npad, ca->npad, ca->sup + 2 * (w * np + k));
+}
+
+/* Pool task: spectrum s — usable pixels, f^T W f, the band matrix. */
+static void cpu_fill_spec(void *ctx, int tid, size_t s)
+{
+    (void)tid;
+    const cpu_fill *f = ctx;
+    const rvfit_arm_batch *ba = f->ba;
+    cpu_arm *ca = f->ca;
+    size_t n = ba->npix;
+    long first = -1, last = -2, nuse = 0;
+    double fwf = 0.0;
+    double *fo = ca->flux + s * ca->npad, *io = ca->ivar + s * ca->npad;
+    memset(fo, 0, ca->npad * sizeof(double)); /* 0: unusable, and pads */
+    memset(io, 0, ca->npad * sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        double fx = ba->flux[s * n + i], iv = ba->ivar[s * n + i];
+        if (!(iv > 0.0) || !isfinite(iv) || !isfinite(fx))
+            continue;
+        fo[i] = fx;
+        io[i] = iv;
+        fwf += iv * fx * fx;
+        if (first < 0)
+            first = (long)i;
+        last = (long)i;
+        nuse++;
     }
+    ca->fwf[s] = fwf;
+    ca->first[s] = first < 0 ? 0 : first;
+    ca->last[s] = last;
+    ca->nuse[s] = nuse;
+    size_t nr = (size_t)ca->ndiag * n;
+    if (ca->res)
+        memcpy(ca->res + s * nr, ba->res + s * nr, nr * sizeof(float));
+}
+
+/* Fill one batch arm, the spectra and the grids spread over the pool's
+ * threads (each item writes its own slices: the result does not depend
+ * on the thread count). */
+static void cpu_fill_arm(cpu_state *st, const rvfit_arm_batch *ba,
+                         cpu_arm *ca)
+{
+    cpu_fill f = {.st = st, .ba = ba, .ca = ca};
+    rvfit_pool_run(st->pool, ba->wave_per_spec ? st->nspec : 1,
+                   cpu_fill_tables, &f);
+    rvfit_pool_run(st->pool, st->nspec, cpu_fill_spec, &f);
+}
+
+/* Lay the batch's arms out in the arena, growing it when needed. */
+static int cpu_batch_arena(cpu_state *st, const rvfit_batch *batch,
+                           rvfit_err *err)
+{
+    size_t need = 0;
+    for (int a = 0; a < batch->narm; a++) {
+        int rc = cpu_arm_layout(st, &batch->arm[a], &st->arm[a], NULL, &need,
+                                err);
+        if (rc)
+            return rc;
+    }
+    if (need > st->arena_cap) {
+        cpu_free_arena(st);
+        st->arena = malloc(need);
+        if (!st->arena)
+            return rvfit_err_set(err, RVFIT_ERR_NOMEM,
+                                 "load_batch: out of memory for %zu MiB",
+                                 need >> 20);
+        st->arena_cap = need;
+    }
+    size_t off = 0;
+    for (int a = 0; a < batch->narm; a++)
+        cpu_arm_layout(st, &batch->arm[a], &st->arm[a], st->arena, &off,
+                       err);
     return RVFIT_OK;
 }
 
@@ -189,6 +288,7 @@ static int cpu_alloc_scratch(cpu_state *st)
         cpu_scratch *w = &st->scr[t];
         w->text = calloc(nt + 2 * RVFIT_MAX_VSINI_HALF + 16, sizeof(double));
         w->trx = calloc(nt + 16, sizeof(double));
+        w->kc = calloc(4 * (nt + 16), sizeof(double));
         w->t = calloc(nd, sizeof(double));
         w->m = calloc(nd, sizeof(double));
         w->g = calloc(nd, sizeof(double));
@@ -198,7 +298,7 @@ static int cpu_alloc_scratch(cpu_state *st)
         w->acc = calloc((CPU_NPAIR + RVFIT_MAX_POLY) * CPU_LANES,
                         sizeof(double));
         w->wrot = calloc(2 * RVFIT_MAX_VSINI_HALF + 1, sizeof(double));
-        if (!w->text || !w->trx || !w->t || !w->m || !w->g || !w->c ||
+        if (!w->text || !w->trx || !w->kc || !w->t || !w->m || !w->g || !w->c ||
             !w->gb || !w->cont || !w->acc || !w->wrot)
             return -1;
     }
@@ -219,13 +319,13 @@ int cpu_load_batch(void *state, const rvfit_batch *batch,
     st->mo = *mo;
     st->nspec = batch->nspec;
     st->narm = batch->narm;
-    for (int a = 0; a < batch->narm; a++) {
-        int rc = cpu_copy_arm(st, &batch->arm[a], &st->arm[a], err);
-        if (rc != RVFIT_OK) {
-            cpu_free_batch(st);
-            return rc;
-        }
+    int rc = cpu_batch_arena(st, batch, err);
+    if (rc != RVFIT_OK) {
+        cpu_free_batch(st);
+        return rc;
     }
+    for (int a = 0; a < batch->narm; a++)
+        cpu_fill_arm(st, &batch->arm[a], &st->arm[a]);
     if (cpu_alloc_scratch(st) != 0) {
         cpu_free_batch(st);
         return rvfit_err_set(err, RVFIT_ERR_NOMEM,

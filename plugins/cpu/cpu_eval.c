@@ -79,12 +79,13 @@ static void cpu_chisq_task(void *ctx, int tid, size_t q)
             continue;
         cpu_range r;
         cpu_tmpl tp;
-        double chi, ld, coef[RVFIT_MAX_POLY];
+        double chi, ld;
         cpu_range_of(st, a, p->spec, 0, &r);
         cpu_stencil_arm(job->stn, q, st->arm[a].lib_arm, &sc);
-        cpu_template(st, a, p->spec, &sc, p->vsini, delta, delta, &r, w, &tp);
+        cpu_template(st, a, p->spec, &sc, p->vsini, delta, delta, 1, &r, w,
+                     &tp);
         cpu_model_pixels(st, a, p->spec, &tp, delta, &r, w);
-        if (cpu_solve(st, a, p->spec, &r, w, &chi, &ld, coef) != 0) {
+        if (cpu_solve(st, a, p->spec, &r, w, &chi, &ld, NULL) != 0) {
             fail = 1;
             chi = CPU_FAIL;
         } else {
@@ -124,11 +125,12 @@ static void cpu_vscan_task(void *ctx, int tid, size_t item)
         cpu_tmpl tp;
         cpu_range_of(st, a, p->spec, 0, &r);
         cpu_stencil_arm(job->stn, q, st->arm[a].lib_arm, &sc);
-        cpu_template(st, a, p->spec, &sc, p->vsini, dmin, dmax, &r, w, &tp);
+        cpu_template(st, a, p->spec, &sc, p->vsini, dmin, dmax, (int)nk, &r,
+                     w, &tp);
         for (size_t k = 0; k < nk; k++) {
-            double chi, ld, coef[RVFIT_MAX_POLY];
+            double chi, ld;
             cpu_model_pixels(st, a, p->spec, &tp, delta[k], &r, w);
-            if (cpu_solve(st, a, p->spec, &r, w, &chi, &ld, coef) != 0)
+            if (cpu_solve(st, a, p->spec, &r, w, &chi, &ld, NULL) != 0)
                 w->vfail[k] = 1;
             else
                 w->vacc[k] += chi + ld;
@@ -159,7 +161,7 @@ static void cpu_models_task(void *ctx, int tid, size_t q)
         int ok = cpu_arm_usable(st, a, p->spec);
         if (ok) {
             cpu_stencil_arm(job->stn, q, st->arm[a].lib_arm, &sc);
-            cpu_template(st, a, p->spec, &sc, p->vsini, delta, delta, &r, w,
+            cpu_template(st, a, p->spec, &sc, p->vsini, delta, delta, 1, &r, w,
                          &tp);
             cpu_model_pixels(st, a, p->spec, &tp, delta, &r, w);
             ok = cpu_solve(st, a, p->spec, &r, w, &chi, &ld, coef) == 0;

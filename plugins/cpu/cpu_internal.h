@@ -48,13 +48,27 @@ typedef float cpu_f4 __attribute__((vector_size(16)));
     do {                                                                   \
         cpu_f4 f_;                                                         \
         memcpy(&f_, (p), sizeof f_);                                       \
-        (v) = __builtin_convertvector(f_, cpu_v4);                         \
+        (v) = (cpu_v4){f_[0], f_[1], f_[2], f_[3]};                        \
     } while (0)
+#endif
+
+/* A lane permutation of two cpu_v4 (GCC and Clang spell it apart). */
+#if defined(CPU_VEC) && defined(__clang__)
+#define CPU_SHUF(a, b, i0, i1, i2, i3)                                     \
+    __builtin_shufflevector(a, b, i0, i1, i2, i3)
+#elif defined(CPU_VEC)
+#define CPU_SHUF(a, b, i0, i1, i2, i3)                                     \
+    __builtin_shuffle(a, b, (long long __attribute__((vector_size(32)))){  \
+                                i0, i1, i2, i3})
 #endif
 
 #define CPU_LANES 8    /* independent accumulators per sum (vectorizable) */
 #define CPU_BLOCK 256  /* pixels per cache block of the normal equations  */
 #define CPU_VCHUNK 32  /* velocities per vscan work item                   */
+/* A template shared by at least this many velocities gets its Keys
+ * coefficients (cpu_model.c): 13 flops per template pixel once, then 6
+ * per data pixel instead of 27 with 4 gathered taps. */
+#define CPU_KEYS_MIN_VEL 4
 #define CPU_FAIL RVFIT_M2LNL_FAIL /* -2 ln L of a failed Cholesky */
 #define CPU_NPAIR (RVFIT_MAX_POLY * (RVFIT_MAX_POLY + 1) / 2)
 
@@ -68,11 +82,21 @@ typedef struct cpu_arm {
     double *basis;      /* [(nspec|1)*npoly*npad] B_k(x_i) at k*npad + i  */
     uint32_t *sup;      /* [(nspec|1)*npoly*2] pixels [lo, hi) outside of
                          * which B_k is exactly 0, multiples of CPU_LANES */
+    /* Chebyshev basis: T_0 .. T_{nmom-1} (nmom = 2 npoly - 1), whose
+     * weighted moments give the normal matrix, T_k T_l = (T_{k+l} +
+     * T_{|k-l|}) / 2 (cpu_normal.c); NULL for other bases. */
+    int nmom;
+    double *mom;        /* [(nspec|1)*nmom*npad]                          */
+    double *fwf;        /* [nspec] sum w f^2 over the usable pixels       */
     double *flux;       /* [nspec*npad] 0 where unusable                  */
     double *ivar;       /* [nspec*npad] 0 = unusable                      */
     int res_kind;       /* RVFIT_RES_NONE or RVFIT_RES_BAND               */
     int ndiag;
-    float *res;         /* [nspec*ndiag*npix] (BAND)                      */
+    /* [nspec*ndiag*npix] (BAND), as float as the batch's: in double it
+     * would double the largest array of a batch (11 diagonals of DESI:
+     * 0.7 GB per 1000 spectra) for no fewer instructions, since the band
+     * product converts 4 values per instruction (CPU_LDF) */
+    float *res;
     long *first, *last; /* [nspec] usable pixel range                     */
     long *nuse;         /* [nspec] usable pixels                          */
 } cpu_arm;
@@ -81,6 +105,9 @@ typedef struct cpu_arm {
 typedef struct cpu_scratch {
     double *text;    /* interpolated template with rotation margins      */
     double *trx;     /* rotated template with cubic margins              */
+    double *kc;      /* [4*(nt+16)] Keys cubic coefficients of trx: for
+                      * buffer index k, c0..c3 with t(k + x) = c0 + x(c1 +
+                      * x(c2 + x c3)) (cpu_model.c)                      */
     double *t;       /* [npad] shifted template on data pixels           */
     double *m;       /* [npad] after the band matrix                     */
     double *g, *c;   /* [npad] w m^2, w f m                              */
@@ -104,6 +131,11 @@ typedef struct cpu_state {
     size_t nspec;
     int narm;
     cpu_arm arm[RVFIT_MAX_ARMS];
+    /* One block holding every cpu_arm array of the batch, kept from batch
+     * to batch (grown when a batch needs more): fresh pages for ~100 MB
+     * per 200 DESI spectra cost more than the copy itself. */
+    void *arena;
+    size_t arena_cap;
     cpu_scratch *scr;   /* [nthreads]                                     */
     rvfit_counters cnt;
 } cpu_state;
@@ -112,7 +144,9 @@ int cpu_load_library(void *state, const rvfit_library *lib, rvfit_err *err);
 int cpu_load_batch(void *state, const rvfit_batch *batch,
                    const rvfit_model_opts *mo, rvfit_err *err);
 void cpu_free_library(cpu_state *st);
+/* Drops the batch; its arena is kept for the next (cpu_free_arena). */
 void cpu_free_batch(cpu_state *st);
+void cpu_free_arena(cpu_state *st);
 
 /* ---- evaluation entry points (cpu_eval.c) ---------------------------- */
 /* backend ops 2.0: the stencil table stn from the core, or NULL (the
@@ -148,6 +182,7 @@ typedef struct cpu_range {
  * k in [kmin, kmax], edge values replicated. */
 typedef struct cpu_tmpl {
     int flat;
+    int coef;        /* the scratch's Keys coefficients are this template's */
     long base, kmin, kmax;
     double inv_dlnl;
 } cpu_tmpl;
@@ -164,15 +199,18 @@ void cpu_stencil_arm(const rvfit_stencils *stn, size_t i, int la,
                      cpu_stencil *sc);
 void cpu_range_of(const cpu_state *st, int a, size_t s, int all,
                   cpu_range *r);
+/* The template of one arm for nvel velocities in [dmin, dmax] (shifts in
+ * ln lambda). */
 void cpu_template(const cpu_state *st, int a, size_t s, const cpu_stencil *sc,
-                  double vsini, double dmin, double dmax, const cpu_range *r,
-                  cpu_scratch *w, cpu_tmpl *tp);
+                  double vsini, double dmin, double dmax, int nvel,
+                  const cpu_range *r, cpu_scratch *w, cpu_tmpl *tp);
 /* Shift + band: fills w->m over the aligned range, zero outside i0..i1. */
 void cpu_model_pixels(const cpu_state *st, int a, size_t s,
                       const cpu_tmpl *tp, double delta, const cpu_range *r,
                       cpu_scratch *w);
-/* Continuum solve on w->m: chisq, logdet, coef (npoly).  Returns 0, or -1
- * when the Cholesky fails. */
+/* Continuum solve on w->m: chisq, logdet and, when coef is not NULL, the
+ * continuum's coefficients (npoly).  Returns 0, or -1 when the Cholesky
+ * fails. */
 int cpu_solve(const cpu_state *st, int a, size_t s, const cpu_range *r,
               cpu_scratch *w, double *chisq, double *logdet, double *coef);
 /* Continuum sum_k coef_k B_k(x_i) into w->cont over 0..npix-1. */

@@ -56,6 +56,7 @@ static void cpu_close(void *state)
         return;
     rvfit_pool_destroy(st->pool);
     cpu_free_batch(st);
+    cpu_free_arena(st);
     cpu_free_library(st);
     free(st);
 }

@@ -29,7 +29,8 @@ void cuda_free_batch(cuda_state *st)
         if (cudaSetDevice(dv->ord) != cudaSuccess)
             continue;
         void **p[] = {&dv->ai, &dv->ad, &dv->pos, &dv->flux,
-                      &dv->ivar, &dv->res, &dv->basis, &dv->nuse};
+                      &dv->ivar, &dv->res, &dv->basis, &dv->nuse,
+                      &dv->fwf};
         for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
             cuda_free(p[i]);
     }
@@ -126,6 +127,9 @@ static int cuda_dev_batch(const cuda_state *st, cuda_dev *d,
     if (rc == RVFIT_OK)
         rc = cuda_upload(d, &d->nuse, im->nuse, im->nnuse * sizeof(int32_t),
                          "pixel counts", err);
+    if (rc == RVFIT_OK)
+        rc = cuda_upload(d, &d->fwf, im->fwf, im->nnuse * r, "data norms",
+                         err);
     return rc;
 }
 

@@ -236,6 +236,7 @@ static int cuda_launch(const cuda_state *st, cuda_dev *d, const cuda_job *job,
         .tpen = d->d_tpen.p, .pv = in + g->o_pv, .tr = d->d_tr.p,
         .ai = d->ai, .ad = d->ad, .pos = d->pos, .flux = d->flux,
         .ivar = d->ivar, .res = d->res, .basis = d->basis, .nuse = d->nuse,
+        .fwf = d->fwf,
         .m2lnl = out + g->o_m2, .achi = out + g->o_ach,
         .mout = out + (job->mode ? g->o_mo : 0),
         .cout = out + (job->mode ? g->o_co : 0), .scratch = d->d_scr.p};

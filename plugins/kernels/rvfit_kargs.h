@@ -78,8 +78,9 @@
     X(IN, float, flux)     /* sanitised flux (RVK_AI_DOFF)              */ \
     X(IN, float, ivar)     /* sanitised ivar, 0 = unusable              */ \
     X(IN, float, res)      /* band matrices (RVK_AI_ROFF)               */ \
-    X(IN, real, basis)     /* continuum basis [npoly][npix] per table   */ \
+    X(IN, real, basis)     /* continuum basis [nbrow][npix] per table   */ \
     X(IN, int, nuse)       /* [nspec][narm] usable pixels               */ \
+    X(IN, real, fwf)       /* [nspec][narm] sum w f^2, usable pixels    */ \
     X(OUT, real, m2lnl)    /* [npt] -2 ln L + penalty                   */ \
     X(OUT, real, achi)     /* [npt][narm] chisq per arm                 */ \
     X(OUT, float, mout)    /* mode 1: models, arm blocks [npt][npix]    */ \

@@ -41,12 +41,16 @@
 #define RVK_AI_NDIAG 2     /* band diagonals, 0 = no resolution matrix  */
 #define RVK_AI_DOFF 3      /* offset of spectrum 0 in flux/ivar          */
 #define RVK_AI_ROFF 4      /* offset of spectrum 0 in res                */
-#define RVK_AI_BOFF 5      /* offset in basis ([npoly][npix] per table) */
+#define RVK_AI_BOFF 5      /* offset in basis ([nbrow][npix] per table) */
 #define RVK_AI_POFF 6      /* offset in pos ((ln lambda - lnl0) / dlnl)  */
 #define RVK_AI_LNPIX 7     /* template pixels of the matching lib arm   */
 #define RVK_AI_LFOFF 8     /* offset of model 0 of that arm in lib flux */
 #define RVK_AI_TROFF 9     /* offset of this arm in a template slot     */
-#define RVK_AI_N 10
+/* Rows of each basis table: npoly, or for the Chebyshev basis 2 npoly - 1
+ * (T_0 .. T_{2 npoly - 2}), whose weighted moments give the normal
+ * matrix: T_k T_l = (T_{k+l} + T_{|k-l|}) / 2. */
+#define RVK_AI_NBROW 10
+#define RVK_AI_N 11
 
 /* Real metadata of batch arm a: ad[a * RVK_AD_N + field]. */
 #define RVK_AD_INVDLNL 0   /* 1 / template step in ln lambda             */

@@ -115,6 +115,15 @@ static int rvk_check_arm(const rvk_lib *L, const rvfit_arm_batch *ba,
     return RVFIT_OK;
 }
 
+/* Rows of the basis tables: the moments' 2 npoly - 1 for Chebyshev
+ * (rvfit_klayout.h, RVK_AI_NBROW), else npoly. */
+static size_t rvk_basis_rows(int basis, int np)
+{
+    return basis == RVFIT_BASIS_CHEB && 2 * np - 1 <= RVFIT_MAX_POLY
+               ? (size_t)(2 * np - 1)
+               : (size_t)np;
+}
+
 /* Offsets of every arm in the images (RVK_AI_*) and the geometry *B;
  * lam[a] receives the library arm of batch arm a. */
 static int rvk_layout(const rvk_lib *L, const rvfit_batch *bt, int *lam,
@@ -129,6 +138,7 @@ static int rvk_layout(const rvk_lib *L, const rvfit_batch *bt, int *lam,
         size_t n = ba->npix, nw = ba->wave_per_spec ? ns : 1;
         size_t nl = L->meta.arm[lam[a]].npix;
         int nd = ba->res_kind == RVFIT_RES_BAND ? ba->ndiag : 0;
+        size_t nb = rvk_basis_rows(B->basis, (int)np);
         int64_t *ai = im->ai + a * RVK_AI_N;
         ai[RVK_AI_NPIX] = (int64_t)n;
         ai[RVK_AI_PERSPEC] = ba->wave_per_spec ? 1 : 0;
@@ -140,9 +150,10 @@ static int rvk_layout(const rvk_lib *L, const rvfit_batch *bt, int *lam,
         ai[RVK_AI_LNPIX] = (int64_t)nl;
         ai[RVK_AI_LFOFF] = (int64_t)L->lfoff[lam[a]];
         ai[RVK_AI_TROFF] = (int64_t)tr;
+        ai[RVK_AI_NBROW] = (int64_t)nb;
         im->ndata += ns * n;
         im->nres += ns * (size_t)nd * n;
-        im->nbas += nw * np * n;
+        im->nbas += nw * nb * n;
         im->npos += nw * n;
         tr += nl;
         B->npix[a] = n;
@@ -167,22 +178,25 @@ static void rvk_fill_arm(const rvk_lib *L, const rvfit_batch *bt, int a,
     const rvfit_lib_arm *lar = &L->meta.arm[la];
     const int64_t *ai = im->ai + a * RVK_AI_N;
     size_t n = ba->npix, ns = bt->nspec, nw = ba->wave_per_spec ? ns : 1;
+    size_t nb = (size_t)ai[RVK_AI_NBROW];
     for (size_t w = 0; w < nw; w++)
-        rvfit_pixel_tables(mo->basis, mo->npoly, lar->lnl0, lar->dlnl, n,
+        rvfit_pixel_tables(mo->basis, (int)nb, lar->lnl0, lar->dlnl, n,
                            rvfit_arm_npix(ba, w), ba->wave + w * n, n,
                            im->pos + ai[RVK_AI_POFF] + w * n,
-                           im->basis + ai[RVK_AI_BOFF] +
-                               w * (size_t)mo->npoly * n);
+                           im->basis + ai[RVK_AI_BOFF] + w * nb * n);
     for (size_t s = 0; s < ns; s++) {
         int32_t nuse = 0;
+        double fwf = 0.0;
         for (size_t i = 0; i < n; i++) {
             float f = ba->flux[s * n + i], iv = ba->ivar[s * n + i];
             int ok = iv > 0.0f && isfinite(iv) && isfinite(f);
             im->flux[ai[RVK_AI_DOFF] + s * n + i] = ok ? f : 0.0f;
             im->ivar[ai[RVK_AI_DOFF] + s * n + i] = ok ? iv : 0.0f;
             nuse += ok;
+            fwf += ok ? (double)iv * (double)f * (double)f : 0.0;
         }
         im->nuse[s * (size_t)bt->narm + (size_t)a] = nuse;
+        im->fwf[s * (size_t)bt->narm + (size_t)a] = fwf;
     }
     if (ai[RVK_AI_NDIAG] > 0)
         memcpy(im->res + ai[RVK_AI_ROFF], ba->res,
@@ -198,7 +212,8 @@ void rvk_batch_img_free(rvk_batch_img *im)
     free(im->ivar);
     free(im->res);
     free(im->nuse);
-    im->pos = im->basis = NULL;
+    free(im->fwf);
+    im->pos = im->basis = im->fwf = NULL;
     im->flux = im->ivar = im->res = NULL;
     im->nuse = NULL;
 }
@@ -213,6 +228,7 @@ int rvk_batch_prepare(const rvk_lib *L, const rvfit_batch *bt,
     if (rc != RVFIT_OK)
         return rc;
     B->npoly = mo->npoly;
+    B->basis = mo->basis;
     B->nspec = bt->nspec;
     B->narm = bt->narm;
     int lam[RVFIT_MAX_ARMS];
@@ -226,8 +242,9 @@ int rvk_batch_prepare(const rvk_lib *L, const rvfit_batch *bt,
     im->ivar = malloc((im->ndata + 1) * sizeof(float));
     im->res = malloc((im->nres + 1) * sizeof(float));
     im->nuse = malloc((im->nnuse + 1) * sizeof(int32_t));
+    im->fwf = malloc((im->nnuse + 1) * sizeof(double));
     if (!im->pos || !im->basis || !im->flux || !im->ivar || !im->res ||
-        !im->nuse) {
+        !im->nuse || !im->fwf) {
         rvk_batch_img_free(im);
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "batch: out of memory");
     }
@@ -237,6 +254,7 @@ int rvk_batch_prepare(const rvk_lib *L, const rvfit_batch *bt,
     }
     rvk_to_real(fp64, im->pos, im->npos, im->pos);
     rvk_to_real(fp64, im->basis, im->nbas, im->basis);
+    rvk_to_real(fp64, im->fwf, im->nnuse, im->fwf);
     rvk_to_real(fp64, im->ad, (size_t)bt->narm * RVK_AD_N, im->ad);
     return RVFIT_OK;
 }

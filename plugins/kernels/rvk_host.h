@@ -47,6 +47,7 @@ typedef struct rvk_batch {
     int have;                     /* loaded (set by the plugin on success) */
     size_t nspec;
     int narm, npoly;
+    int basis;                    /* enum rvfit_basis_kind                  */
     size_t npix[RVFIT_MAX_ARMS];  /* observed pixels of batch arm a        */
     size_t npix_sum, npix_max;    /* over batch arms                        */
     size_t lnpix_max;             /* template pixels, largest matching arm */
@@ -62,6 +63,7 @@ typedef struct rvk_batch_img {
     double ad[RVFIT_MAX_ARMS * RVK_AD_N];  /* narm * RVK_AD_N reals       */
     size_t npos, nbas, ndata, nres, nnuse;
     double *pos, *basis;  /* npos, nbas reals (stored in double slots)   */
+    double *fwf;          /* nnuse reals: sum w f^2 over usable pixels   */
     float *flux, *ivar;   /* ndata: sanitised (0 where unusable)          */
     float *res;           /* nres: band matrices                          */
     int32_t *nuse;        /* nnuse = nspec * narm: usable pixels [s][a]   */

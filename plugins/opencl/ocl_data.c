@@ -27,6 +27,7 @@ void ocl_free_batch(ocl_state *st)
     ocl_release(&st->res);
     ocl_release(&st->basis);
     ocl_release(&st->nuse);
+    ocl_release(&st->fwf);
     st->bat.have = 0;
 }
 
@@ -107,6 +108,8 @@ static int ocl_upload_batch(ocl_state *st, const rvk_batch_img *im,
     if (rc == RVFIT_OK)
         rc = ocl_upload(st, &st->nuse, im->nuse, im->nnuse * sizeof(int32_t),
                         err);
+    if (rc == RVFIT_OK)
+        rc = ocl_upload(st, &st->fwf, im->fwf, im->nnuse * r, err);
     return rc;
 }
 

@@ -11,21 +11,9 @@
 /* Release what the core no longer needs of a batch: once the backend has
  * its copy, the fit driver reads only ivar (pixels used) and the writer
  * only wavelengths, results and models, so the band matrices (most of a
- * batch's bytes) and the flux go at once and ivar after the fit.  Memory
- * then holds about one full batch besides the backend's copy. */
-static void drop_spectra(rvfit_batch *b, int ivar_too)
-{
-    for (int a = 0; a < b->narm; a++) {
-        rvfit_arm_batch *A = &b->arm[a];
-        free(A->flux), free(A->res), free(A->lsf);
-        A->flux = NULL, A->res = NULL, A->lsf = NULL;
-        if (ivar_too) {
-            free(A->ivar);
-            A->ivar = NULL;
-        }
-    }
-}
-
+ * batch's bytes) and the flux go at once and ivar after the fit, to the
+ * reader's next batch (run_mem.c).  Memory then holds about one full
+ * batch besides the backend's copy. */
 static void fit_one(run_ctx *c, run_batch *rb)
 {
     rvfit_run *r = c->r;
@@ -46,7 +34,7 @@ static void fit_one(run_ctx *c, run_batch *rb)
         rc = r->be->ops->load_batch(r->be->state, &rb->b, &r->fo.model, &e);
         if (rc)
             rvfit_err_prefix(&e, "backend '%s': load_batch", r->be->name);
-        drop_spectra(&rb->b, 0);
+        rb_drop_spectra(c, &rb->b, 0);
     }
     if (!rc)
         rc = rvfit_fit_batch(r->be, r->lib, &rb->b, &r->fo, rb->res,
@@ -55,7 +43,7 @@ static void fit_one(run_ctx *c, run_batch *rb)
     if (!rc)
         rc = plot_models(c, rb, &e);
     r->busy += rvfit_now() - t0;
-    drop_spectra(&rb->b, 1);
+    rb_drop_spectra(c, &rb->b, 1);
     if (rc)
         run_fatal(c, rc, &e);
     else
@@ -81,7 +69,7 @@ static void *writer_main(void *arg)
         run_batch *rb = rq_pop(&c->done);
         writer_batch(c, rb);
         int last = rb->last;
-        rb_clear(rb);
+        rb_clear(c, rb);
         if (last)
             return NULL;
         rq_push(&c->free, rb);
@@ -134,7 +122,7 @@ static void run_serial(run_ctx *c)
         int last = rb->last;
         fit_one(c, rb);
         writer_batch(c, rb);
-        rb_clear(rb);
+        rb_clear(c, rb);
         if (last)
             return;
         rq_push(&c->free, rb);
@@ -162,6 +150,7 @@ static int ctx_init(run_ctx *c, rvfit_run *r, const rvfit_source *src,
     rq_init(&c->ready);
     rq_init(&c->done);
     pthread_mutex_init(&c->mu, NULL);
+    run_mem_init(&c->mem);
     atomic_init(&c->stop, 0);
     c->t0 = rvfit_now();
     int rc = rvfit_fit_opts_from_config(r->cfg, &r->fo, err);
@@ -176,6 +165,9 @@ static void ctx_free(run_ctx *c)
     rq_destroy(&c->ready);
     rq_destroy(&c->done);
     pthread_mutex_destroy(&c->mu);
+    run_mem_destroy(&c->mem);
+    for (int a = 0; a < RVFIT_MAX_ARMS; a++)
+        free(c->grid[a]);
     free(c->kv);
     free(c->cfgtext);
 }

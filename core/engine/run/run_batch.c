@@ -5,7 +5,11 @@
  * step, band columns 0, LSF its last value) and record their own length in
  * npix_own, which is all that prep and the backends look at.  A file whose
  * wavelength grid differs from the batch's shared grid turns that arm's
- * grid into per-spectrum rows. */
+ * grid into per-spectrum rows.  Files whose arms have the batch's lengths
+ * (the usual case: one survey's files) are read straight into the batch;
+ * others through a copy laid out for the file.  The large arrays come
+ * from and go back to the run's memory (run_mem.c). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,7 +148,63 @@ static void copy_row(rvfit_arm_batch *A, size_t s, const rvfit_arm_batch *S,
     pad_row(A, s);
 }
 
-static int first_alloc(run_batch *rb, const rvfit_batch *sb, size_t cap,
+/* Sizes of an arm's large arrays (lower bounds after prep, whose band
+ * matrices hold nspec spectra). */
+static size_t pix_bytes(const rvfit_batch *b, const rvfit_arm_batch *A)
+{
+    return b->cap * A->npix * sizeof(float);
+}
+
+static size_t res_bytes(const rvfit_batch *b, const rvfit_arm_batch *A)
+{
+    return b->nspec * A->npix * (size_t)A->ndiag * sizeof(float);
+}
+
+/* The batch for c->cap spectra of arms `ai`: rvfit_batch_alloc's, with
+ * the arrays that waited in c->mem in place of its new flux, ivar and
+ * resolution arrays (untouched, they cost no pages). */
+static int rb_alloc(run_ctx *c, run_batch *rb, int narm,
+                    const rvfit_arm_info *ai, rvfit_err *err)
+{
+    int rc = rvfit_batch_alloc(&rb->b, narm, ai, c->cap, err);
+    if (rc)
+        return rc;
+    rb->have_b = 1;
+    for (int a = 0; a < narm; a++) {
+        rvfit_arm_batch *A = &rb->b.arm[a];
+        size_t n = pix_bytes(&rb->b, A);
+        float **arr[4] = {&A->flux, &A->ivar, &A->res, &A->lsf};
+        size_t size[4] = {n, n, n * (size_t)A->ndiag, n};
+        for (int k = 0; k < 4; k++) {
+            if (!*arr[k])
+                continue;
+            float *p = run_mem_take(&c->mem, size[k]);
+            if (p) {
+                free(*arr[k]);
+                *arr[k] = p;
+            }
+        }
+    }
+    return RVFIT_OK;
+}
+
+void rb_drop_spectra(run_ctx *c, rvfit_batch *b, int ivar_too)
+{
+    for (int a = 0; a < b->narm; a++) {
+        rvfit_arm_batch *A = &b->arm[a];
+        run_mem_put(&c->mem, A->flux, pix_bytes(b, A));
+        run_mem_put(&c->mem, A->res, res_bytes(b, A));
+        run_mem_put(&c->mem, A->lsf, pix_bytes(b, A));
+        A->flux = NULL, A->res = NULL, A->lsf = NULL;
+        if (ivar_too) {
+            run_mem_put(&c->mem, A->ivar, pix_bytes(b, A));
+            A->ivar = NULL;
+        }
+    }
+}
+
+/* The first rows of a batch: allocated from S's layout. */
+static int first_alloc(run_ctx *c, run_batch *rb, const rvfit_batch *sb,
                        rvfit_err *err)
 {
     rvfit_arm_info ai[RVFIT_MAX_ARMS];
@@ -157,10 +217,9 @@ static int first_alloc(run_batch *rb, const rvfit_batch *sb, size_t cap,
         ai[a].ndiag = S->ndiag;
         ai[a].wave_per_spec = S->wave_per_spec;
     }
-    int rc = rvfit_batch_alloc(&rb->b, sb->narm, ai, cap, err);
+    int rc = rb_alloc(c, rb, sb->narm, ai, err);
     if (rc)
         return rc;
-    rb->have_b = 1;
     for (int a = 0; a < sb->narm; a++)
         if (!sb->arm[a].wave_per_spec)
             memcpy(rb->b.arm[a].wave, sb->arm[a].wave,
@@ -181,11 +240,12 @@ static int arm_fit_to(rvfit_arm_batch *A, const rvfit_arm_batch *S,
     return RVFIT_OK;
 }
 
-int rb_append(run_batch *rb, const rvfit_batch *sb, size_t cap,
-              rvfit_err *err)
+/* Append the sb->nspec spectra of sb (laid out for its own file) to rb. */
+static int rb_append(run_ctx *c, run_batch *rb, const rvfit_batch *sb,
+                     rvfit_err *err)
 {
     if (!rb->have_b) {
-        int rc = first_alloc(rb, sb, cap, err);
+        int rc = first_alloc(c, rb, sb, err);
         if (rc)
             return rc;
     }
@@ -208,6 +268,138 @@ int rb_append(run_batch *rb, const rvfit_batch *sb, size_t cap,
     memcpy(b->index + off, sb->index, ns * sizeof *b->index);
     b->nspec += ns;
     return RVFIT_OK;
+}
+
+/* Read through a copy laid out for the file, then append it. */
+static int read_staged(run_ctx *c, run_batch *rb, void *h,
+                       const rvfit_file_info *info, size_t first, size_t k,
+                       const char *path, rvfit_err *err)
+{
+    const rvfit_instrument_ops *io = &c->r->inst->instrument;
+    rvfit_batch sb;
+    int rc = rvfit_batch_alloc(&sb, info->narm, info->arm, k, err);
+    if (rc)
+        return rc;
+    rc = io->read(h, first, k, &sb, err);
+    if (!rc && sb.nspec != k)
+        rc = rvfit_err_set(err, RVFIT_ERR_INTERNAL, "%s: read %zu of %zu "
+                           "spectra", path, sb.nspec, k);
+    if (!rc)
+        rc = rb_append(c, rb, &sb, err);
+    rvfit_batch_free(&sb);
+    return rc;
+}
+
+/* Can the file's spectra be read straight into rb: every arm as long as
+ * the batch's (rb_compatible checked the rest)? */
+static int direct_ok(const run_batch *rb, const rvfit_file_info *info)
+{
+    for (int a = 0; rb->have_b && a < info->narm; a++)
+        if (rb->b.arm[a].npix != info->arm[a].npix)
+            return 0;
+    return 1;
+}
+
+/* rb's rows [off, off+k) as a batch of their own, as rvfit_batch_alloc
+ * would hand it to the reader (snr NaN, flags and index 0, npix_own
+ * full); the file's grids go to c->grid[a] first (direct_settle). */
+static int direct_view(run_ctx *c, rvfit_batch *b, size_t off, size_t k,
+                       const rvfit_file_info *info, rvfit_batch *v)
+{
+    *v = *b;
+    v->cap = k, v->nspec = 0;
+    v->snr += off * (size_t)b->narm, v->flags += off, v->index += off;
+    for (size_t i = 0; i < k * (size_t)b->narm; i++)
+        v->snr[i] = NAN;
+    memset(v->flags, 0, k * sizeof *v->flags);
+    memset(v->index, 0, k * sizeof *v->index);
+    for (int a = 0; a < b->narm; a++) {
+        rvfit_arm_batch *A = &b->arm[a], *V = &v->arm[a];
+        size_t N = A->npix, nd = (size_t)A->ndiag;
+        size_t ng = (info->arm[a].wave_per_spec ? k : 1) * N;
+        if (c->grid_n[a] < ng) {
+            double *g = realloc(c->grid[a], ng * sizeof *g);
+            if (!g)
+                return RVFIT_ERR_NOMEM;
+            c->grid[a] = g, c->grid_n[a] = ng;
+        }
+        V->wave_per_spec = info->arm[a].wave_per_spec;
+        V->wave = c->grid[a];
+        V->flux = A->flux + off * N, V->ivar = A->ivar + off * N;
+        V->res = A->res ? A->res + off * N * nd : NULL;
+        V->lsf = A->lsf ? A->lsf + off * N : NULL;
+        V->npix_own = A->npix_own + off;
+        for (size_t s = 0; s < k; s++)
+            V->npix_own[s] = N;
+    }
+    return RVFIT_OK;
+}
+
+/* After a direct read: the file's grids into the batch (a shared grid
+ * that differs from the batch's, or grids per spectrum, make the batch's
+ * rows of their own), padding of short rows. */
+static int direct_settle(run_ctx *c, rvfit_batch *b, size_t off, size_t k,
+                         const rvfit_batch *v)
+{
+    for (int a = 0; a < b->narm; a++) {
+        rvfit_arm_batch *A = &b->arm[a];
+        size_t N = A->npix;
+        const double *g = c->grid[a];
+        int per_spec = v->arm[a].wave_per_spec;
+        if (!A->wave_per_spec && !per_spec && off == 0)
+            memcpy(A->wave, g, N * sizeof *g);
+        else if (!A->wave_per_spec &&
+                 (per_spec || memcmp(A->wave, g, N * sizeof *g)) &&
+                 arm_perspec(A, b->cap, off))
+            return RVFIT_ERR_NOMEM;
+        for (size_t s = 0; A->wave_per_spec && s < k; s++)
+            memcpy(A->wave + (off + s) * N, g + (per_spec ? s * N : 0),
+                   N * sizeof *g);
+        for (size_t s = off; s < off + k; s++)
+            pad_row(A, s);
+    }
+    return RVFIT_OK;
+}
+
+static int read_direct(run_ctx *c, run_batch *rb, void *h,
+                       const rvfit_file_info *info, size_t first, size_t k,
+                       const char *path, rvfit_err *err)
+{
+    const rvfit_instrument_ops *io = &c->r->inst->instrument;
+    if (!rb->have_b) {
+        int rc = rb_alloc(c, rb, info->narm, info->arm, err);
+        if (rc)
+            return rc;
+    }
+    rvfit_batch *b = &rb->b, v;
+    size_t off = b->nspec;
+    if (off + k > b->cap || info->narm != b->narm)
+        return rvfit_err_set(err, RVFIT_ERR_INTERNAL, "batch: %zu + %zu "
+                             "spectra for %zu places", off, k, b->cap);
+    if (direct_view(c, b, off, k, info, &v))
+        return rvfit_err_set(err, RVFIT_ERR_NOMEM, "batch: out of memory");
+    int rc = io->read(h, first, k, &v, err);
+    if (!rc && v.nspec != k)
+        rc = rvfit_err_set(err, RVFIT_ERR_INTERNAL, "%s: read %zu of %zu "
+                           "spectra", path, v.nspec, k);
+    if (!rc && direct_settle(c, b, off, k, &v))
+        rc = rvfit_err_set(err, RVFIT_ERR_NOMEM, "batch: out of memory");
+    if (!rc)
+        b->nspec += k;
+    return rc;
+}
+
+size_t rb_read_max(const run_batch *rb, const rvfit_file_info *info)
+{
+    return direct_ok(rb, info) ? (size_t)-1 : RUN_READ_CHUNK;
+}
+
+int rb_read(run_ctx *c, run_batch *rb, void *h, const rvfit_file_info *info,
+            size_t first, size_t k, const char *path, rvfit_err *err)
+{
+    if (direct_ok(rb, info))
+        return read_direct(c, rb, h, info, first, k, path, err);
+    return read_staged(c, rb, h, info, first, k, path, err);
 }
 
 static int grow(void **p, size_t *cap, size_t need, size_t esz)
@@ -258,10 +450,12 @@ int rb_alloc_results(run_batch *rb, int models, rvfit_err *err)
                               ns);
 }
 
-void rb_clear(run_batch *rb)
+void rb_clear(run_ctx *c, run_batch *rb)
 {
-    if (rb->have_b)
+    if (rb->have_b) {
+        rb_drop_spectra(c, &rb->b, 1);
         rvfit_batch_free(&rb->b);
+    }
     for (int a = 0; a < RVFIT_MAX_ARMS; a++)
         free(rb->models[a]);
     free(rb->res);

@@ -3,6 +3,7 @@
  *   reader (run_reader.c)  units from the source -> merged batches
  *   batch  (run_batch.c)   assembly of spectra of several files into one
  *                          batch layout, with padding
+ *   memory (run_mem.c)     batches' large arrays kept for the next batch
  *   fit    (run.c)         the calling thread fits batch after batch
  *   writer (run_writer.c)  rows to each unit's outputs, commit, report
  *
@@ -20,6 +21,7 @@
 
 #include "output/output_internal.h"
 #include "rvfit/output.h"
+#include "rvfit/prep.h"
 #include "rvfit/run.h"
 
 #define RUN_MAX_TABLES 16
@@ -99,6 +101,17 @@ typedef struct run_batch {
     int last;                  /* end of the stream                        */
 } run_batch;
 
+/* Large arrays of batches given back, for the reader's next batch
+ * (run_mem.c). */
+#define RUN_MEM_SLOTS (4 * RVFIT_MAX_ARMS)
+typedef struct run_mem {
+    pthread_mutex_t mu;
+    int closed;                /* the reader is done: put frees           */
+    size_t n;
+    void *p[RUN_MEM_SLOTS];
+    size_t size[RUN_MEM_SLOTS];
+} run_mem;
+
 typedef struct run_queue {
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -114,6 +127,9 @@ typedef struct run_ctx {
     run_queue free, ready, done;
     run_batch buf[RUN_NBUF];
     run_unit *cur;             /* the unit the reader is reading           */
+    run_mem mem;               /* arrays for the reader's next batches     */
+    double *grid[RVFIT_MAX_ARMS]; /* reader: a file's grids as read       */
+    size_t grid_n[RVFIT_MAX_ARMS];
     rvfit_kv *kv;              /* [instrument.NAME] options                */
     int nkv;
     char *cfgtext;             /* effective INI for the output headers     */
@@ -132,22 +148,45 @@ void rq_destroy(run_queue *q);
 void rq_push(run_queue *q, void *p);
 void *rq_pop(run_queue *q);
 
+/* run_mem.c: an array of at least `bytes` that waited (take: NULL when
+ * none; get: malloc then); put takes an array and a lower bound of its
+ * size (or frees it).  Any thread. */
+void run_mem_init(run_mem *m);
+void run_mem_destroy(run_mem *m);
+/* No more batches: free what waits, and what comes from now on. */
+void run_mem_close(run_mem *m);
+void *run_mem_take(run_mem *m, size_t bytes);
+void *run_mem_get(run_mem *m, size_t bytes);
+void run_mem_put(run_mem *m, void *p, size_t bytes);
+/* The same for rvfit_prep_batch_mem. */
+rvfit_prep_mem run_mem_prep(run_mem *m);
+
 /* run_batch.c */
 /* Can spectra of a file with `info` join batch rb (same arms, in the same
  * order, same resolution kind and band width)?  An empty batch takes any. */
 int rb_compatible(const run_batch *rb, const rvfit_file_info *info);
-/* Append the sb->nspec spectra of sb (laid out for its own file) to rb,
- * allocated for cap spectra on the first call; rows shorter than the batch
- * are padded, rows longer widen it (see rvfit_arm_batch npix_own). */
-int rb_append(run_batch *rb, const rvfit_batch *sb, size_t cap,
-              rvfit_err *err);
+/* Read the k selected spectra from `first` of the open file h (described
+ * by info) into rb at rb->b.nspec, rb allocated for c->cap spectra on the
+ * first call: straight into the batch when the file's arms have the
+ * batch's lengths, else through a copy laid out for the file, whose rows
+ * shorter than the batch are padded and longer ones widen it (see
+ * rvfit_arm_batch npix_own).  path names the file in errors. */
+int rb_read(run_ctx *c, run_batch *rb, void *h, const rvfit_file_info *info,
+            size_t first, size_t k, const char *path, rvfit_err *err);
+/* The most spectra one rb_read of that file should take: all for a
+ * direct read, RUN_READ_CHUNK through the copy (which then stays
+ * small). */
+size_t rb_read_max(const run_batch *rb, const rvfit_file_info *info);
 /* Room for one more segment / end; 0 or RVFIT_ERR_NOMEM. */
 int rb_add_seg(run_batch *rb, run_seg **seg, rvfit_err *err);
 int rb_add_end(run_batch *rb, run_unit *u, rvfit_err *err);
 /* Results and model buffers for the fit. */
 int rb_alloc_results(run_batch *rb, int models, rvfit_err *err);
-/* Release everything, keep the struct reusable. */
-void rb_clear(run_batch *rb);
+/* Give the flux, band matrices (and ivar_too: ivar) of b to c->mem. */
+void rb_drop_spectra(run_ctx *c, rvfit_batch *b, int ivar_too);
+/* Release everything (large arrays to c->mem), keep the struct
+ * reusable. */
+void rb_clear(run_ctx *c, run_batch *rb);
 
 /* run_reader.c: the next batch to fit (last = 1 at the end of the
  * stream); blocks for a free buffer.  Never NULL. */

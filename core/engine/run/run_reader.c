@@ -202,18 +202,8 @@ static int read_segment(run_ctx *c, run_batch *rb, run_unit *U, size_t k,
                         rvfit_err *e)
 {
     const rvfit_instrument_ops *io = &c->r->inst->instrument;
-    rvfit_batch sb;
     size_t at = U->first + U->next;
-    int rc = rvfit_batch_alloc(&sb, U->info.narm, U->info.arm, k, e);
-    if (rc)
-        return rc;
-    rc = io->read(U->h, at, k, &sb, e);
-    if (!rc && sb.nspec != k)
-        rc = rvfit_err_set(e, RVFIT_ERR_INTERNAL, "%s: read %zu of %zu "
-                           "spectra", U->path, sb.nspec, k);
-    if (!rc)
-        rc = rb_append(rb, &sb, c->cap, e);
-    rvfit_batch_free(&sb);
+    int rc = rb_read(c, rb, U->h, &U->info, at, k, U->path, e);
     run_seg *seg = NULL;
     if (!rc)
         rc = rb_add_seg(rb, &seg, e);
@@ -284,8 +274,8 @@ static void fill_batch(run_ctx *c, run_batch *rb)
         run_unit *U = c->cur;
         size_t room = c->cap - (rb->have_b ? rb->b.nspec : 0);
         size_t k = U->count - U->next < room ? U->count - U->next : room;
-        /* read in chunks: the staging copy stays small */
-        k = k > RUN_READ_CHUNK ? RUN_READ_CHUNK : k;
+        size_t kmax = rb_read_max(rb, &U->info);
+        k = k > kmax ? kmax : k;
         if (k > 0 && !rb_compatible(rb, &U->info))
             return;
         if (k == 0 && U->next < U->count)
@@ -311,11 +301,14 @@ run_batch *reader_batch(run_ctx *c)
     if (rb->have_b && rb->b.nspec > 0 && !atomic_load(&c->stop)) {
         rvfit_err e;
         rvfit_err_clear(&e);
-        int rc = rvfit_prep_batch_threads(&rb->b, c->r->lib,
-                                          c->r->host->nthreads, &e);
+        rvfit_prep_mem mem = run_mem_prep(&c->mem);
+        int rc = rvfit_prep_batch_mem(&rb->b, c->r->lib,
+                                      c->r->host->nthreads, &mem, &e);
         if (rc)
             run_fatal(c, rc, &e);
     }
+    if (rb->last)
+        run_mem_close(&c->mem); /* no batch will take what waits */
     c->t_read += rvfit_now() - t0;
     return rb;
 }

@@ -49,8 +49,8 @@ void rvfit_chol_backward(int n, const double *l, const double *y, double *x)
     }
 }
 
-int rvfit_chol_eq_solve(int n, double *a, const double *b, double *x,
-                        double *logdet)
+int rvfit_chol_eq_quad(int n, double *a, const double *b, double *x,
+                       double *logdet, double *q)
 {
     double sc[RVFIT_LINALG_MAX];
     if (n < 1 || n > RVFIT_LINALG_MAX)
@@ -72,16 +72,28 @@ int rvfit_chol_eq_solve(int n, double *a, const double *b, double *x,
         return rc;
     for (int k = 0; k < n; k++)
         ld += 2.0 * log(a[k * n + k]);
-    /* Solve L L^T y = D b, then x = D y. */
-    double y[RVFIT_LINALG_MAX];
+    /* Solve L L^T y = D b, then x = D y; b^T A^-1 b = |L^-1 D b|^2. */
+    double y[RVFIT_LINALG_MAX], qq = 0.0;
     for (int k = 0; k < n; k++)
         y[k] = b[k] * sc[k];
     rvfit_chol_forward(n, a, y, y);
-    rvfit_chol_backward(n, a, y, y);
     for (int k = 0; k < n; k++)
-        x[k] = y[k] * sc[k];
+        qq += y[k] * y[k];
+    if (x) {
+        rvfit_chol_backward(n, a, y, y);
+        for (int k = 0; k < n; k++)
+            x[k] = y[k] * sc[k];
+    }
     *logdet = ld;
+    if (q)
+        *q = qq;
     return RVFIT_OK;
+}
+
+int rvfit_chol_eq_solve(int n, double *a, const double *b, double *x,
+                        double *logdet)
+{
+    return rvfit_chol_eq_quad(n, a, b, x, logdet, NULL);
 }
 
 int rvfit_spd_inverse(int n, double *a)

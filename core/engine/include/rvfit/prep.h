@@ -35,7 +35,9 @@ extern "C" {
  * half-band edge pixels of band matrices, convert Gaussian LSFs to band
  * matrices, and correct band matrices for the library's own smoothing
  * (docs/architecture.md "no double smoothing").  May replace an arm's
- * resolution arrays (ndiag grows by 2). */
+ * resolution arrays (ndiag grows by 2): a band matrix is rewritten in
+ * its own array, reallocated (the batch's arrays are malloc'ed, as
+ * rvfit_batch_alloc makes them), an LSF arm's gets a new one. */
 RVFIT_EXPORT int rvfit_prep_batch(rvfit_batch *b, const rvfit_library *lib,
                                   rvfit_err *err);
 /* The same on up to nthreads threads (spectra in parallel; the result
@@ -43,6 +45,26 @@ RVFIT_EXPORT int rvfit_prep_batch(rvfit_batch *b, const rvfit_library *lib,
 RVFIT_EXPORT int rvfit_prep_batch_threads(rvfit_batch *b,
                                           const rvfit_library *lib,
                                           int nthreads, rvfit_err *err);
+
+/* Where rvfit_prep_batch_mem takes the band matrices it makes for LSF
+ * arms and leaves the LSF arrays it replaces, for a caller that recycles
+ * batch memory (fresh pages cost more to map than to fill).  get returns at
+ * least `bytes` (NULL: out of memory); put receives an array and a lower
+ * bound of its size (the array's b->cap spectra).  Both are called on the
+ * calling thread only.  A NULL member means malloc / free. */
+typedef struct rvfit_prep_mem {
+    void *(*get)(void *ctx, size_t bytes);
+    void (*put)(void *ctx, void *p, size_t bytes);
+    void *ctx;
+} rvfit_prep_mem;
+
+/* rvfit_prep_batch_threads with the arrays from and to mem (NULL: as
+ * rvfit_prep_batch_threads). */
+RVFIT_EXPORT int rvfit_prep_batch_mem(rvfit_batch *b,
+                                      const rvfit_library *lib,
+                                      int nthreads,
+                                      const rvfit_prep_mem *mem,
+                                      rvfit_err *err);
 
 #ifdef __cplusplus
 }

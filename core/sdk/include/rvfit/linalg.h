@@ -45,6 +45,13 @@ RVFIT_EXPORT void rvfit_chol_backward(int n, const double *l,
 RVFIT_EXPORT int rvfit_chol_eq_solve(int n, double *a, const double *b,
                                      double *x, double *logdet);
 
+/* The same returning also q = b^T A^-1 b = |L^-1 D b|^2 (a sum of
+ * squares, from the forward solve alone): the marginalised continuum's
+ * chi^2 is f^T W f - q, without forming the continuum.  x may be NULL
+ * (no backward solve); otherwise as rvfit_chol_eq_solve. */
+RVFIT_EXPORT int rvfit_chol_eq_quad(int n, double *a, const double *b,
+                                    double *x, double *logdet, double *q);
+
 /* In-place inverse of the SPD matrix a (full n x n written; only the lower
  * triangle read), through its Cholesky factor with threshold 0.  On
  * failure (RVFIT_ERR_NUMERIC) a is left unchanged. */
