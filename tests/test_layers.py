@@ -8,7 +8,7 @@ the compiled objects:
    more files.  A header and the file that implements it count as one
    node (fit.h and fit.c are one piece).
 2. Layers: the engine's parts, lowest first, are listed once in
-   core/engine/CMakeLists.txt (RVFIT_ENGINE_PARTS; CMake writes them to
+   core/engine/parts.cmake (RVFIT_ENGINE_PARTS; CMake writes them to
    engine_parts.txt in the build tree).  A file of a part includes and
    calls only its own part and the parts below it; of another part it
    includes only that part's public header (rvfit/<header>) or its one
@@ -18,8 +18,15 @@ the compiled objects:
 4. Interpolator kinds are the interpolator part's business: the token
    RVFIT_IKIND_ appears nowhere in core/ outside core/engine/interp/.
 
+Before judging the tree, the checks are run once on the real graph with
+one planted upward include (a file of the lowest part includes a file of
+a part above it that includes it): unless they report it as a layer violation and a circle,
+the test fails, so that checks which cannot fail are caught.
+
 Usage: test_layers.py SOURCE_DIR BUILD_DIR
 """
+import contextlib
+import io
 import os
 import re
 import subprocess
@@ -278,6 +285,32 @@ def check_kinds(house):
     return fails
 
 
+def planted(house, inc, calls):
+    """0 when the checks see a planted upward include; else 1.  The plant
+    reverses an include from a higher part into the lowest one, so it is
+    both a layer violation and a circle of two files."""
+    low = house.parts[0][0]
+    up = [(a, b) for a, b in inc
+          if house.part_of(b) == low and house.part_of(a) in house.rank
+          and house.rank[house.part_of(a)] > 0]
+    if not up:
+        print("FAIL: nothing includes the lowest part %s" % low)
+        return 1
+    a, b = up[0]
+    bad = inc + [(b, a)]
+    with contextlib.redirect_stdout(io.StringIO()):
+        base = (check_circles(house, inc, calls),
+                check_layers(house, inc, calls))
+        seen = (check_circles(house, bad, calls),
+                check_layers(house, bad, calls))
+    if seen[0] <= base[0] or seen[1] <= base[1]:
+        print("FAIL: a planted include of %s by %s went unseen "
+              "(circles %d -> %d, layer failures %d -> %d)"
+              % (a, b, base[0], seen[0], base[1], seen[1]))
+        return 1
+    return 0
+
+
 def main():
     src, build = sys.argv[1], sys.argv[2]
     house = House(src, build)
@@ -285,6 +318,8 @@ def main():
     calls = house.calls()
     if not calls:
         print("FAIL: no objects found under %s/core/CMakeFiles" % build)
+        return 1
+    if planted(house, inc, calls):
         return 1
     fails = check_circles(house, inc, calls)
     fails += check_layers(house, inc, calls)
