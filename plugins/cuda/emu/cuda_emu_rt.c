@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <ucontext.h>
 
 #include "cuda_emu.h"
@@ -27,7 +28,17 @@
 
 #define EMU_MAX_DEV 16
 #define EMU_MAX_ALLOC 4096
+/* A fiber's stack, above one inaccessible guard page so that an overflow
+ * faults instead of corrupting memory.  AddressSanitizer clears the
+ * shadow of the whole stack at every swapcontext (two memsets of 1/8 of
+ * it per barrier and work-item): there the stack is smaller, which the
+ * guard page makes safe to find out. */
+#if defined(__SANITIZE_ADDRESS__)
+#define EMU_STACK (64 * 1024)
+#else
 #define EMU_STACK (256 * 1024)
+#endif
+#define EMU_GUARD 4096
 #define EMU_MAX_WG RVK_WG_MAX /* threads (fibers) per block */
 
 typedef struct emu_alloc {
@@ -417,10 +428,15 @@ void emu_sync(void)
  * live across it may be clobbered (-Wclobbered at -O2). */
 static void emu_fiber_init(emu_fiber *f, unsigned i)
 {
-    if (!f->stack && !(f->stack = malloc(EMU_STACK)))
-        abort();
+    if (!f->stack) {
+        void *m = mmap(NULL, EMU_GUARD + EMU_STACK, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED || mprotect(m, EMU_GUARD, PROT_NONE))
+            abort();
+        f->stack = m;
+    }
     getcontext(&f->uc);
-    f->uc.uc_stack.ss_sp = f->stack;
+    f->uc.uc_stack.ss_sp = f->stack + EMU_GUARD;
     f->uc.uc_stack.ss_size = EMU_STACK;
     f->uc.uc_link = &E.main;
     f->tid.x = i;
@@ -467,7 +483,8 @@ emu_idx *emu_grid_dim(void)
 __attribute__((destructor)) static void emu_fini(void)
 {
     for (unsigned i = 0; i < EMU_MAX_WG; i++)
-        free(E.fib[i].stack);
+        if (E.fib[i].stack)
+            munmap(E.fib[i].stack, EMU_GUARD + EMU_STACK);
     if (E.nal) {
         fprintf(stderr, "cuda emulator: %d allocations leaked at unload\n",
                 E.nal);
