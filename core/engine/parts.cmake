@@ -43,9 +43,10 @@ rvfit_engine_part(interp interp.h -
 # batch preparation before a backend loads it
 rvfit_engine_part(prep prep.h -
   prep.c)
-# the fit driver: its stages in lockstep, the error terms
-rvfit_engine_part(fit fit.h -
-  fit.c fit_eval.c fit_result.c
+# the fit driver: its stages in lockstep, the error terms, objects of
+# several spectra (fit_group.c)
+rvfit_engine_part(fit fit.h fit_internal.h
+  fit.c fit_eval.c fit_result.c fit_group.c
   stage_init.c stage_optim.c stage_vrefine.c stage_hessian.c stage_diag.c
   newton.c nelder_mead.c quad.c err_interp.c err_pin.c)
 # output files: rvtab/rvmod, their columns, merging parts, the status file

@@ -1,10 +1,27 @@
-/* fit_internal.h — state shared by the fit stages (private to the fit
- * part): the driver (fit.c) runs the stages, which reach the backend only
- * through fit_eval.c. */
+/* fit_internal.h — state shared by the fit stages: the driver (fit.c)
+ * runs the stages, which reach the backend only through fit_eval.c (and
+ * fit_group.c for the points of an object).  The fit part's internal
+ * header: the joint part (several exposures of an object) runs these
+ * stages with its own last stage. */
 #ifndef RVFIT_FIT_INTERNAL_H
 #define RVFIT_FIT_INTERNAL_H
 
 #include "rvfit/fit.h"
+
+/* The spectra of each object of a batch (fit_group.c) and the scratch of
+ * the expansion of an object's points. */
+typedef struct fit_group {
+    size_t nobj;
+    size_t *obj;                  /* [nspec] object of each spectrum   */
+    size_t *off, *mem;            /* usable spectra of object o:
+                                     mem[off[o] .. off[o+1]-1]          */
+    rvfit_point *pts;             /* expanded points, reused           */
+    double *m;
+    size_t cap_pts, cap_m;
+    uint32_t *st_off, *st_idx;    /* expanded stencil tables, reused   */
+    double *st_w, *st_pen;
+    size_t cap_off, cap_idx, cap_w, cap_pen;
+} fit_group;
 
 typedef struct fit_ctx {
     rvfit_backend *be;
@@ -20,6 +37,19 @@ typedef struct fit_ctx {
     double lo[RVFIT_MAX_PARAMS], hi[RVFIT_MAX_PARAMS];
     size_t nact;                  /* spectra being fitted              */
     size_t *act;                  /* their batch indices               */
+    /* Objects of several spectra (rvfit_fit_joint): with grp set, the
+     * stages that fit the stellar parameters (lattice, optimise,
+     * hessian and its error terms) see one item per object: act[i] is
+     * the first usable spectrum of object i, whose best[] holds the
+     * object's theta and vsini and fbest[] its -2 ln L, and their points
+     * go through fit_chisq_obj, which evaluates each for every usable
+     * spectrum of the object at that spectrum's velocity and sums.  The
+     * stages of the velocities (initial scan, vrefine, diagnostics) work
+     * on the spectra, xact.  Without groups (grp NULL) xact == act. */
+    size_t nxact;
+    size_t *xact;
+    const fit_group *grp;
+    fit_group grp_store;
     rvfit_point *best;            /* [nspec] current best point        */
     double *fbest;                /* [nspec]                           */
     double *verr, *vskew, *vkurt; /* [nspec] from velocity refinement  */
@@ -44,8 +74,44 @@ int fit_vscan(fit_ctx *f, size_t nq, const rvfit_point *base, size_t nvel,
 int fit_models(fit_ctx *f, size_t n, const rvfit_point *pts,
                float *const *model);
 
+/* The same for points that stand for objects (fit_group.c): point i
+ * (spec = an object's act[] spectrum) is evaluated for every usable
+ * spectrum of its object at that spectrum's best velocity and
+ * m2lnl[i] is the sum; fit_chisq / fit_chisq_st without groups. */
+int fit_chisq_obj(fit_ctx *f, size_t n, const rvfit_point *pts,
+                  double *m2lnl);
+int fit_chisq_obj_st(fit_ctx *f, size_t n, const rvfit_point *pts,
+                     const rvfit_stencils *st, double *m2lnl);
+/* Groups from object row ranges: object o is batch rows obj_off[o] ..
+ * obj_off[o+1]-1 (obj_off[0] == 0, obj_off[nobj] == nspec); sets act,
+ * xact and grp.  fit_group_free releases them (with f->act kept). */
+int fit_group_setup(fit_ctx *f, size_t nobj, const size_t *obj_off);
+void fit_group_free(fit_ctx *f);
+/* Copy each object's theta and vsini (best[]) / its parameter errors and
+ * BAD_HESSIAN (res[]) from act[] to the object's other spectra; nothing
+ * without groups. */
+void fit_group_sync(fit_ctx *f);
+void fit_group_sync_errors(fit_ctx *f);
+
 /* Sets the out-of-memory error; returns its status. */
 int fit_nomem(fit_ctx *f);
+
+/* The driver (fit.c), in the order a fit uses it: fit_begin checks the
+ * backend against the interpolator, allocates the state, makes act[]
+ * every usable spectrum (xact == act) and the results of the others;
+ * fit_run_stages runs a table of stages, timing each into its profile
+ * entry (nothing when no spectrum is usable); fit_end leaves NaN models
+ * for spectra not fitted, the points and prep warnings in the results,
+ * frees the state and returns rc. */
+typedef struct fit_stage {
+    int id;                  /* enum rvfit_stage_id */
+    int (*run)(fit_ctx *f);
+} fit_stage;
+#define FIT_NSTAGES 5
+extern const fit_stage fit_stages[FIT_NSTAGES]; /* a single fit's */
+int fit_begin(fit_ctx *f);
+int fit_run_stages(fit_ctx *f, const fit_stage *st, size_t n);
+int fit_end(fit_ctx *f, int rc);
 
 /* The stages (stage_*.c), in the order fit.c runs them. */
 int fit_stage_init(fit_ctx *f);

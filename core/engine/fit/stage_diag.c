@@ -13,7 +13,7 @@ static int diag_eval(fit_ctx *f)
 {
     rvfit_result *res = f->res;
     float *const *models = f->models;
-    size_t n = f->nact;
+    size_t n = f->nxact;
     int na = f->b->narm;
     rvfit_point *p = calloc(2 * (n ? n : 1), sizeof *p);
     double *m = malloc(2 * (n ? n : 1) * sizeof *m);
@@ -22,14 +22,14 @@ static int diag_eval(fit_ctx *f)
                                                "fit: out of memory")
                                : RVFIT_OK;
     for (size_t i = 0; i < n && !rc; i++) {
-        p[i] = f->best[f->act[i]];
+        p[i] = f->best[f->xact[i]];
         p[n + i] = p[i];
         p[n + i].flags |= RVFIT_PT_CONTINUUM;
     }
     if (!rc)
         rc = fit_chisq(f, 2 * n, p, m, ca);
     for (size_t i = 0; i < n && !rc; i++) {
-        rvfit_result *r = &res[f->act[i]];
+        rvfit_result *r = &res[f->xact[i]];
         r->m2lnl = m[i];
         r->chisq_tot = r->chisq_c_tot = 0;
         for (int a = 0; a < na; a++) {
@@ -56,7 +56,7 @@ static int diag_eval(fit_ctx *f)
                 for (size_t i = 0; i < np; i++)
                     models[a][s * np + i] = NAN;
             for (size_t i = 0; i < n; i++)
-                memcpy(models[a] + f->act[i] * np, tmp[a] + i * np,
+                memcpy(models[a] + f->xact[i] * np, tmp[a] + i * np,
                        np * sizeof(float));
         }
         for (int a = 0; a < na; a++)
@@ -72,7 +72,7 @@ static int diag_eval(fit_ctx *f)
 int fit_stage_diag(fit_ctx *f)
 {
     int rc = diag_eval(f);
-    for (size_t i = 0; i < f->nact && !rc; i++)
-        fit_result_finish(f, &f->res[f->act[i]], f->act[i]);
+    for (size_t i = 0; i < f->nxact && !rc; i++)
+        fit_result_finish(f, &f->res[f->xact[i]], f->xact[i]);
     return rc;
 }

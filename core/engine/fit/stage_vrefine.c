@@ -146,7 +146,7 @@ static int vr_scan(fit_ctx *f, vr_state *st, size_t n, size_t L,
         if (st[i].done || (size_t)st[i].n != L)
             continue;
         b->idx[nq] = i;
-        b->base[nq] = f->best[f->act[i]];
+        b->base[nq] = f->best[f->xact[i]];
         for (size_t k = 0; k < L; k++)
             b->vel[nq * L + k] =
                 st[i].center +
@@ -155,25 +155,32 @@ static int vr_scan(fit_ctx *f, vr_state *st, size_t n, size_t L,
     }
     int rc = nq ? fit_vscan(f, nq, b->base, L, b->vel, b->m) : RVFIT_OK;
     for (size_t q = 0; q < nq && !rc; q++)
-        vr_update(f, &st[b->idx[q]], f->act[b->idx[q]], b->vel + q * L,
+        vr_update(f, &st[b->idx[q]], f->xact[b->idx[q]], b->vel + q * L,
                   b->m + q * L);
     return rc;
 }
 
 /* Parabola through the optimum and two probes: the first scan's centre
  * and width, or the coarse scan where it has no minimum within +-3
- * VR_PROBE. */
+ * VR_PROBE.  A spectrum of an object fitted with others has no -2 ln L
+ * of its own at the optimum (the optimiser saw the object's sum): it is
+ * scanned at the optimum too (np = 3, the middle point). */
 static int vr_probe(fit_ctx *f, vr_state *st, size_t n, const vr_buf *b)
 {
+    size_t np = f->grp ? 3 : 2;
     for (size_t i = 0; i < n; i++) {
-        b->base[i] = f->best[f->act[i]];
-        b->vel[2 * i] = b->base[i].v - VR_PROBE;
-        b->vel[2 * i + 1] = b->base[i].v + VR_PROBE;
+        b->base[i] = f->best[f->xact[i]];
+        b->vel[np * i] = b->base[i].v - VR_PROBE;
+        b->vel[np * i + np - 1] = b->base[i].v + VR_PROBE;
+        if (np == 3)
+            b->vel[np * i + 1] = b->base[i].v;
     }
-    int rc = fit_vscan(f, n, b->base, 2, b->vel, b->m);
+    int rc = fit_vscan(f, n, b->base, np, b->vel, b->m);
     for (size_t i = 0; i < n && !rc; i++) {
-        double fm = b->m[2 * i], fp = b->m[2 * i + 1];
-        double f0 = f->fbest[f->act[i]], c = fm - 2 * f0 + fp;
+        double fm = b->m[np * i], fp = b->m[np * i + np - 1];
+        if (np == 3)
+            f->fbest[f->xact[i]] = b->m[np * i + 1];
+        double f0 = f->fbest[f->xact[i]], c = fm - 2 * f0 + fp;
         double t = c > 0 ? 0.5 * (fm - fp) / c : INFINITY;
         double v0 = b->base[i].v;
         if (fabs(t) <= 3)
@@ -188,7 +195,7 @@ static int vr_probe(fit_ctx *f, vr_state *st, size_t n, const vr_buf *b)
 
 int fit_stage_vrefine(fit_ctx *f)
 {
-    size_t n = f->nact;
+    size_t n = f->nxact;
     vr_state *st = calloc(n, sizeof *st);
     vr_buf b = {malloc(n * sizeof *b.base),
                 malloc(n * VR_NMAX * sizeof *b.vel),
