@@ -32,6 +32,10 @@ int rvfit_fit_opts_from_config(const rvfit_config *c, rvfit_fit_opts *o,
     o->max_iter = (int)c->max_iter;
     o->scale_errors = (int)c->scale_errors;
     o->interp_errors = (int)c->interp_errors;
+    if (strcasecmp(c->epochs, "single") && strcasecmp(c->epochs, "joint"))
+        return rvfit_err_set(err, RVFIT_ERR_CONFIG,
+                             "[fit] epochs '%s': use single or joint",
+                             c->epochs);
     o->model.npoly = (int)c->npoly;
     if (!strcasecmp(c->basis, "gauss"))
         o->model.basis = RVFIT_BASIS_GAUSS;

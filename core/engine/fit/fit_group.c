@@ -70,6 +70,12 @@ static size_t members(const fit_ctx *f, size_t s, const size_t **mem)
     return g->off[o + 1] - g->off[o];
 }
 
+size_t fit_group_size(const fit_ctx *f, size_t s)
+{
+    const size_t *mem;
+    return f->grp ? members(f, s, &mem) : 1;
+}
+
 static int grow(void **p, size_t *cap, size_t need, size_t esz)
 {
     if (need <= *cap)

@@ -91,6 +91,8 @@ void fit_group_free(fit_ctx *f);
  * BAD_HESSIAN (res[]) from act[] to the object's other spectra; nothing
  * without groups. */
 void fit_group_sync(fit_ctx *f);
+/* Usable spectra of the object spectrum s belongs to (1 without groups). */
+size_t fit_group_size(const fit_ctx *f, size_t s);
 void fit_group_sync_errors(fit_ctx *f);
 
 /* Sets the out-of-memory error; returns its status. */
@@ -120,12 +122,34 @@ int fit_stage_vrefine(fit_ctx *f);
 int fit_stage_hessian(fit_ctx *f);
 int fit_stage_diag(fit_ctx *f);
 
+/* Stage 5's evaluations (stage_diag.c): chi^2 per arm at the optimum
+ * and of the continuum alone into the results of the spectra xact, and
+ * their models; the nx points px join the same chisq call (-2 ln L into
+ * mx).  fit_stage_diag is this with no extra points, then
+ * fit_result_finish for every spectrum. */
+int fit_diag_eval(fit_ctx *f, size_t nx, const rvfit_point *px, double *mx);
+
+/* The velocity posterior of a scan (stage_vrefine.c): m (-2 ln L) at
+ * the n increasing, evenly spaced velocities v.  fit_vscan_mode: the
+ * minimum of the cubic through the four points around index k (the
+ * lowest), or of the parabola; fit_vscan_moments: sigma, skewness and
+ * excess kurtosis of p ~ exp(-m/2) about vhat. */
+double fit_vscan_mode(const double *v, const double *m, size_t n, size_t k);
+void fit_vscan_moments(const double *v, const double *m, size_t n,
+                       double vhat, double *sig, double *skew, double *kurt);
+
 /* Results (fit_result.c): a spectrum not fitted, one fitted (from
  * f->best and the stages' velocity moments), and the warning bits of
  * rvfit_prep_batch's flags. */
 void fit_result_bad(const fit_ctx *f, rvfit_result *r, size_t s);
 void fit_result_finish(const fit_ctx *f, rvfit_result *r, size_t s);
 uint32_t fit_result_prep_warn(uint32_t flags);
+/* CHISQ_RED of r (chisq_tot, npix_tot set) for narm_used arms with
+ * pixels and nvel fitted velocities, and its errors: statistical part
+ * (param_err, vrad_err) scaled by sqrt(CHISQ_RED) with scale_errors, the
+ * interpolation part (param_err_interp) added in quadrature. */
+void fit_result_reduce(const fit_ctx *f, rvfit_result *r, int narm_used,
+                       int nvel);
 
 /* The template-interpolation part of the parameter covariance
  * (err_interp.c): for the nact spectra, given the Hessian stencil of

@@ -8,16 +8,17 @@
 #include "fit_internal.h"
 
 /* chi^2 per arm at the optimum and continuum-only chi^2 into the results,
- * the best-fit models into f->models (NaN for spectra not fitted). */
-static int diag_eval(fit_ctx *f)
+ * the best-fit models into f->models (NaN for spectra not fitted); the
+ * nx points px go into the same chisq call, their -2 ln L into mx. */
+int fit_diag_eval(fit_ctx *f, size_t nx, const rvfit_point *px, double *mx)
 {
     rvfit_result *res = f->res;
     float *const *models = f->models;
-    size_t n = f->nxact;
+    size_t n = f->nxact, npt = 2 * n + nx;
     int na = f->b->narm;
-    rvfit_point *p = calloc(2 * (n ? n : 1), sizeof *p);
-    double *m = malloc(2 * (n ? n : 1) * sizeof *m);
-    double *ca = malloc(2 * (n ? n : 1) * (size_t)na * sizeof *ca);
+    rvfit_point *p = calloc(npt ? npt : 1, sizeof *p);
+    double *m = malloc((npt ? npt : 1) * sizeof *m);
+    double *ca = malloc((npt ? npt : 1) * (size_t)na * sizeof *ca);
     int rc = (!p || !m || !ca) ? rvfit_err_set(f->err, RVFIT_ERR_NOMEM,
                                                "fit: out of memory")
                                : RVFIT_OK;
@@ -26,8 +27,12 @@ static int diag_eval(fit_ctx *f)
         p[n + i] = p[i];
         p[n + i].flags |= RVFIT_PT_CONTINUUM;
     }
+    if (!rc && nx)
+        memcpy(p + 2 * n, px, nx * sizeof *p);
     if (!rc)
-        rc = fit_chisq(f, 2 * n, p, m, ca);
+        rc = fit_chisq(f, npt, p, m, ca);
+    if (!rc && nx)
+        memcpy(mx, m + 2 * n, nx * sizeof *mx);
     for (size_t i = 0; i < n && !rc; i++) {
         rvfit_result *r = &res[f->xact[i]];
         r->m2lnl = m[i];
@@ -71,7 +76,7 @@ static int diag_eval(fit_ctx *f)
 
 int fit_stage_diag(fit_ctx *f)
 {
-    int rc = diag_eval(f);
+    int rc = fit_diag_eval(f, 0, NULL, NULL);
     for (size_t i = 0; i < f->nxact && !rc; i++)
         fit_result_finish(f, &f->res[f->xact[i]], f->xact[i]);
     return rc;

@@ -267,6 +267,9 @@ void rb_clear(run_batch *rb)
     free(rb->res);
     free(rb->seg);
     free(rb->ends);
+    free(rb->j.obj_off);
+    free(rb->j.jres);
+    free(rb->j.id);
     plot_clear(&rb->plot);
     memset(rb, 0, sizeof *rb);
 }
