@@ -72,9 +72,11 @@ static int setup(fit_ctx *f)
         !f->vkurt || !f->npts)
         return rvfit_err_set(f->err, RVFIT_ERR_NOMEM, "fit: out of memory");
     f->nact = 0;
-    for (size_t s = 0; s < ns; s++)
+    for (size_t s = 0; s < ns; s++) {
+        f->best[s].spec = (uint32_t)s; /* the stages keep it (fit_group) */
         if (!(f->b->flags[s] & RVFIT_SPEC_BAD))
             f->act[f->nact++] = s;
+    }
     f->xact = f->act;
     f->nxact = f->nact;
     return RVFIT_OK;
