@@ -32,7 +32,8 @@ static int check_setup(rvfit_run *r, int part, int nparts,
                            sizeof(rvfit_instrument_epochs_ops), err);
     if (!*ep) {
         rvfit_err_prefix(err, "[fit] epochs = joint needs the instrument's "
-                         "object keys and epochs");
+                         "object keys and epochs; instrument '%s' (%s)",
+                         r->inst->desc->name, r->inst->path);
         return RVFIT_ERR_CONFIG;
     }
     return RVFIT_OK;
