@@ -23,10 +23,11 @@ static int check_setup(rvfit_run *r, int part, int nparts,
         return rvfit_err_set(err, RVFIT_ERR_CONFIG, "[output] joint_name "
                              "'%s': a file name stem, without '/'",
                              cfg->joint_name);
-    if (cfg->plot_dir[0])
-        return rvfit_err_set(err, RVFIT_ERR_CONFIG, "[output] plot_dir: "
-                             "figures are drawn for single fits only ([fit] "
-                             "epochs = single)");
+    if (cfg->plot_dir[0] || cfg->chisq_v)
+        return rvfit_err_set(err, RVFIT_ERR_CONFIG, "[output] %s: for "
+                             "single fits only ([fit] epochs = single)",
+                             cfg->plot_dir[0] ? "plot_dir (figures)"
+                                              : "chisq_v");
     *ep = rvfit_plugin_ext(r->inst, RVFIT_EXT_EPOCHS,
                            RVFIT_EPOCHS_EXT_VERSION,
                            sizeof(rvfit_instrument_epochs_ops), err);
