@@ -165,8 +165,8 @@ int main(void)
     rvfit_host host = tu_host(1);
     memset(&prof, 0, sizeof prof);
     a.calls = 0;
-    rc = rvfit_fit_joint(&a.be, &L, &b, 4, off, &o, res, J, NULL, &prof,
-                         &host, &err);
+    rc = rvfit_fit_joint(&a.be, &L, &b, 4, off, &o, res, J, NULL, NULL,
+                         &prof, &host, &err);
     CHECK_MSG(rc == 0, "joint fit: %s", err.msg);
     printf("backend calls: joint %llu, single %llu\n",
            (unsigned long long)a.calls, (unsigned long long)calls_single);

@@ -50,9 +50,9 @@ rvfit_engine_part(fit fit.h fit_internal.h
   stage_init.c stage_optim.c stage_vrefine.c stage_hessian.c stage_diag.c
   newton.c nelder_mead.c quad.c err_interp.c err_pin.c)
 # several spectra of one object fitted together: the joint driver, the
-# constant-velocity fit and its statistics
+# constant-velocity fit and its statistics, the two-velocity test
 rvfit_engine_part(joint joint.h -
-  joint.c joint_stats.c)
+  joint.c joint_sb2.c joint_stats.c)
 # output files: rvtab/rvmod, their columns, merging parts, the status file
 rvfit_engine_part(output output.h output_internal.h
   output.c output_cols.c output_write.c output_names.c output_merge.c

@@ -24,14 +24,15 @@
  * exposures [e0, e0 + nexp) of the job's list. */
 typedef struct {
     ind_draw d;
-    int nexp, binary;
+    int nexp, binary, sb2;
     double k1, period, ecc, omega, t0; /* km/s, d, -, rad, MJD */
+    double qm, lratio;                 /* SB2: mass and light ratio  */
     size_t e0;
 } star_t;
 
 typedef struct {
     size_t star;
-    double mjd, vrad, snr;
+    double mjd, vrad, snr, vrad2;      /* vrad2: SB2's companion     */
     int file;
     int64_t expid;
 } exposure_t;
@@ -81,6 +82,13 @@ static void draw_orbit(const ind_epochs_args *a, size_t s, star_t *st)
     st->ecc = 0.6 * ind_rng_uniform(&r);
     st->omega = 2 * IND_PI * ind_rng_uniform(&r);
     st->t0 = MJD0 + st->period * ind_rng_uniform(&r);
+    /* a twin companion of mass ratio qm shines qm^4 as bright (a main-
+     * sequence mass-luminosity law) and moves opposite, K2 = K1 / qm */
+    st->sb2 = st->binary && ind_rng_uniform(&r) < a->sb2_frac;
+    st->qm = 0.7 + 0.3 * ind_rng_uniform(&r);
+    st->lratio = pow(st->qm, 4);
+    if (!st->sb2)
+        st->qm = st->lratio = 0;
     if (!st->binary)
         st->k1 = st->period = st->ecc = st->omega = st->t0 = 0;
 }
@@ -102,6 +110,8 @@ static void draw_exposures(const ind_epochs_args *a, size_t s,
                                              st->ecc, st->omega, st->t0,
                                              e->mjd)
                              : st->d.vrad;
+        e->vrad2 = st->sb2 ? st->d.vrad - (e->vrad - st->d.vrad) / st->qm
+                           : NAN;
     }
 }
 
@@ -117,6 +127,8 @@ static void exposure_draw(const ind_epochs_args *a, const star_t *st,
     d->snr = x->snr;
     d->ra = st->d.ra;
     d->dec = st->d.dec;
+    d->vrad2 = st->sb2 ? x->vrad2 : 0;
+    d->lratio = st->sb2 ? st->lratio : 0;
 }
 
 static int write_files(const ind_epochs_args *a, const star_t *st,
@@ -154,12 +166,12 @@ static void truth_stars(fitsfile *fp, const star_t *st, size_t n,
 {
     char *tt[] = {"TARGETID", "TEFF", "LOGG", "FEH", "ALPHAFE", "VRAD",
                   "VSINI", "SNR", "NEXP", "BINARY", "K1", "PERIOD", "ECC",
-                  "OMEGA", "T0"};
+                  "OMEGA", "T0", "SB2", "QM", "LRATIO"};
     char *tf[] = {"K", "D", "D", "D", "D", "D", "D", "D", "J", "J", "D", "D",
-                  "D", "D", "D"};
+                  "D", "D", "D", "J", "D", "D"};
     char *tu[] = {"", "K", "dex", "dex", "dex", "km/s", "km/s", "", "", "",
-                  "km/s", "d", "", "rad", "d"};
-    fits_create_tbl(fp, BINARY_TBL, (LONGLONG)n, 15, tt, tf, tu, "TRUTH", s);
+                  "km/s", "d", "", "rad", "d", "", "", ""};
+    fits_create_tbl(fp, BINARY_TBL, (LONGLONG)n, 18, tt, tf, tu, "TRUTH", s);
     fits_write_key(fp, TSTRING, "COMMENT", "VRAD: systemic velocity; SNR: "
                    "sqrt of the sum of the exposures' SNR^2", NULL, s);
     for (size_t i = 0; i < n && !*s; i++) {
@@ -171,7 +183,7 @@ static void truth_stars(fitsfile *fp, const star_t *st, size_t n,
         double v[7] = {q->d.p.teff, q->d.p.logg, q->d.p.feh, q->d.p.alpha,
                        q->d.vrad, q->d.vsini, sqrt(s2)};
         double o[5] = {q->k1, q->period, q->ecc, q->omega, q->t0};
-        int ne = q->nexp, bin = q->binary;
+        int ne = q->nexp, bin = q->binary, sb2 = q->sb2;
         fits_write_col(fp, TLONGLONG, 1, row, 1, 1, &tid, s);
         for (int k = 0; k < 7; k++)
             fits_write_col(fp, TDOUBLE, 2 + k, row, 1, 1, &v[k], s);
@@ -179,16 +191,19 @@ static void truth_stars(fitsfile *fp, const star_t *st, size_t n,
         fits_write_col(fp, TINT, 10, row, 1, 1, &bin, s);
         for (int k = 0; k < 5; k++)
             fits_write_col(fp, TDOUBLE, 11 + k, row, 1, 1, &o[k], s);
+        fits_write_col(fp, TINT, 16, row, 1, 1, &sb2, s);
+        fits_write_col(fp, TDOUBLE, 17, row, 1, 1, (void *)&q->qm, s);
+        fits_write_col(fp, TDOUBLE, 18, row, 1, 1, (void *)&q->lratio, s);
     }
 }
 
 static void truth_exposures(fitsfile *fp, const exposure_t *x, size_t n,
                             int *s)
 {
-    char *tt[] = {"TARGETID", "EXPID", "MJD", "VRAD", "SNR", "FILE"};
-    char *tf[] = {"K", "K", "D", "D", "D", "J"};
-    char *tu[] = {"", "", "d", "km/s", "", ""};
-    fits_create_tbl(fp, BINARY_TBL, (LONGLONG)n, 6, tt, tf, tu, "EXPTRUTH",
+    char *tt[] = {"TARGETID", "EXPID", "MJD", "VRAD", "SNR", "FILE", "VRAD2"};
+    char *tf[] = {"K", "K", "D", "D", "D", "J", "D"};
+    char *tu[] = {"", "", "d", "km/s", "", "", "km/s"};
+    fits_create_tbl(fp, BINARY_TBL, (LONGLONG)n, 7, tt, tf, tu, "EXPTRUTH",
                     s);
     for (size_t i = 0; i < n && !*s; i++) {
         LONGLONG row = (LONGLONG)i + 1, tid = 1000000 + (LONGLONG)x[i].star;
@@ -200,6 +215,7 @@ static void truth_exposures(fitsfile *fp, const exposure_t *x, size_t n,
         fits_write_col(fp, TDOUBLE, 4, row, 1, 1, (void *)&x[i].vrad, s);
         fits_write_col(fp, TDOUBLE, 5, row, 1, 1, (void *)&x[i].snr, s);
         fits_write_col(fp, TINT, 6, row, 1, 1, &f, s);
+        fits_write_col(fp, TDOUBLE, 7, row, 1, 1, (void *)&x[i].vrad2, s);
     }
 }
 

@@ -22,7 +22,7 @@ static const char USAGE[] =
     "       rvfit-indep epochs --out DIR --truth FILE [--nstar N] [--seed S]\n"
     "           [--nexp-min 2] [--nexp-max 8] [--nfile 4] [--binary-frac 0.3]\n"
     "           [--k-min 0.5] [--k-max 100] [--p-min 1] [--p-max 1000]\n"
-    "           [--span 1500] and the options of spectra\n"
+    "           [--span 1500] [--sb2-frac 0] and the options of spectra\n"
     "       rvfit-indep score-epochs RVTAB TRUTH [SINGLE_RVTAB...] [--check\n"
     "           --ks-p 0.01 --frac-lo 3e-4 --frac-hi 3e-3 --pull-lo 0.9\n"
     "           --pull-hi 1.1 --joint-better --complete-k 8\n"
@@ -32,7 +32,7 @@ enum { O_NSTAR, O_SEED, O_SNRMIN, O_SNRMAX, O_VMAX, O_VSINI, O_MSEED,
        O_THREADS, O_TEFF, O_LOGG, O_FEH, O_ALPHA, O_LO, O_HI, O_DLNL,
        O_CHECK, O_NEXPMIN, O_NEXPMAX, O_NFILE, O_BFRAC, O_KMIN, O_KMAX,
        O_PMIN, O_PMAX, O_SPAN, O_KSP, O_FLO, O_FHI, O_PLO, O_PHI, O_CK,
-       O_CMIN, O_NUM };
+       O_CMIN, O_SB2FRAC, O_NUM };
 
 typedef struct {
     const char *out, *truth, *preset, *ablate;
@@ -63,6 +63,7 @@ static int parse(int argc, char **argv, opts *o, double *check_snr)
         {"frac-hi", 1, 0, 1000 + O_FHI}, {"pull-lo", 1, 0, 1000 + O_PLO},
         {"pull-hi", 1, 0, 1000 + O_PHI}, {"complete-k", 1, 0, 1000 + O_CK},
         {"complete-min", 1, 0, 1000 + O_CMIN}, {"check", 0, 0, 'C'},
+        {"sb2-frac", 1, 0, 1000 + O_SB2FRAC},
         {"joint-better", 0, 0, 'J'},
         {0, 0, 0, 0}};
     int c;
@@ -161,13 +162,15 @@ static int cmd_epochs(const opts *o, const ind_preset *ps, int nth,
         {o->num[O_SNRMIN], o->num[O_SNRMAX], o->num[O_VMAX],
          o->num[O_VSINI], 0}, (int)o->num[O_NEXPMIN], (int)o->num[O_NEXPMAX],
         (int)o->num[O_NFILE], o->num[O_BFRAC], o->num[O_KMIN],
-        o->num[O_KMAX], o->num[O_PMIN], o->num[O_PMAX], o->num[O_SPAN], nth};
+        o->num[O_KMAX], o->num[O_PMIN], o->num[O_PMAX], o->num[O_SPAN], nth,
+        o->num[O_SB2FRAC]};
     if (parse_ablate(o->ablate, &a.o.ablate, e))
         return -1;
     if (!(a.o.snr_min > 0 && a.o.snr_max >= a.o.snr_min &&
           a.o.vmax >= 0 && a.o.vmax + a.k_max < 0.5 * IND_C_KMS &&
           a.o.vsini_max >= 0 && a.o.vsini_max < 1000 &&
-          a.binary_frac >= 0 && a.binary_frac <= 1))
+          a.binary_frac >= 0 && a.binary_frac <= 1 && a.sb2_frac >= 0 &&
+          a.sb2_frac <= 1))
         return ind_fail(e, "epochs: bad --snr-min/--snr-max/--vmax/"
                         "--vsini-max/--binary-frac");
     return ind_epochs_write(&a, e);

@@ -35,6 +35,9 @@ typedef struct {
     double dist[IND_NARM][4];    /* calibration distortion (Legendre) */
     double skyres[IND_NARM];     /* sky-subtraction scale error */
     double ra, dec;
+    /* a double-lined binary (epochs): a twin of the star at vrad2 giving
+     * lratio times its light; lratio 0: none */
+    double vrad2, lratio;
 } ind_draw;
 
 void ind_draw_star(uint64_t seed, size_t i, const ind_preset *ps,
@@ -143,6 +146,7 @@ typedef struct {
     int nexp_min, nexp_max, nfile;
     double binary_frac, k_min, k_max, p_min, p_max, span;
     int nthreads;
+    double sb2_frac;             /* of the binaries: double-lined       */
 } ind_epochs_args;
 int ind_epochs_write(const ind_epochs_args *a, ind_err *e);
 /* Radial velocity (km/s) at MJD t of a Keplerian orbit: systemic gamma,

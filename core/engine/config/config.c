@@ -119,6 +119,12 @@ static const key_desc keys[] = {
      "[alpha/Fe] and vsini and one velocity per exposure, plus the "
      "constant-velocity fit and its chi^2 and p-value (also --epochs; "
      "outputs: docs/output-format.md)"},
+    {"fit", "sb2", K_BOOL, OFF(sb2), 0, 0, 1, "0",
+     "with epochs = joint: test every exposure for a second velocity (two "
+     "copies of the fitted template, the second at another velocity with "
+     "a share of the light): RVEPOCH SB2_DCHISQ, SB2_VRAD2, SB2_FRATIO and "
+     "the warning bit SB2 (docs/output-format.md); costs a models call of "
+     "61 velocities per exposure"},
     {"output", "dir", K_STR, OFF(output_dir), SZ(output_dir), 0, 0, ".",
      "directory for rvtab_*.fits and rvmod_*.fits"},
     {"output", "overwrite", K_BOOL, OFF(overwrite), 0, 0, 1, "0",

@@ -32,6 +32,7 @@ int rvfit_fit_opts_from_config(const rvfit_config *c, rvfit_fit_opts *o,
     o->max_iter = (int)c->max_iter;
     o->scale_errors = (int)c->scale_errors;
     o->interp_errors = (int)c->interp_errors;
+    o->sb2 = (int)c->sb2;
     if (strcasecmp(c->epochs, "single") && strcasecmp(c->epochs, "joint"))
         return rvfit_err_set(err, RVFIT_ERR_CONFIG,
                              "[fit] epochs '%s': use single or joint",

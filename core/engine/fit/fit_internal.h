@@ -70,9 +70,11 @@ int fit_chisq_st(fit_ctx *f, size_t n, const rvfit_point *pts,
                  const rvfit_stencils *st, double *m2lnl);
 int fit_vscan(fit_ctx *f, size_t nq, const rvfit_point *base, size_t nvel,
               const double *vel, double *m2lnl);
-/* Best-fit models (continuum included) of n points into model[arm]. */
+/* Best-fit models (continuum included) of n points into model[arm], and
+ * the continuum alone into cont[arm] unless cont is NULL (laid out as the
+ * backend's models: point q's pixels at q * npix of the batch arm). */
 int fit_models(fit_ctx *f, size_t n, const rvfit_point *pts,
-               float *const *model);
+               float *const *model, float *const *cont);
 
 /* The same for points that stand for objects (fit_group.c): point i
  * (spec = an object's act[] spectrum) is evaluated for every usable

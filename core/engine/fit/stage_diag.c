@@ -54,7 +54,7 @@ int fit_diag_eval(fit_ctx *f, size_t nx, const rvfit_point *px, double *mx)
                 rc = rvfit_err_set(f->err, RVFIT_ERR_NOMEM, "models");
         }
         if (!rc)
-            rc = fit_models(f, n, p, mp);
+            rc = fit_models(f, n, p, mp, NULL);
         for (int a = 0; a < na && !rc; a++) {
             size_t np = f->b->arm[a].npix;
             for (size_t s = 0; s < f->b->nspec; s++)

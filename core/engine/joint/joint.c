@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fit/fit_internal.h"
-#include "rvfit/joint.h"
+#include "joint_internal.h"
 
 /* The constant-velocity scan: CV_N velocities over +-CV_NSIGMA errors of
  * the error-weighted mean of the exposures' velocities (a step of half
@@ -21,6 +20,7 @@ typedef struct joint_ctx {
     size_t nobj;
     const size_t *obj_off;
     rvfit_joint_result *jres;
+    rvfit_sb2 *sb2;  /* NULL: no two-velocity test                      */
     /* the last stage's */
     double *cv_v;    /* [nobj * CV_N] scan velocities (cv_n[o] of them) */
     double *cv_m;    /* [nobj * CV_N] summed -2 ln L                   */
@@ -183,8 +183,10 @@ static void obj_result(const joint_ctx *j, size_t o, const double *st,
             r->warn |= RVFIT_WARN_RVERR;
     }
     r->npoints = 0;
-    for (size_t k = 0; k < nm; k++)
+    for (size_t k = 0; k < nm; k++) {
         r->npoints += f->npts[mem[k]];
+        r->warn |= f->res[mem[k]].warn & RVFIT_WARN_SB2;
+    }
     for (size_t s = j->obj_off[o]; s < j->obj_off[o + 1]; s++)
         prep |= fit_result_prep_warn(f->b->flags[s]);
     r->warn |= prep;
@@ -235,6 +237,8 @@ static int joint_stage_diag(fit_ctx *f)
     }
     for (size_t i = 0; i < f->nxact && !rc; i++)
         fit_result_finish(f, &f->res[f->xact[i]], f->xact[i]);
+    if (!rc && j->sb2 && f->o->sb2)
+        rc = joint_sb2(f, j->sb2);
     for (size_t o = 0; o < nobj && !rc; o++) {
         const size_t *mem;
         if (obj_members(f, o, &mem))
@@ -263,14 +267,17 @@ static void objects_bad(joint_ctx *j)
 int rvfit_fit_joint(rvfit_backend *be, const rvfit_library *lib,
                     const rvfit_batch *b, size_t nobj, const size_t *obj_off,
                     const rvfit_fit_opts *o, rvfit_result *res,
-                    rvfit_joint_result *jres, float *const *models,
-                    rvfit_profile *prof, const rvfit_host *host,
-                    rvfit_err *err)
+                    rvfit_joint_result *jres, rvfit_sb2 *sb2,
+                    float *const *models, rvfit_profile *prof,
+                    const rvfit_host *host, rvfit_err *err)
 {
     joint_ctx j = {.f = {.be = be, .lib = lib, .b = b, .o = o, .prof = prof,
                          .host = host, .err = err, .res = res,
                          .models = models},
-                   .nobj = nobj, .obj_off = obj_off, .jres = jres};
+                   .nobj = nobj, .obj_off = obj_off, .jres = jres,
+                   .sb2 = sb2};
+    for (size_t s = 0; sb2 && s < b->nspec; s++)
+        sb2[s] = (rvfit_sb2){NAN, NAN, NAN};
     const fit_stage stages[FIT_NSTAGES] = {
         fit_stages[0], fit_stages[1], fit_stages[2], fit_stages[3],
         {RVFIT_ST_DIAG, joint_stage_diag}};

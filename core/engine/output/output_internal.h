@@ -21,7 +21,8 @@ enum out_col_kind {
     OC_CHISQ_RED, OC_NPIX_TOT, OC_CHISQ, OC_CHISQ_C, OC_SN, OC_WARN, OC_SUCCESS,
     /* joint outputs (output_joint.c) */
     OC_NEPOCH, OC_VRAD_CHISQ, OC_VRAD_PVALUE, OC_VRAD_SCATTER, OC_TARGETID,
-    OC_OBJKEY, OC_EXPID, OC_MJD, OC_INPUT, OC_ROW
+    OC_OBJKEY, OC_EXPID, OC_MJD, OC_INPUT, OC_ROW, OC_SB2_DCHISQ,
+    OC_SB2_VRAD2, OC_SB2_FRATIO
 };
 
 typedef struct out_col {

@@ -35,7 +35,7 @@ static void joint_columns(rvfit_output *o, const rvfit_library *lib,
 
 /* RVEPOCH: identifiers, the exposure's velocity and its diagnostics. */
 static void epoch_columns(rvfit_output *o, const rvfit_file_info *info,
-                          size_t input_len)
+                          size_t input_len, int sb2)
 {
     char form[16], name[72], com[72];
     out_cols *c = &o->ecols;
@@ -76,6 +76,14 @@ static void epoch_columns(rvfit_output *o, const rvfit_file_info *info,
                 OC_INPUT, 0);
     out_col_add(c, "ROW", "K", "", "index of the spectrum in that file",
                 OC_ROW, 0);
+    if (!sb2)
+        return;
+    out_col_add(c, "SB2_DCHISQ", "D", "", "-2 ln L of one velocity minus "
+                "that of two (two-velocity test)", OC_SB2_DCHISQ, 0);
+    out_col_add(c, "SB2_VRAD2", "D", "km/s", "the second velocity of the "
+                "best two-velocity model", OC_SB2_VRAD2, 0);
+    out_col_add(c, "SB2_FRATIO", "D", "", "its light relative to the "
+                "first's", OC_SB2_FRATIO, 0);
 }
 
 /* Per arm [nexp][npix] wavelengths and models. */
@@ -107,7 +115,7 @@ static int open_fail(rvfit_output *o, int st, const char *path,
 int rvfit_output_open_joint(rvfit_output **out, const char *tab_path,
                             const char *mod_path, const rvfit_library *lib,
                             int narm, const rvfit_arm_info *arm, size_t nobj,
-                            size_t nexp, size_t input_len,
+                            size_t nexp, size_t input_len, int sb2,
                             const rvfit_output_meta *meta, rvfit_err *err)
 {
     rvfit_output *o = calloc(1, sizeof *o);
@@ -122,7 +130,7 @@ int rvfit_output_open_joint(rvfit_output **out, const char *tab_path,
     o->id_table = -1;
     memcpy(o->arm, arm, (size_t)narm * sizeof *arm);
     joint_columns(o, lib, &info);
-    epoch_columns(o, &info, input_len);
+    epoch_columns(o, &info, input_len, sb2);
     snprintf(o->tab_final, sizeof o->tab_final, "%s", tab_path);
     int rc = rvfit_fits_create(tab_path, o->tab_tmp, sizeof o->tab_tmp,
                                &o->tab, err);
@@ -214,6 +222,9 @@ static void epoch_col(rvfit_output *o, int c, LONGLONG r0,
         case OC_INPUT: s[i] = id->input; break;
         case OC_ROW: k[i] = id->row; break;
         case OC_WARN: k[i] = r->res[i].warn; break;
+        case OC_SB2_DCHISQ: d[i] = r->sb2 ? r->sb2[i].dchisq : NAN; break;
+        case OC_SB2_VRAD2: d[i] = r->sb2 ? r->sb2[i].vrad2 : NAN; break;
+        case OC_SB2_FRATIO: d[i] = r->sb2 ? r->sb2[i].fratio : NAN; break;
         default: d[i] = out_value(col, &r->res[i]);
         }
     }

@@ -13,12 +13,16 @@
  * only wavelengths, results and models, so the band matrices (most of a
  * batch's bytes) and the flux go at once and ivar after the fit.  Memory
  * then holds about one full batch besides the backend's copy. */
-static void drop_spectra(rvfit_batch *b, int ivar_too)
+static void drop_spectra(rvfit_batch *b, int ivar_too, int keep_flux)
 {
     for (int a = 0; a < b->narm; a++) {
         rvfit_arm_batch *A = &b->arm[a];
-        free(A->flux), free(A->res), free(A->lsf);
-        A->flux = NULL, A->res = NULL, A->lsf = NULL;
+        if (!keep_flux) {
+            free(A->flux);
+            A->flux = NULL;
+        }
+        free(A->res), free(A->lsf);
+        A->res = NULL, A->lsf = NULL;
         if (ivar_too) {
             free(A->ivar);
             A->ivar = NULL;
@@ -46,20 +50,21 @@ static void fit_one(run_ctx *c, run_batch *rb)
         rc = r->be->ops->load_batch(r->be->state, &rb->b, &r->fo.model, &e);
         if (rc)
             rvfit_err_prefix(&e, "backend '%s': load_batch", r->be->name);
-        drop_spectra(&rb->b, 0);
+        /* the two-velocity test reads the flux after the fit */
+        drop_spectra(&rb->b, 0, c->J && r->fo.sb2);
     }
     float *const *models = r->cfg->write_models ? rb->models : NULL;
     if (!rc && c->J)
         rc = rvfit_fit_joint(r->be, r->lib, &rb->b, rb->j.nobj,
                              rb->j.obj_off, &r->fo, rb->res, rb->j.jres,
-                             models, &r->prof, r->host, &e);
+                             rb->j.sb2, models, &r->prof, r->host, &e);
     else if (!rc)
         rc = rvfit_fit_batch(r->be, r->lib, &rb->b, &r->fo, rb->res, models,
                              &r->prof, r->host, &e);
     if (!rc && !c->J)
         rc = plot_models(c, rb, &e);
     r->busy += rvfit_now() - t0;
-    drop_spectra(&rb->b, 1);
+    drop_spectra(&rb->b, 1, 0);
     if (rc)
         run_fatal(c, rc, &e);
     else

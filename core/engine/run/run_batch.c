@@ -270,6 +270,7 @@ void rb_clear(run_batch *rb)
     free(rb->j.obj_off);
     free(rb->j.jres);
     free(rb->j.id);
+    free(rb->j.sb2);
     plot_clear(&rb->plot);
     memset(rb, 0, sizeof *rb);
 }

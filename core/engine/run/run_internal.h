@@ -96,6 +96,7 @@ typedef struct run_jbatch {
     size_t *obj_off;           /* [nobj + 1] batch rows of each object     */
     rvfit_joint_result *jres;  /* [nobj] after the fit                     */
     rvfit_joint_id *id;        /* [nspec] what names each exposure         */
+    rvfit_sb2 *sb2;            /* [nspec] with [fit] sb2, else NULL        */
 } run_jbatch;
 
 typedef struct run_batch {

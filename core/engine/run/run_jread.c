@@ -103,7 +103,9 @@ static int fill(run_ctx *c, run_batch *rb, rvfit_err *e)
     jb->obj_off = malloc((no + 1) * sizeof *jb->obj_off);
     jb->id = malloc((ns ? ns : 1) * sizeof *jb->id);
     jb->jres = calloc(no ? no : 1, sizeof *jb->jres);
-    if (!jb->obj_off || !jb->id || !jb->jres)
+    if (c->r->fo.sb2)
+        jb->sb2 = malloc((ns ? ns : 1) * sizeof *jb->sb2);
+    if (!jb->obj_off || !jb->id || !jb->jres || (c->r->fo.sb2 && !jb->sb2))
         return rvfit_err_set(e, RVFIT_ERR_NOMEM, "joint batch: out of "
                              "memory");
     int rc = RVFIT_OK;

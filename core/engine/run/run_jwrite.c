@@ -31,7 +31,7 @@ int jwriter_open(run_ctx *c, int part, int nparts, rvfit_err *err)
     return rvfit_output_open_joint(&J->out, J->tab,
                                    cfg->write_models ? J->mod : NULL,
                                    r->lib, J->ix.narm, J->ix.arm, nobj, nexp,
-                                   J->ix.base_len, &meta, err);
+                                   J->ix.base_len, r->fo.sb2, &meta, err);
 }
 
 void jwriter_batch(run_ctx *c, run_batch *rb)
@@ -45,7 +45,8 @@ void jwriter_batch(run_ctx *c, run_batch *rb)
     }
     const run_jbatch *jb = &rb->j;
     rvfit_joint_rows v = {&rb->b, jb->nobj, jb->obj_off, jb->jres, rb->res,
-                          jb->id, r->cfg->write_models ? rb->models : NULL};
+                          jb->id, r->cfg->write_models ? rb->models : NULL,
+                          jb->sb2};
     rvfit_err e;
     rvfit_err_clear(&e);
     if (rvfit_output_write_joint(J->out, jb->o0, jb->e0, &v, &e)) {

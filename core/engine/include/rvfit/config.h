@@ -87,6 +87,7 @@ typedef struct rvfit_config {
     /* [fit] and [output] of joint fits, added last likewise */
     char epochs[16];     /* "single" or "joint" (rvfit/joint.h)         */
     char joint_name[256]; /* joint outputs: rvtab_<joint_name>.fits    */
+    long sb2;            /* 1: joint fits test for a second velocity   */
 } rvfit_config;
 
 /* Fill with defaults. */

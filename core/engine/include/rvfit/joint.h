@@ -49,18 +49,32 @@ typedef struct rvfit_joint_result {
                              NaN below 2                                */
 } rvfit_joint_result;
 
+/* The two-velocity test of one spectrum ([fit] sb2 = 1): the object's
+ * template at the spectrum's VRAD plus a second copy at vrad2 carrying
+ * a fraction fratio / (1 + fratio) of the light, against the single
+ * template (docs/output-format.md, RVEPOCH SB2_*).  NaN when not
+ * computed. */
+typedef struct rvfit_sb2 {
+    double dchisq;        /* -2 ln L(one velocity) - -2 ln L(two) >= 0  */
+    double vrad2;         /* the secondary's velocity, km/s             */
+    double fratio;        /* its light relative to the primary's        */
+} rvfit_sb2;
+
 /* Fit the objects of batch b (already preprocessed and loaded into the
  * backend): object o is batch rows obj_off[o] .. obj_off[o+1]-1
  * (obj_off[0] == 0, obj_off[nobj] == b->nspec, rows of an object
  * consecutive).  res[nspec] receives each spectrum's result (its own
  * velocity, VRAD_ERR, chi^2 and S/N per arm, the object's parameters),
  * jres[nobj] each object's; models, when not NULL, is [narm] arrays of
- * nspec*npix floats receiving each spectrum's best-fit model. */
+ * nspec*npix floats receiving each spectrum's best-fit model.  sb2, when
+ * not NULL and o->sb2 is set, receives each spectrum's two-velocity test
+ * ([nspec]; the batch's flux must still be there) and RVFIT_WARN_SB2 goes
+ * into the spectra's and their objects' warning bits. */
 RVFIT_EXPORT int rvfit_fit_joint(rvfit_backend *be, const rvfit_library *lib,
                                  const rvfit_batch *b, size_t nobj,
                                  const size_t *obj_off,
                                  const rvfit_fit_opts *o, rvfit_result *res,
-                                 rvfit_joint_result *jres,
+                                 rvfit_joint_result *jres, rvfit_sb2 *sb2,
                                  float *const *models, rvfit_profile *prof,
                                  const rvfit_host *host, rvfit_err *err);
 

@@ -111,17 +111,20 @@ typedef struct rvfit_joint_rows {
     const rvfit_result *res;        /* [nspec]                         */
     const rvfit_joint_id *id;       /* [nspec]                         */
     float *const *models;           /* [narm] laid out as b, or NULL   */
+    const rvfit_sb2 *sb2;           /* [nspec] when the output has the
+                                       SB2 columns, else NULL          */
 } rvfit_joint_rows;
 
 /* Outputs for nobj objects and nexp exposures with the narm arms arm[]
- * (npix: the widest input's); input_len: the longest input name. */
+ * (npix: the widest input's); input_len: the longest input name; sb2:
+ * RVEPOCH gets the two-velocity test's columns. */
 RVFIT_EXPORT int rvfit_output_open_joint(rvfit_output **out,
                                          const char *tab_path,
                                          const char *mod_path,
                                          const rvfit_library *lib, int narm,
                                          const rvfit_arm_info *arm,
                                          size_t nobj, size_t nexp,
-                                         size_t input_len,
+                                         size_t input_len, int sb2,
                                          const rvfit_output_meta *meta,
                                          rvfit_err *err);
 /* Write objects [first_obj, first_obj + r->nobj) and exposures
