@@ -218,6 +218,10 @@ void run_loop(run_ctx *c)
 
 int rvfit_run_stream(rvfit_run *r, const rvfit_source *src, rvfit_err *err)
 {
+    if (r->cfg->sb2)
+        return rvfit_err_set(err, RVFIT_ERR_CONFIG, "[fit] sb2: the "
+                             "two-velocity test is part of joint fits "
+                             "([fit] epochs = joint, --epochs joint)");
     run_ctx *c = malloc(sizeof *c);
     if (!c)
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "run: out of memory");
