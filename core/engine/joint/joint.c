@@ -144,18 +144,19 @@ static int obj_sums(const fit_ctx *f, size_t o, rvfit_result *r)
  * its own result; several give the joint parameters (stat and interp
  * error parts st, ip saved before the spectra were finished), the sums,
  * the constant velocity and the constancy statistics. */
-static void obj_result(const joint_ctx *j, size_t o, const double *st,
-                       const double *ip)
+static int obj_result(joint_ctx *j, size_t o, const double *st,
+                      const double *ip)
 {
-    const fit_ctx *f = &j->f;
+    fit_ctx *f = &j->f;
     const size_t *mem;
     size_t nm = obj_members(f, o, &mem);
     rvfit_joint_result *J = &j->jres[o];
     rvfit_result *r = &J->r;
     const rvfit_result *rep = &f->res[mem[0]];
-    double v[2], e[2], *vk = nm > 2 ? malloc(2 * nm * sizeof *vk) : v;
-    double *ek = nm > 2 ? vk + nm : e;
+    double *vk = malloc(2 * nm * sizeof *vk), *ek = vk ? vk + nm : NULL;
     uint32_t prep = 0;
+    if (!vk)
+        return fit_nomem(f);
     J->nepoch = (int)nm;
     if (nm == 1) {
         *r = *rep;
@@ -190,17 +191,13 @@ static void obj_result(const joint_ctx *j, size_t o, const double *st,
     for (size_t s = j->obj_off[o]; s < j->obj_off[o + 1]; s++)
         prep |= fit_result_prep_warn(f->b->flags[s]);
     r->warn |= prep;
-    if (!vk) { /* no memory for the statistics: say nothing */
-        J->vrad_chisq = J->vrad_pvalue = J->vrad_scatter = NAN;
-        return;
-    }
     for (size_t k = 0; k < nm; k++)
         vk[k] = f->res[mem[k]].vrad, ek[k] = f->res[mem[k]].vrad_err;
     int nused;
     rvfit_vrad_constancy(vk, ek, nm, &J->vrad_chisq, &J->vrad_pvalue,
                          &J->vrad_scatter, &nused);
-    if (vk != v)
-        free(vk);
+    free(vk);
+    return RVFIT_OK;
 }
 
 /* Stage 5 of a joint fit: the diagnostics of every spectrum and the
@@ -242,8 +239,8 @@ static int joint_stage_diag(fit_ctx *f)
     for (size_t o = 0; o < nobj && !rc; o++) {
         const size_t *mem;
         if (obj_members(f, o, &mem))
-            obj_result(j, o, st + 2 * o * (size_t)P,
-                       st + (2 * o + 1) * (size_t)P);
+            rc = obj_result(j, o, st + 2 * o * (size_t)P,
+                            st + (2 * o + 1) * (size_t)P);
     }
     free(px), free(mx), free(st);
     free(j->cv_v), free(j->cv_m), free(j->cv_n);

@@ -123,10 +123,9 @@ static int arms_fit(run_jindex *ix, const rvfit_file_info *info)
     return 1;
 }
 
-/* Why input i cannot take part: logged and counted. */
-static void input_failed(run_ctx *c, size_t i, const char *why)
+/* Why an input cannot take part: logged and counted. */
+static void input_failed(run_ctx *c, const char *why)
 {
-    (void)i;
     rvfit_log(c->r->host, RVFIT_LOG_ERROR, "rvfit", "%s", why);
     pthread_mutex_lock(&c->mu);
     c->r->nfailed++;
@@ -184,7 +183,7 @@ static int index_input(run_ctx *c, size_t i, uint32_t prank, size_t *cap,
     if (rc == RVFIT_ERR_NOMEM)
         return rc;
     if (rc) {
-        input_failed(c, i, e.msg);
+        input_failed(c, e.msg);
         return RVFIT_OK;
     }
     ix->usable[i] = 1;
@@ -298,7 +297,7 @@ int jindex_build(run_ctx *c, char *const *inputs, size_t n, rvfit_err *err)
         if (k > 0 && !strcmp(inputs[ord[k - 1]], inputs[i])) {
             char why[RVFIT_PATH_LEN + 64];
             snprintf(why, sizeof why, "%s: given twice", inputs[i]);
-            input_failed(c, i, why);
+            input_failed(c, why);
             continue;
         }
         rc = index_input(c, i, rank[i], &cap, err);
