@@ -25,14 +25,14 @@ static const char USAGE[] =
     "           [--span 1500] [--sb2-frac 0] and the options of spectra\n"
     "       rvfit-indep score-epochs RVTAB TRUTH [SINGLE_RVTAB...] [--check\n"
     "           --ks-p 0.01 --frac-lo 3e-4 --frac-hi 3e-3 --pull-lo 0.9\n"
-    "           --pull-hi 1.1 --joint-better --complete-k 8\n"
+    "           --pull-hi 1.1 --pull-min-n 20 --joint-better --complete-k 8\n"
     "           --complete-min 0.9]\n";
 
 enum { O_NSTAR, O_SEED, O_SNRMIN, O_SNRMAX, O_VMAX, O_VSINI, O_MSEED,
        O_THREADS, O_TEFF, O_LOGG, O_FEH, O_ALPHA, O_LO, O_HI, O_DLNL,
        O_CHECK, O_NEXPMIN, O_NEXPMAX, O_NFILE, O_BFRAC, O_KMIN, O_KMAX,
        O_PMIN, O_PMAX, O_SPAN, O_KSP, O_FLO, O_FHI, O_PLO, O_PHI, O_CK,
-       O_CMIN, O_SB2FRAC, O_NUM };
+       O_CMIN, O_SB2FRAC, O_PMINN, O_NUM };
 
 typedef struct {
     const char *out, *truth, *preset, *ablate;
@@ -63,6 +63,7 @@ static int parse(int argc, char **argv, opts *o, double *check_snr)
         {"frac-hi", 1, 0, 1000 + O_FHI}, {"pull-lo", 1, 0, 1000 + O_PLO},
         {"pull-hi", 1, 0, 1000 + O_PHI}, {"complete-k", 1, 0, 1000 + O_CK},
         {"complete-min", 1, 0, 1000 + O_CMIN}, {"check", 0, 0, 'C'},
+        {"pull-min-n", 1, 0, 1000 + O_PMINN},
         {"sb2-frac", 1, 0, 1000 + O_SB2FRAC},
         {"joint-better", 0, 0, 'J'},
         {0, 0, 0, 0}};
@@ -183,7 +184,7 @@ static int cmd_score_epochs(const opts *o, int nargs, char **args,
         return ind_fail(e, "score-epochs: need RVTAB and TRUTH");
     ind_epoch_checks ck = {o->num[O_KSP], o->num[O_FLO], o->num[O_FHI],
                            o->num[O_PLO], o->num[O_PHI], o->joint_better,
-                           o->num[O_CK], o->num[O_CMIN]};
+                           o->num[O_CK], o->num[O_CMIN], o->num[O_PMINN]};
     int rc = ind_score_epochs(args[0], args[1], args + 2, nargs - 2,
                               o->check ? &ck : NULL, e);
     if (rc > 0)
@@ -274,6 +275,7 @@ int main(int argc, char **argv)
     o.num[O_PHI] = 1.1;
     o.num[O_CK] = 8;
     o.num[O_CMIN] = 0;
+    o.num[O_PMINN] = 20;
     int rc = parse(argc - 1, argv + 1, &o, &check_snr);
     if (rc)
         return rc > 0 ? 0 : 2;

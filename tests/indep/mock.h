@@ -160,10 +160,12 @@ double ind_kepler_rv(double gamma, double k, double period, double ecc,
 typedef struct {
     double ks_p;                 /* KS p-value of VRAD_PVALUE must exceed */
     double frac_lo, frac_hi;     /* fraction below 0.001 in [lo, hi]      */
-    double pull_lo, pull_hi;     /* per-exposure pull widths per S/N bin  */
+    double pull_lo, pull_hi;     /* per-exposure pull widths per S/N bin
+                                    and of all bins together ...          */
     int joint_better;            /* joint scatter below single's          */
     double complete_k;           /* completeness at K1/sigma >= this ...  */
     double complete_min;         /* ... at least this (0: not checked)    */
+    double pull_min_n;           /* ... where they hold this many         */
 } ind_epoch_checks;
 int ind_score_epochs(const char *rvtab, const char *truth,
                      char *const *single, int nsingle,

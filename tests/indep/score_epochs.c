@@ -8,14 +8,18 @@
  *    0.01, 0.05;
  *  - per-exposure velocities (RVEPOCH): pulls (VRAD - true) / VRAD_ERR
  *    in bins of the exposure's true S/N: median, 1.4826 MAD width, rms
- *    of |pull| < 5 and the fraction beyond 5;
+ *    of |pull| < 5 and the fraction beyond 5; beside them the same of the
+ *    single fits of the same exposures, to tell what the joint model adds
+ *    from what the fitter does with any exposure;
  *  - shared parameters: robust scatter (1.4826 MAD) of TEFF, LOGG, FEH
  *    about the truth, joint (one per star) against the single fits of
  *    the same stars' exposures (one per exposure; matched by TARGETID
  *    and EXPID, the single rvtab's FIBERMAP) in bins of the stars' median
  *    exposure S/N;
  *  - binaries: the fraction flagged (VRAD_PVALUE < 0.001) in bins of
- *    K1 / sigma, sigma the median VRAD_ERR of the star's exposures. */
+ *    K1 / sigma, sigma the median VRAD_ERR of the star's exposures;
+ *  - with [fit] sb2 = 1, SB2_DCHISQ of single-lined and double-lined
+ *    stars' exposures (by S/N; by the components' separation). */
 #include "mock.h"
 #include "util.h"
 
@@ -34,13 +38,13 @@ static const double kb_edge[NKB + 1] = {0, 1, 2, 3, 5, 8, 16, INFINITY};
 typedef struct {
     long n;
     long long *k1, *k2;   /* TARGETID, EXPID (or 0)                  */
-    double *v[8];
+    double *v[10];
 } tab;
 
 static void tab_free(tab *t)
 {
     free(t->k1), free(t->k2);
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < 10; i++)
         free(t->v[i]);
     memset(t, 0, sizeof *t);
 }
@@ -77,6 +81,7 @@ static int tab_read(const char *path, const char *ext, const char *id1,
     }
     for (int i = 0; i < nn && !st; i++) {
         double nan = NAN;
+        int anynul = 0; /* CFITSIO sets it on a NaN: never NULL */
         if (fits_get_colnum(fp, CASEINSEN, (char *)names[i], &col, &st)) {
             st = 0;
             fits_clear_errmsg();
@@ -84,7 +89,7 @@ static int tab_read(const char *path, const char *ext, const char *id1,
                 t->v[i][r] = NAN;
             continue;
         }
-        fits_read_col(fp, TDOUBLE, col, 1, 1, t->n, &nan, t->v[i], NULL,
+        fits_read_col(fp, TDOUBLE, col, 1, 1, t->n, &nan, t->v[i], &anynul,
                       &st);
     }
     fits_close_file(fp, &(int){0});
@@ -162,9 +167,9 @@ typedef struct {
 } score;
 
 enum { J_NEP, J_P, J_TEFF, J_LOGG, J_FEH };
-enum { E_VRAD, E_VERR };
-enum { T_TEFF, T_LOGG, T_FEH, T_SNR, T_NEXP, T_BIN, T_K1 };
-enum { X_VRAD, X_SNR };
+enum { E_VRAD, E_VERR, E_SB2 };
+enum { T_TEFF, T_LOGG, T_FEH, T_SNR, T_NEXP, T_BIN, T_K1, T_SB2, T_LR };
+enum { X_VRAD, X_SNR, X_VRAD2 };
 
 static void constancy(score *s, const ind_epoch_checks *ck)
 {
@@ -198,41 +203,103 @@ static void constancy(score *s, const ind_epoch_checks *ck)
     free(p);
 }
 
-static void pulls(score *s, const ind_epoch_checks *ck)
+/* The pulls of exposure (tid, expid) with velocity v and error err: into
+ * pl[b] of its true S/N bin. */
+static void pull_add(const score *s, long long tid, long long expid,
+                     double v, double err, double **pl, size_t *n)
 {
-    size_t cap = (size_t)s->je.n + 1, n[NSNR] = {0};
-    double *pl[NSNR];
+    long t = tab_find(&s->te, tid, expid);
+    if (t < 0 || !(err > 0))
+        return;
+    double snr = s->te.v[X_SNR][t];
     for (int b = 0; b < NSNR; b++)
-        pl[b] = malloc(cap * sizeof(double));
-    for (long r = 0; r < s->je.n; r++) {
-        long t = tab_find(&s->te, s->je.k1[r], s->je.k2[r]);
-        double err = s->je.v[E_VERR][r];
-        if (t < 0 || !(err > 0))
-            continue;
-        double snr = s->te.v[X_SNR][t];
-        for (int b = 0; b < NSNR; b++)
-            if (snr >= snr_edge[b] && snr < snr_edge[b + 1] && pl[b])
-                pl[b][n[b]++] = (s->je.v[E_VRAD][r] - s->te.v[X_VRAD][t]) /
-                                err;
+        if (snr >= snr_edge[b] && snr < snr_edge[b + 1] && pl[b])
+            pl[b][n[b]++] = (v - s->te.v[X_VRAD][t]) / err;
+}
+
+/* One row of the pull table: n, median, width, rms of |pull| < 5, the
+ * fraction beyond 5. */
+static double pull_row(const double *pl, size_t n)
+{
+    double ss = 0, *a = malloc((n ? n : 1) * sizeof *a);
+    size_t k = 0, out = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (fabs(pl[i]) < 5)
+            ss += pl[i] * pl[i], k++;
+        else
+            out++;
     }
-    printf("\nper-exposure VRAD pulls (RVEPOCH against EXPTRUTH)\n");
-    printf("%-6s %6s %8s %8s %8s %8s\n", "S/N", "n", "median", "width",
-           "rms<5", ">5sig");
-    for (int b = 0; b < NSNR; b++) {
-        double ss = 0;
-        size_t k = 0, out = 0;
-        for (size_t i = 0; i < n[b]; i++) {
-            if (fabs(pl[b][i]) < 5)
-                ss += pl[b][i] * pl[b][i], k++;
-            else
-                out++;
+    double w = rwidth(pl, n), m = NAN;
+    if (a) {
+        memcpy(a, pl, n * sizeof *a);
+        m = med(a, n);
+    }
+    free(a);
+    printf(" %6zu %8.3f %8.3f %8.3f %8.4f", n, m, w,
+           k ? sqrt(ss / k) : NAN, n ? (double)out / n : NAN);
+    return w;
+}
+
+/* pl[NSNR] = all of pl[0..NSNR-1] (room for them: one per exposure). */
+static void pool(double **pl, size_t *n)
+{
+    n[NSNR] = 0;
+    for (int b = 0; b < NSNR && pl[NSNR]; b++)
+        if (pl[b]) {
+            memcpy(pl[NSNR] + n[NSNR], pl[b], n[b] * sizeof(double));
+            n[NSNR] += n[b];
         }
-        double w = rwidth(pl[b], n[b]), m = med(pl[b], n[b]);
-        printf("%-6s %6zu %8.3f %8.3f %8.3f %8.4f\n", snr_name[b], n[b], m,
-               w, k ? sqrt(ss / k) : NAN, n[b] ? (double)out / n[b] : NAN);
-        if (ck && n[b] >= 20 && !(w >= ck->pull_lo && w <= ck->pull_hi)) {
+}
+
+/* Per-exposure VRAD pulls of the single fits (RVTAB rows matched to
+ * their exposures by the FIBERMAP's TARGETID and EXPID) into pl, n. */
+static int single_pulls(const score *s, char *const *single, int nsingle,
+                        double **pl, size_t *n, ind_err *e)
+{
+    static const char *const cols[] = {"VRAD", "VRAD_ERR"};
+    int rc = 0;
+    for (int f = 0; f < nsingle && !rc; f++) {
+        tab sr, sf;
+        rc = tab_read(single[f], "RVTAB", "TARGETID", NULL, cols, 2, &sr, e);
+        if (!rc)
+            rc = tab_read(single[f], "FIBERMAP", "TARGETID", "EXPID", NULL,
+                          0, &sf, e);
+        for (long r = 0; !rc && r < sr.n && r < sf.n; r++)
+            pull_add(s, sf.k1[r], sf.k2[r], sr.v[0][r], sr.v[1][r], pl, n);
+        tab_free(&sr), tab_free(&sf);
+    }
+    return rc;
+}
+
+/* Per-exposure VRAD pulls of the joint fit (RVEPOCH) and, alongside, of
+ * the single fits of the same exposures (ps, ns). */
+static void pulls(score *s, double **ps, size_t *ns,
+                  const ind_epoch_checks *ck)
+{
+    size_t cap = (size_t)s->je.n + 1, n[NSNR + 1] = {0};
+    double *pl[NSNR + 1];
+    for (int b = 0; b <= NSNR; b++)
+        pl[b] = malloc(cap * sizeof(double));
+    for (long r = 0; r < s->je.n; r++)
+        pull_add(s, s->je.k1[r], s->je.k2[r], s->je.v[E_VRAD][r],
+                 s->je.v[E_VERR][r], pl, n);
+    pool(pl, n), pool(ps, ns);
+    printf("\nper-exposure VRAD pulls against EXPTRUTH: joint (RVEPOCH) | "
+           "single fits of the same exposures\n");
+    printf("%-6s %6s %8s %8s %8s %8s | %6s %8s %8s %8s %8s\n", "S/N", "n",
+           "median", "width", "rms<5", ">5sig", "n", "median", "width",
+           "rms<5", ">5sig");
+    for (int b = 0; b <= NSNR; b++) {
+        printf("%-6s", b < NSNR ? snr_name[b] : "all");
+        double w = pull_row(pl[b], n[b]);
+        printf(" |");
+        pull_row(ps[b], ns[b]);
+        printf("\n");
+        if (ck && n[b] >= ck->pull_min_n &&
+            !(w >= ck->pull_lo && w <= ck->pull_hi)) {
             printf("CHECK FAILED: pull width %.3f in bin %s not in "
-                   "[%g, %g]\n", w, snr_name[b], ck->pull_lo, ck->pull_hi);
+                   "[%g, %g]\n", w, b < NSNR ? snr_name[b] : "all",
+                   ck->pull_lo, ck->pull_hi);
             s->fail = 1;
         }
         free(pl[b]);
@@ -292,8 +359,62 @@ static void binaries(score *s, const ind_epoch_checks *ck)
     }
 }
 
+/* The two-velocity test ([fit] sb2 = 1; RVEPOCH SB2_DCHISQ): per exposure,
+ * the median Delta chi^2 and the fraction above 100 (RVS_WARN SB2), for
+ * the exposures of single-lined stars (constant or SB1) by S/N and of
+ * double-lined ones by |VRAD2 - VRAD|. */
+#define NSEP 5
+static void sb2(const score *s)
+{
+    static const double sep_edge[NSEP + 1] = {0, 25, 50, 100, 200, INFINITY};
+    size_t cap = (size_t)s->je.n + 1, n[NSNR + NSEP] = {0},
+           hit[NSNR + NSEP] = {0};
+    double *d[NSNR + NSEP];
+    int any = 0;
+    for (int b = 0; b < NSNR + NSEP; b++)
+        d[b] = malloc(cap * sizeof(double));
+    for (long r = 0; r < s->je.n; r++) {
+        long x = tab_find(&s->te, s->je.k1[r], s->je.k2[r]);
+        long t = tab_find(&s->tr, s->je.k1[r], 0);
+        double q = s->je.v[E_SB2][r];
+        if (x < 0 || t < 0 || !isfinite(q))
+            continue;
+        any = 1;
+        double key = s->tr.v[T_SB2][t] == 1
+                         ? fabs(s->te.v[X_VRAD2][x] - s->te.v[X_VRAD][x])
+                         : s->te.v[X_SNR][x];
+        const double *edge = s->tr.v[T_SB2][t] == 1 ? sep_edge : snr_edge;
+        int off = s->tr.v[T_SB2][t] == 1 ? NSNR : 0,
+            nb = s->tr.v[T_SB2][t] == 1 ? NSEP : NSNR;
+        for (int b = 0; b < nb; b++)
+            if (key >= edge[b] && key < edge[b + 1] && d[off + b]) {
+                d[off + b][n[off + b]++] = q;
+                hit[off + b] += q > 100;
+            }
+    }
+    if (any) {
+        printf("\ntwo-velocity test: SB2_DCHISQ per exposure (median, "
+               "fraction > 100)\n");
+        for (int b = 0; b < NSNR + NSEP; b++) {
+            char lab[48];
+            if (b < NSNR)
+                snprintf(lab, sizeof lab, "single-lined, S/N %s",
+                         snr_name[b]);
+            else
+                snprintf(lab, sizeof lab, "SB2, |dv| %g-%g km/s",
+                         sep_edge[b - NSNR], sep_edge[b - NSNR + 1]);
+            printf("%-30s %6zu %10.4g %8.3f\n", lab, n[b],
+                   n[b] ? med(d[b], n[b]) : NAN,
+                   n[b] ? (double)hit[b] / n[b] : NAN);
+        }
+    }
+    for (int b = 0; b < NSNR + NSEP; b++)
+        free(d[b]);
+}
+
 /* Scatter of the joint parameters (one per star) against the single fits
- * of the same stars' exposures (one per exposure). */
+ * of the same stars' exposures (one per exposure).  With single fits, only
+ * the stars they include count (the single fits may cover some files). */
 static int shared(score *s, char *const *single, int nsingle,
                   const ind_epoch_checks *ck, ind_err *e)
 {
@@ -305,7 +426,8 @@ static int shared(score *s, char *const *single, int nsingle,
         for (int b = 0; b <= NSNR; b++)
             dj[p][b] = malloc(cap * sizeof(double)),
             ds[p][b] = malloc(cap * sizeof(double));
-    int rc = 0;
+    char *seen = calloc((size_t)s->jt.n + 1, 1);
+    int rc = seen ? 0 : ind_fail(e, "score-epochs: out of memory");
     for (int f = 0; f < nsingle && !rc; f++) {
         tab sr, sf;
         static const char *const cols[] = {"TEFF", "LOGG", "FEH"};
@@ -314,9 +436,11 @@ static int shared(score *s, char *const *single, int nsingle,
             rc = tab_read(single[f], "FIBERMAP", "TARGETID", "EXPID", NULL,
                           0, &sf, e);
         for (long r = 0; !rc && r < sr.n && r < sf.n; r++) {
-            long t = tab_find(&s->tr, sr.k1[r], 0);
-            if (t < 0 || tab_find(&s->jt, sr.k1[r], 0) < 0)
+            long t = tab_find(&s->tr, sr.k1[r], 0),
+                 j = tab_find(&s->jt, sr.k1[r], 0);
+            if (t < 0 || j < 0)
                 continue;
+            seen[j] = 1;
             double snr, verr;
             star_exposures(s, sr.k1[r], &snr, &verr);
             for (int b = 0; b < NSNR; b++)
@@ -331,7 +455,7 @@ static int shared(score *s, char *const *single, int nsingle,
     }
     for (long r = 0; !rc && r < s->jt.n; r++) {
         long t = tab_find(&s->tr, s->jt.k1[r], 0);
-        if (t < 0)
+        if (t < 0 || (nsingle && !seen[r]))
             continue;
         double snr, verr;
         star_exposures(s, s->jt.k1[r], &snr, &verr);
@@ -367,6 +491,7 @@ static int shared(score *s, char *const *single, int nsingle,
     for (int p = 0; p < 3; p++)
         for (int b = 0; b <= NSNR; b++)
             free(dj[p][b]), free(ds[p][b]);
+    free(seen);
     return rc;
 }
 
@@ -376,27 +501,37 @@ int ind_score_epochs(const char *rvtab, const char *truth,
 {
     static const char *const jc[] = {"NEPOCH", "VRAD_PVALUE", "TEFF", "LOGG",
                                      "FEH"};
-    static const char *const ec[] = {"VRAD", "VRAD_ERR"};
+    static const char *const ec[] = {"VRAD", "VRAD_ERR", "SB2_DCHISQ"};
     static const char *const tc[] = {"TEFF", "LOGG", "FEH", "SNR", "NEXP",
-                                     "BINARY", "K1"};
-    static const char *const xc[] = {"VRAD", "SNR"};
+                                     "BINARY", "K1", "SB2", "LRATIO"};
+    static const char *const xc[] = {"VRAD", "SNR", "VRAD2"};
     score s;
     memset(&s, 0, sizeof s);
     int rc = tab_read(rvtab, "RVTAB", "TARGETID", NULL, jc, 5, &s.jt, e);
     if (!rc)
-        rc = tab_read(rvtab, "RVEPOCH", "TARGETID", "EXPID", ec, 2, &s.je, e);
+        rc = tab_read(rvtab, "RVEPOCH", "TARGETID", "EXPID", ec, 3, &s.je, e);
     if (!rc)
-        rc = tab_read(truth, "TRUTH", "TARGETID", NULL, tc, 7, &s.tr, e);
+        rc = tab_read(truth, "TRUTH", "TARGETID", NULL, tc, 9, &s.tr, e);
     if (!rc)
-        rc = tab_read(truth, "EXPTRUTH", "TARGETID", "EXPID", xc, 2, &s.te,
+        rc = tab_read(truth, "EXPTRUTH", "TARGETID", "EXPID", xc, 3, &s.te,
                       e);
+    double *ps[NSNR + 1];
+    size_t ns[NSNR + 1] = {0};
+    for (int b = 0; b <= NSNR; b++)
+        ps[b] = malloc((size_t)(s.te.n + 1) * sizeof(double));
+    if (!rc)
+        rc = single_pulls(&s, single, nsingle, ps, ns, e);
     if (!rc) {
         constancy(&s, ck);
-        pulls(&s, ck);
+        pulls(&s, ps, ns, ck);
         rc = shared(&s, single, nsingle, ck, e);
     }
-    if (!rc)
+    for (int b = 0; b <= NSNR; b++)
+        free(ps[b]);
+    if (!rc) {
         binaries(&s, ck);
+        sb2(&s);
+    }
     tab_free(&s.jt), tab_free(&s.je), tab_free(&s.tr), tab_free(&s.te);
     return rc ? -1 : s.fail;
 }
