@@ -25,32 +25,11 @@ NSINGLE=${NSINGLE:-$NFILE}
 PRESET=${PRESET:-small} NTHREADS=${NTHREADS:-2}
 WORK=${WORK:-$HERE/work} BUILD=${RVFIT_BUILD:-$ROOT/build-bench}
 FORCE=${FORCE:-0} CHECK=${CHECK:-0}
-log() { printf '== %s\n' "$*" >&2; }
-TIMEFORMAT='%R s wall, %U s user'
-
-if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-    log "configuring rvfit in $BUILD"
-    cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-fi
-log "building rvfit and rvfit-indep"
-cmake --build "$BUILD" -j "$NTHREADS" >/dev/null
-RV=$BUILD/rvfit IND=$BUILD/rvfit-indep
-export RVFIT_PLUGIN_PATH=$BUILD/plugins
-
-mkdir -p "$WORK"
-cd "$WORK"
+. "$HERE/common.sh"
+indep_build
 grid=grid-$PRESET-m1 lib=lib-rvfit-$PRESET-m1
 tag=epochs-$PRESET-$NSTAR-s$SEED-f$NFILE-b$BFRAC
-if [ "$FORCE" = 1 ] || [ ! -f "$grid/WAVE_PHOENIX-ACES-AGSS-COND-2011.fits" ]; then
-    rm -rf "$grid" "$lib"
-    log "grid: rvfit-indep grid --preset $PRESET"
-    time "$IND" grid --out "$grid" --preset "$PRESET" --threads "$NTHREADS"
-fi
-if [ "$FORCE" = 1 ] || [ ! -f "$lib/rvfit_library.fits" ]; then
-    log "rvfit templates"
-    time "$RV" templates --grid "$grid" --out "$lib" -j "$NTHREADS" \
-        2>templates.log
-fi
+indep_library "$grid" "$lib" "$PRESET" 1
 if [ "$FORCE" = 1 ] || [ ! -f "$tag/truth.fits" ]; then
     rm -rf "$tag"
     log "spectra: $NSTAR stars, seed $SEED, $NFILE files"
