@@ -314,8 +314,10 @@ int jindex_build(run_ctx *c, char *const *inputs, size_t n, rvfit_err *err)
             rc = rvfit_err_set(err, RVFIT_ERR_NOMEM, "joint index: out of "
                                "memory");
     }
-    if (!rc)
+    if (!rc) {
+        c->r->nfiles += ix->nusable; /* the profile's "spectra in N files" */
         log_index(c);
+    }
     free(rank), free(ord);
     return rc;
 }
