@@ -25,8 +25,8 @@ list(TRANSFORM RVFIT_TOOLS_SOURCES PREPEND ${_core}/tools/src/)
 
 # The command-line program: its infrastructure (options, logging, runs,
 # MPI, signals, locks, reports) and one file per command (cmd/).
-set(RVFIT_CLI_SOURCES main.c cli_common.c cli_coord.c cli_lock.c cli_mpi.c
-  cli_run.c cli_report.c cli_signal.c cli_status.c
+set(RVFIT_CLI_SOURCES main.c cli_common.c cli_coord.c cli_joint.c
+  cli_lock.c cli_mpi.c cli_run.c cli_report.c cli_signal.c cli_status.c
   cmd/cmd_compare.c cmd/cmd_compare_truth.c cmd/cmd_config.c
   cmd/cmd_config_md.c cmd/cmd_fit.c cmd/cmd_mock.c cmd/cmd_plot.c
   cmd/cmd_plot_read.c cmd/cmd_plugins.c

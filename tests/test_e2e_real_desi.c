@@ -1,7 +1,12 @@
 /* test_e2e_real_desi.c — both real DESI coadds (tiles and healpix layout)
  * go through the whole fit with the synthetic library: they are galaxies,
  * so the fit must complete with warning bits, not crash, and the outputs
- * must carry the pass-through tables and models with the right shapes. */
+ * must carry the pass-through tables and models with the right shapes.
+ * The per-exposure spectra- files, read as epochs of their objects
+ * (--epochs joint) with every fibre kept: unassigned fibres (negative
+ * TARGETID) skipped and counted by reason, the SKY fibre left out by the
+ * selection, all-zero IVAR rows fitted as bad spectra with a warning, the
+ * one row with data fitted. */
 #include <fitsio.h>
 #include <string.h>
 
@@ -84,6 +89,45 @@ static void check_file(const char *bin, const char *data, const char *in,
     fits_close_file(f, &st);
 }
 
+static void check_joint(const char *bin, const char *data,
+                        const char *shared)
+{
+    char out[4096], cmd[16384], tab[4400];
+    snprintf(out, sizeof out, "%s", tu_tmpdir("real_joint"));
+    snprintf(cmd, sizeof cmd,
+             "'%s' fit --templates '%s/lib' --output-dir '%s' --epochs joint "
+             "--set instrument.desi.fiberstatus_mask=0 "
+             "'%s/desi/spectra-5-169-thru20210419.fits' "
+             "'%s/desi/spectra-sv3-dark-26065.fits'", bin, data, out, shared,
+             shared);
+    char *log = NULL;
+    int rc = tu_run(cmd, &log);
+    CHECK_MSG(rc == 0, "joint: exit %d\n%s", rc, log);
+    CHECK_MSG(tu_contains(log, "5 skipped (5 negative TARGETID)") &&
+                  tu_contains(log, "1 objtype"),
+              "joint: skip reasons not counted\n%s", log);
+    free(log);
+    snprintf(tab, sizeof tab, "%s/rvtab_joint.fits", out);
+    long n = 0, ne = 0;
+    double *nep = tu_read_col(tab, "RVTAB", "NEPOCH", &n);
+    double *w = tu_read_col(tab, "RVEPOCH", "RVS_WARN", &ne);
+    double *ex = tu_read_col(tab, "RVEPOCH", "EXPID", &ne);
+    CHECK_MSG(n == 4 && ne == 4 && nep && w && ex, "joint: %ld objects, "
+              "%ld exposures", n, ne);
+    int bad = 0, fitted = 0;
+    for (long i = 0; w && ex && i < ne; i++) {
+        bad += ((long)w[i] & 32) != 0;   /* RVFIT_WARN_BAD_SPECTRUM */
+        CHECK(ex[i] == 85502 || ex[i] == 83734);
+        CHECK(w[i] != 0); /* galaxies, not stars */
+    }
+    for (long i = 0; nep && i < n; i++)
+        fitted += nep[i] == 1;
+    printf("joint: %ld exposures, %d bad (zero IVAR), %d objects fitted\n",
+           ne, bad, fitted);
+    CHECK(bad == 2 && fitted == 2);
+    free(nep), free(w), free(ex);
+}
+
 int main(void)
 {
     const char *bin = tu_env("RVFIT_BIN"), *data = tu_env("RVFIT_TEST_DATA");
@@ -94,5 +138,6 @@ int main(void)
     check_file(bin, data, in, "coadd-4-80613-thru20210324", 81);
     snprintf(in, sizeof in, "%s/desi/coadd-special-dark-27247.fits", shared);
     check_file(bin, data, in, "coadd-special-dark-27247", 71);
+    check_joint(bin, data, shared);
     return tu_finish("test_e2e_real_desi");
 }

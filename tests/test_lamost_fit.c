@@ -15,15 +15,26 @@
  *    bitwise the results of the 24-file run, so that padding a shorter
  *    file to a batch's longest never changes a result.
  *
+ *  - Joint fits (--epochs joint): a second epoch of the first NJ stars,
+ *    written through the mock extension with new OBSIDs (the DESIG, which
+ *    the mock derives from the star's position, stays), three of them
+ *    moved by 25 km/s: the files of one designation make one object
+ *    (NEPOCH 2, OBJKEY the designation), the moved stars have
+ *    VRAD_PVALUE < 1e-6, the others do not, and every exposure's VRAD is
+ *    within 5 VRAD_ERR of its truth.
+ *
  * The library covers 3900-6800 A only ([instrument.lamost] lam_min,
  * lam_max, which also bound the pixels fitted) to keep the test short;
  * templates are interpolated in ln flux, cubically in Teff and [Fe/H], as
  * test_sdss_fit.c does at the same resolution (it says why). */
 #include <string.h>
 
+#include "rvfit/synth.h"
 #include "testutil.h"
 
 #define NSTAR 24
+#define NJ 6      /* stars observed twice (joint fits)      */
+#define DV 25.0   /* velocity change of the first NJ/2, km/s */
 #define NSUB 4
 #define C_KMS 299792.458
 
@@ -104,6 +115,89 @@ static void check_same(void)
     CHECK_MSG(bad == 0, "%ld values differ", bad);
 }
 
+/* The second epoch of stars 0..NJ-1 (OBSID 2000000 + k) in dir/epoch2. */
+static int second_epoch(rvfit_mock_star *st)
+{
+    char truth[4200], out[4200];
+    snprintf(truth, sizeof truth, "%s/truth.fits", dir);
+    snprintf(out, sizeof out, "%s/epoch2", dir);
+    static const char *const cols[] = {"TARGETID", "TEFF", "LOGG", "FEH",
+                                       "ALPHAFE", "VRAD", "VSINI", "SNR"};
+    double *c[8];
+    long n = 0;
+    int ok = 1;
+    for (int i = 0; i < 8; i++)
+        ok &= (c[i] = tu_read_col(truth, "TRUTH", cols[i], &n)) && n >= NJ;
+    for (long k = 0; ok && k < NJ; k++)
+        st[k] = (rvfit_mock_star){2000000 + k, c[1][k], c[2][k], c[3][k],
+                                  c[4][k], c[5][k] + (k < NJ / 2 ? DV : 0),
+                                  c[6][k], c[7][k]};
+    for (int i = 0; i < 8; i++)
+        free(c[i]);
+    CHECK(ok);
+    const rvfit_kv kv[] = {{"lam_min", "3900", "test", 0},
+                           {"lam_max", "6800", "test", 0},
+                           {"mock_layout", "both", "test", 0}};
+    rvfit_host host = tu_host(1);
+    rvfit_err err;
+    rvfit_err_clear(&err);
+    int rc = ok ? tu_mock_ops("lamost")->write_mock(&host, kv, 3, out, NJ,
+                                                    st, rvfit_synth_truth,
+                                                    st, 6, &err)
+                : -1;
+    CHECK_MSG(rc == 0, "second epoch: %s", err.msg);
+    return rc;
+}
+
+static void check_joint(const char *ini)
+{
+    rvfit_mock_star st[NJ];
+    char files[NJ * 2 * 4500] = "", p[4400], *log = NULL;
+    if (second_epoch(st))
+        return;
+    for (long k = 0; k < NJ; k++) {
+        spec_path(p, sizeof p, k);
+        snprintf(files + strlen(files), sizeof files - strlen(files),
+                 " '%s' '%s/epoch2/spec-%ld.fits'", p, dir, 2000000 + k);
+    }
+    if (tu_rvfit(&log, "fit -t %s/lib -i lamost -c %s -b cpu -j 2 --epochs "
+                 "joint -o %s/joint%s", dir, ini, dir, files)) {
+        free(log);
+        return;
+    }
+    free(log);
+    char tab[4400];
+    snprintf(tab, sizeof tab, "%s/joint/rvtab_joint.fits", dir);
+    long n = 0, ne = 0;
+    double *tid = tu_read_col(tab, "RVTAB", "TARGETID", &n);
+    double *nep = tu_read_col(tab, "RVTAB", "NEPOCH", &n);
+    double *pv = tu_read_col(tab, "RVTAB", "VRAD_PVALUE", &n);
+    double *ev = tu_read_col(tab, "RVEPOCH", "VRAD", &ne);
+    double *ee = tu_read_col(tab, "RVEPOCH", "VRAD_ERR", &ne);
+    double *ex = tu_read_col(tab, "RVEPOCH", "EXPID", &ne);
+    CHECK_MSG(n == NJ && ne == 2 * NJ && tid && nep && pv && ev && ee && ex,
+              "joint: %ld objects, %ld exposures", n, ne);
+    for (long i = 0; n == NJ && ne == 2 * NJ && tid && nep && pv && i < n;
+         i++) {
+        long k = (long)tid[i] - 1000000; /* the earliest: first epoch */
+        CHECK_MSG(k >= 0 && k < NJ && nep[i] == 2, "object %ld: TARGETID "
+                  "%.0f, NEPOCH %.0f", i, tid[i], nep[i]);
+        if (k < 0 || k >= NJ)
+            continue;
+        int moved = k < NJ / 2;
+        printf("LAMOST joint: star %ld (%s): VRAD_PVALUE %.3g\n", k,
+               moved ? "moved" : "constant", pv[i]);
+        CHECK(moved ? pv[i] < 1e-6 : pv[i] > 1e-6);
+        for (long e = 2 * i; e < 2 * i + 2; e++) {
+            double t = st[k].vrad - (ex[e] < 2000000 && moved ? DV : 0);
+            CHECK_MSG(fabs(ev[e] - t) < 5 * ee[e], "star %ld, OBSID %.0f: "
+                      "VRAD %.3f +- %.3f, true %.3f", k, ex[e], ev[e], ee[e],
+                      t);
+        }
+    }
+    free(tid), free(nep), free(pv), free(ev), free(ee), free(ex);
+}
+
 int main(void)
 {
     tu_need_plugin("rvfit_instrument_lamost");
@@ -147,6 +241,7 @@ int main(void)
         check_same();
     }
     check_recovery();
+    check_joint(ini);
     free(log);
     return tu_finish("test_lamost_fit");
 }

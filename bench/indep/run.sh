@@ -23,33 +23,12 @@ NTHREADS=${NTHREADS:-2} MODEL_SEED=${MODEL_SEED:-1} ABLATE=${ABLATE:-}
 WORK=${WORK:-$HERE/work} BUILD=${RVFIT_BUILD:-$ROOT/build-bench}
 FORCE=${FORCE:-0} RVSPECFIT=${RVSPECFIT:-auto}
 VENV=$ROOT/bench/rvspecfit/.venv
-log() { printf '== %s\n' "$*" >&2; }
-TIMEFORMAT='%R s wall, %U s user'
-
-if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-    log "configuring rvfit in $BUILD"
-    cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-fi
-log "building rvfit and rvfit-indep"
-cmake --build "$BUILD" -j "$NTHREADS" >/dev/null
-RV=$BUILD/rvfit IND=$BUILD/rvfit-indep
-export RVFIT_PLUGIN_PATH=$BUILD/plugins
-
-mkdir -p "$WORK"
-cd "$WORK"
+. "$HERE/common.sh"
+indep_build
 grid=grid-$PRESET-m$MODEL_SEED lib=lib-rvfit-$PRESET-m$MODEL_SEED
 tag=$PRESET-$NSTAR-s$SEED-m$MODEL_SEED${ABLATE:+-no-${ABLATE//,/-}}
 coadd=coadd-indep-$tag.fits truth=truth-indep-$tag.fits
-if [ "$FORCE" = 1 ] || [ ! -f "$grid/WAVE_PHOENIX-ACES-AGSS-COND-2011.fits" ]; then
-    rm -rf "$grid" "$lib"
-    log "grid: rvfit-indep grid --preset $PRESET --seed $MODEL_SEED"
-    time "$IND" grid --out "$grid" --preset "$PRESET" --seed "$MODEL_SEED" \
-        --threads "$NTHREADS"
-fi
-if [ "$FORCE" = 1 ] || [ ! -f "$lib/rvfit_library.fits" ]; then
-    log "rvfit templates"
-    time "$RV" templates --grid "$grid" --out "$lib" -j "$NTHREADS" 2>templates.log
-fi
+indep_library "$grid" "$lib" "$PRESET" "$MODEL_SEED"
 if [ "$FORCE" = 1 ] || [ ! -f "$coadd" ]; then
     log "coadd: $NSTAR stars, seed $SEED${ABLATE:+, without $ABLATE}"
     time "$IND" spectra --out "$coadd" --truth "$truth" --nstar "$NSTAR" \

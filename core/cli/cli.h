@@ -120,6 +120,10 @@ void cli_close_env(fit_env *e);
 int cli_fit_files(fit_env *e, char **files, int nfiles, const char *cmdline,
                   const int64_t *ids, size_t nids, cli_fit_summary *sum);
 int cli_parse_targetids(const char *spec, int64_t **ids, size_t *n);
+/* [fit] epochs = joint (cli_joint.c): the files as one joint job, under
+ * mpirun each rank its part; returns as cli_fit_files. */
+int cli_fit_joint(fit_env *e, rvfit_run *run, char **files, int nfiles,
+                  cli_fit_summary *sum);
 void cli_print_profile(const rvfit_host *h, const rvfit_run *r, double wall);
 /* Log why a run stopped (rc, why: its status and message): for a signal,
  * which one and how many files were completed. */

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "rvfit/files.h"
@@ -230,7 +231,11 @@ int cli_fit_files(fit_env *e, char **files, int nfiles, const char *cmdline,
 {
     rvfit_err err;
     rvfit_err_clear(&err);
-    int rc = cli_check_output_names(files, nfiles, e->cfg.output_dir, &err);
+    /* joint outputs are one pair: input names cannot collide there */
+    int joint = !strcasecmp(e->cfg.epochs, "joint");
+    int rc = joint ? RVFIT_OK
+                   : cli_check_output_names(files, nfiles, e->cfg.output_dir,
+                                            &err);
     if (!rc)
         rc = cli_open_env(e, &err);
     if (rc) {
@@ -246,8 +251,9 @@ int cli_fit_files(fit_env *e, char **files, int nfiles, const char *cmdline,
                      .progress_ctx = &e->lg, .cancel = e->cancel,
                      .plot_targetid = e->plot_ids,
                      .nplot_targetid = e->nplot_ids};
-    int failed = e->mpi ? cli_mpi_fit(e, &run, files, nfiles)
-                        : fit_local(e, &run, files, nfiles, sum);
+    int failed = joint    ? cli_fit_joint(e, &run, files, nfiles, sum)
+                 : e->mpi ? cli_mpi_fit(e, &run, files, nfiles)
+                          : fit_local(e, &run, files, nfiles, sum);
     if (e->cfg.plot_dir[0])
         rvfit_log(&e->host, RVFIT_LOG_INFO, "rvfit", "%zu figures in %s",
                   run.nplots, e->cfg.plot_dir);

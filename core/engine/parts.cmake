@@ -43,22 +43,28 @@ rvfit_engine_part(interp interp.h -
 # batch preparation before a backend loads it
 rvfit_engine_part(prep prep.h -
   prep.c)
-# the fit driver: its stages in lockstep, the error terms
-rvfit_engine_part(fit fit.h -
-  fit.c fit_eval.c fit_result.c
+# the fit driver: its stages in lockstep, the error terms, objects of
+# several spectra (fit_group.c)
+rvfit_engine_part(fit fit.h fit_internal.h
+  fit.c fit_eval.c fit_result.c fit_group.c
   stage_init.c stage_optim.c stage_vrefine.c stage_hessian.c stage_diag.c
   newton.c nelder_mead.c quad.c err_interp.c err_pin.c)
+# several spectra of one object fitted together: the joint driver, the
+# constant-velocity fit and its statistics, the two-velocity test
+rvfit_engine_part(joint joint.h -
+  joint.c joint_sb2.c joint_stats.c)
 # output files: rvtab/rvmod, their columns, merging parts, the status file
 rvfit_engine_part(output output.h output_internal.h
   output.c output_cols.c output_write.c output_names.c output_merge.c
-  statusfile.c)
+  output_joint.c statusfile.c)
 # fit figures (Cairo)
 rvfit_engine_part(plot plot.h -
   plot_draw.c plot_layout.c plot_png.c plot_row.c plot_summary.c)
-# a run: reader, fit and writer threads over a stream of inputs
+# a run: reader, fit and writer threads over a stream of inputs; joint
+# runs (run_j*.c): every spectrum of an object in one fit
 rvfit_engine_part(run run.h -
   run.c run_ctx.c run_queue.c run_batch.c run_mem.c run_reader.c run_writer.c
-  run_notes.c run_plot.c)
+  run_notes.c run_plot.c run_jindex.c run_jread.c run_jwrite.c run_joint.c)
 # the in-process session behind the bindings
 rvfit_engine_part(session session.h -
   session.c session_batch.c session_fit.c)

@@ -16,6 +16,7 @@
 #include "rvfit/mockkit.h"
 #include "rvfit/numeric.h"
 #include "rvfit/instrument.h"
+#include "rvfit/instrument_epochs.h"
 #include "rvfit/pool.h"
 
 #define DESI_WHO "desi"
@@ -119,6 +120,10 @@ int desi_tables_init(desi_handle *h, rvfit_err *err);
 void desi_tables_free(desi_handle *h);
 int desi_read_rows(void *handle, int t, size_t first, size_t count,
                    rvfit_table_rows *rows, rvfit_err *err);
+
+/* ---- desi_epochs.c: the 'epochs' extension ---------------------------- */
+int desi_epochs(void *handle, size_t first, size_t count, rvfit_epoch *out,
+                rvfit_err *err);
 
 /* ---- desi_arms.c ------------------------------------------------------ */
 int desi_template_arms(const rvfit_kv *opts, int nopt, int *narm,

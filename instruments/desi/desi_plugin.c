@@ -28,8 +28,17 @@ static const rvfit_instrument_mock_ops desi_mock_ops = {
     .write_mock = desi_write_mock,
 };
 
+/* Objects, exposures and epochs for joint fits: the 'epochs' extension
+ * (rvfit/instrument_epochs.h). */
+static const rvfit_instrument_epochs_ops desi_epochs_ops = {
+    .size = sizeof(rvfit_instrument_epochs_ops),
+    .version = RVFIT_EPOCHS_EXT_VERSION,
+    .epochs = desi_epochs,
+};
+
 static const rvfit_ext desi_ext[] = {
     {RVFIT_EXT_MOCK, &desi_mock_ops},
+    {RVFIT_EXT_EPOCHS, &desi_epochs_ops},
     {NULL, NULL},
 };
 

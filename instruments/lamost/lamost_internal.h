@@ -21,6 +21,7 @@
 
 #include "rvfit/fits.h"
 #include "rvfit/instrument.h"
+#include "rvfit/instrument_epochs.h"
 #include "rvfit/numeric.h"
 
 #define LAMOST_WHO "lamost"
@@ -65,6 +66,7 @@ typedef struct lamost_meta {
     double helio_rv;             /* km/s, HELIO_RV                      */
     int helio_done;              /* 1: wavelengths heliocentric already */
     double coeff0, coeff1;       /* log10 grid; NaN when absent         */
+    double mjd;                  /* MJD keyword; NaN when absent        */
 } lamost_meta;
 
 /* The five LRS pixel quantities of one file, npix each. */
@@ -130,6 +132,10 @@ int lamost_read_ids(fitsfile *fp, const char *path, lamost_meta *m,
  * applied. */
 int lamost_wave(const lamost_meta *m, const char *path, lamost_pix *p,
                 rvfit_err *err);
+
+/* ---- lamost_epochs.c: the 'epochs' extension --------------------------- */
+int lamost_epochs(void *handle, size_t first, size_t count, rvfit_epoch *out,
+                  rvfit_err *err);
 
 /* ---- lamost_open.c ----------------------------------------------------- */
 int lamost_open(const rvfit_host *host, const rvfit_kv *opts, int nopt,

@@ -84,5 +84,6 @@ int lamost_read_meta(fitsfile *fp, const char *path, lamost_meta *m,
         m->snr[i] = rvfit_fits_key_double(fp, snr[i]);
     m->coeff0 = rvfit_fits_key_double(fp, "COEFF0");
     m->coeff1 = rvfit_fits_key_double(fp, "COEFF1");
+    m->mjd = rvfit_fits_key_double(fp, "MJD");
     return RVFIT_OK;
 }

@@ -47,6 +47,16 @@ static void lamost_primary(fitsfile *fp, const rvfit_mock_star *m,
     fits_write_key(fp, TLONGLONG, "OBSID", &obsid, "observation id", st);
     fits_write_key(fp, TDOUBLE, "RA", &ra, "[deg]", st);
     fits_write_key(fp, TDOUBLE, "DEC", &dec, "[deg]", st);
+    /* the designation from the position, as the pipeline names stars:
+     * the same star list position gives the same DESIG in every file */
+    double h = ra / 15.0, ad = fabs(dec);
+    int hh = (int)h, hm = (int)((h - hh) * 60), dd = (int)ad;
+    int dm = (int)((ad - dd) * 60);
+    double hs = ((h - hh) * 60 - hm) * 60, ds = ((ad - dd) * 60 - dm) * 60;
+    char desig[48];
+    snprintf(desig, sizeof desig, "LAMOST J%02d%02d%05.2f%c%02d%02d%04.1f",
+             hh, hm, hs, dec < 0 ? '-' : '+', dd, dm, ds);
+    lamost_put_str(fp, "DESIG", desig, "designation", st);
     rvfit_mock_key_loglam(fp, o->coeff0, LAMOST_DLOGLAM, st);
     fits_write_key(fp, TLOGICAL, "HELIO", &t, "heliocentric correction "
                    "applied", st);

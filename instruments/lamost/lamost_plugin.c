@@ -30,8 +30,17 @@ static const rvfit_instrument_mock_ops lamost_mock_ops = {
     .write_mock = lamost_write_mock,
 };
 
+/* Objects and epochs for joint fits (rvfit/instrument_epochs.h): the
+ * designation groups a star's files. */
+static const rvfit_instrument_epochs_ops lamost_epochs_ops = {
+    .size = sizeof(rvfit_instrument_epochs_ops),
+    .version = RVFIT_EPOCHS_EXT_VERSION,
+    .epochs = lamost_epochs,
+};
+
 static const rvfit_ext lamost_ext[] = {
     {RVFIT_EXT_MOCK, &lamost_mock_ops},
+    {RVFIT_EXT_EPOCHS, &lamost_epochs_ops},
     {NULL, NULL},
 };
 

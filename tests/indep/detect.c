@@ -138,6 +138,14 @@ int ind_observe(const ind_obsctx *c, const ind_draw *d, uint64_t seed,
                            w->spec, w->hires))
         return ind_fail(e, "star %zu: vsini %.1f km/s too large", i,
                         d->vsini);
+    if (d->lratio > 0) { /* a twin companion: its light added */
+        if (ind_hires_observed(&c->g, d->vrad2, d->vsini, star_source, &q,
+                               w->cum, w->hires))
+            return ind_fail(e, "star %zu: vsini %.1f km/s too large", i,
+                            d->vsini);
+        for (size_t k = 0; k < c->g.n; k++)
+            w->spec[k] += d->lratio * w->cum[k];
+    }
     ind_cumulate(&c->g, w->spec, w->cum);
     arm_models(c, d, o, w);
     const ind_arm *arms = ind_desi_arms();

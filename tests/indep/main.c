@@ -1,6 +1,6 @@
 /* rvfit-indep: an independent synthetic-data generator for testing rvfit
- * (see docs/independent-generator.md).  Subcommands: grid, spectra, model,
- * score. */
+ * (see docs/independent-generator.md).  Subcommands: grid, spectra,
+ * epochs, model, score, score-epochs. */
 #include "mock.h"
 #include "util.h"
 
@@ -18,17 +18,27 @@ static const char USAGE[] =
     "           [--threads N]\n"
     "       rvfit-indep model --teff T --logg G [--feh F] [--alpha A] [--seed S]\n"
     "           [--lo 3450] [--hi 10000] [--dlnl 1e-5] [--norm]  (text to stdout)\n"
-    "       rvfit-indep score RVTAB TRUTH [--check-absdv KMS --check-snr X]\n";
-
-typedef struct {
-    const char *out, *truth, *preset, *ablate;
-    double num[16];
-    int norm;
-} opts;
+    "       rvfit-indep score RVTAB TRUTH [--check-absdv KMS --check-snr X]\n"
+    "       rvfit-indep epochs --out DIR --truth FILE [--nstar N] [--seed S]\n"
+    "           [--nexp-min 2] [--nexp-max 8] [--nfile 4] [--binary-frac 0.3]\n"
+    "           [--k-min 0.5] [--k-max 100] [--p-min 1] [--p-max 1000]\n"
+    "           [--span 1500] [--sb2-frac 0] and the options of spectra\n"
+    "       rvfit-indep score-epochs RVTAB TRUTH [SINGLE_RVTAB...] [--check\n"
+    "           --ks-p 0.01 --frac-lo 3e-4 --frac-hi 3e-3 --pull-lo 0.9\n"
+    "           --pull-hi 1.1 --pull-min-n 20 --joint-better --complete-k 8\n"
+    "           --complete-min 0.9]\n";
 
 enum { O_NSTAR, O_SEED, O_SNRMIN, O_SNRMAX, O_VMAX, O_VSINI, O_MSEED,
        O_THREADS, O_TEFF, O_LOGG, O_FEH, O_ALPHA, O_LO, O_HI, O_DLNL,
-       O_CHECK };
+       O_CHECK, O_NEXPMIN, O_NEXPMAX, O_NFILE, O_BFRAC, O_KMIN, O_KMAX,
+       O_PMIN, O_PMAX, O_SPAN, O_KSP, O_FLO, O_FHI, O_PLO, O_PHI, O_CK,
+       O_CMIN, O_SB2FRAC, O_PMINN, O_NUM };
+
+typedef struct {
+    const char *out, *truth, *preset, *ablate;
+    double num[O_NUM];
+    int norm, check, joint_better;
+} opts;
 
 static int parse(int argc, char **argv, opts *o, double *check_snr)
 {
@@ -44,6 +54,18 @@ static int parse(int argc, char **argv, opts *o, double *check_snr)
         {"dlnl", 1, 0, 1000 + O_DLNL}, {"check-absdv", 1, 0, 1000 + O_CHECK},
         {"check-snr", 1, 0, 999}, {"norm", 0, 0, 'n'}, {"help", 0, 0, 'h'},
         {"ablate", 1, 0, 'a'},
+        {"nexp-min", 1, 0, 1000 + O_NEXPMIN},
+        {"nexp-max", 1, 0, 1000 + O_NEXPMAX}, {"nfile", 1, 0, 1000 + O_NFILE},
+        {"binary-frac", 1, 0, 1000 + O_BFRAC}, {"k-min", 1, 0, 1000 + O_KMIN},
+        {"k-max", 1, 0, 1000 + O_KMAX}, {"p-min", 1, 0, 1000 + O_PMIN},
+        {"p-max", 1, 0, 1000 + O_PMAX}, {"span", 1, 0, 1000 + O_SPAN},
+        {"ks-p", 1, 0, 1000 + O_KSP}, {"frac-lo", 1, 0, 1000 + O_FLO},
+        {"frac-hi", 1, 0, 1000 + O_FHI}, {"pull-lo", 1, 0, 1000 + O_PLO},
+        {"pull-hi", 1, 0, 1000 + O_PHI}, {"complete-k", 1, 0, 1000 + O_CK},
+        {"complete-min", 1, 0, 1000 + O_CMIN}, {"check", 0, 0, 'C'},
+        {"pull-min-n", 1, 0, 1000 + O_PMINN},
+        {"sb2-frac", 1, 0, 1000 + O_SB2FRAC},
+        {"joint-better", 0, 0, 'J'},
         {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "o:t:p:nh", lo, NULL)) != -1) {
@@ -57,7 +79,11 @@ static int parse(int argc, char **argv, opts *o, double *check_snr)
             o->norm = 1;
         else if (c == 'a')
             o->ablate = optarg;
-        else if (c >= 999 && c < 1000 + 16) {
+        else if (c == 'C')
+            o->check = 1;
+        else if (c == 'J')
+            o->joint_better = 1;
+        else if (c >= 999 && c < 1000 + O_NUM) {
             char *end;
             double v = strtod(optarg, &end);
             if (end == optarg || *end) {
@@ -127,13 +153,53 @@ static int parse_ablate(const char *s, unsigned *bits, ind_err *e)
     return 0;
 }
 
+static int cmd_epochs(const opts *o, const ind_preset *ps, int nth,
+                      ind_err *e)
+{
+    if (!o->out || !o->truth)
+        return ind_fail(e, "epochs: --out DIR and --truth are required");
+    ind_epochs_args a = {o->out, o->truth, (size_t)o->num[O_NSTAR],
+        (uint64_t)o->num[O_SEED], (uint64_t)o->num[O_MSEED], ps,
+        {o->num[O_SNRMIN], o->num[O_SNRMAX], o->num[O_VMAX],
+         o->num[O_VSINI], 0}, (int)o->num[O_NEXPMIN], (int)o->num[O_NEXPMAX],
+        (int)o->num[O_NFILE], o->num[O_BFRAC], o->num[O_KMIN],
+        o->num[O_KMAX], o->num[O_PMIN], o->num[O_PMAX], o->num[O_SPAN], nth,
+        o->num[O_SB2FRAC]};
+    if (parse_ablate(o->ablate, &a.o.ablate, e))
+        return -1;
+    if (!(a.o.snr_min > 0 && a.o.snr_max >= a.o.snr_min &&
+          a.o.vmax >= 0 && a.o.vmax + a.k_max < 0.5 * IND_C_KMS &&
+          a.o.vsini_max >= 0 && a.o.vsini_max < 1000 &&
+          a.binary_frac >= 0 && a.binary_frac <= 1 && a.sb2_frac >= 0 &&
+          a.sb2_frac <= 1))
+        return ind_fail(e, "epochs: bad --snr-min/--snr-max/--vmax/"
+                        "--vsini-max/--binary-frac");
+    return ind_epochs_write(&a, e);
+}
+
+static int cmd_score_epochs(const opts *o, int nargs, char **args,
+                            ind_err *e)
+{
+    if (nargs < 2)
+        return ind_fail(e, "score-epochs: need RVTAB and TRUTH");
+    ind_epoch_checks ck = {o->num[O_KSP], o->num[O_FLO], o->num[O_FHI],
+                           o->num[O_PLO], o->num[O_PHI], o->joint_better,
+                           o->num[O_CK], o->num[O_CMIN], o->num[O_PMINN]};
+    int rc = ind_score_epochs(args[0], args[1], args + 2, nargs - 2,
+                              o->check ? &ck : NULL, e);
+    if (rc > 0)
+        e->msg[0] = '\0';
+    return rc ? -1 : 0;
+}
+
 static int run(const char *cmd, const opts *o, int nargs, char **args,
                double check_snr, ind_err *e)
 {
     int nth = o->num[O_THREADS] > 0 ? (int)o->num[O_THREADS]
                                     : ind_default_threads();
     const ind_preset *ps = ind_preset_find(o->preset);
-    if (!ps && strcmp(cmd, "score") && strcmp(cmd, "model"))
+    if (!ps && strcmp(cmd, "score") && strcmp(cmd, "model") &&
+        strcmp(cmd, "score-epochs"))
         return ind_fail(e, "unknown preset '%s' (small or std)", o->preset);
     if (strcmp(cmd, "grid") == 0) {
         if (!o->out)
@@ -156,6 +222,10 @@ static int run(const char *cmd, const opts *o, int nargs, char **args,
                             "--vsini-max");
         return ind_coadd_write(&a, e);
     }
+    if (strcmp(cmd, "epochs") == 0)
+        return cmd_epochs(o, ps, nth, e);
+    if (strcmp(cmd, "score-epochs") == 0)
+        return cmd_score_epochs(o, nargs, args, e);
     if (strcmp(cmd, "model") == 0)
         return cmd_model(o, e);
     if (strcmp(cmd, "score") == 0) {
@@ -189,6 +259,23 @@ int main(int argc, char **argv)
     o.num[O_LO] = 3450;
     o.num[O_HI] = 10000;
     o.num[O_DLNL] = 1e-5;
+    o.num[O_NEXPMIN] = 2;
+    o.num[O_NEXPMAX] = 8;
+    o.num[O_NFILE] = 4;
+    o.num[O_BFRAC] = 0.3;
+    o.num[O_KMIN] = 0.5;
+    o.num[O_KMAX] = 100;
+    o.num[O_PMIN] = 1;
+    o.num[O_PMAX] = 1000;
+    o.num[O_SPAN] = 1500;
+    o.num[O_KSP] = 0.01;
+    o.num[O_FLO] = 3e-4;
+    o.num[O_FHI] = 3e-3;
+    o.num[O_PLO] = 0.9;
+    o.num[O_PHI] = 1.1;
+    o.num[O_CK] = 8;
+    o.num[O_CMIN] = 0;
+    o.num[O_PMINN] = 20;
     int rc = parse(argc - 1, argv + 1, &o, &check_snr);
     if (rc)
         return rc > 0 ? 0 : 2;

@@ -35,6 +35,9 @@ typedef struct {
     double dist[IND_NARM][4];    /* calibration distortion (Legendre) */
     double skyres[IND_NARM];     /* sky-subtraction scale error */
     double ra, dec;
+    /* a double-lined binary (epochs): a twin of the star at vrad2 giving
+     * lratio times its light; lratio 0: none */
+    double vrad2, lratio;
 } ind_draw;
 
 void ind_draw_star(uint64_t seed, size_t i, const ind_preset *ps,
@@ -102,6 +105,71 @@ typedef struct {
     int nthreads;
 } ind_coadd_args;
 int ind_coadd_write(const ind_coadd_args *a, ind_err *e);
+
+/* What names one row of a DESI file, and its noise stream: the noise,
+ * cosmics and (for exposures) draws of row i come from streams keyed by
+ * (seed, stream). */
+typedef struct {
+    int64_t targetid, expid;     /* expid -1: a coadd row               */
+    double mjd;
+    int night, tileid;
+    uint64_t stream;
+} ind_rowid;
+
+/* One DESI file of n rows (draw[i], id[i]): a coadd (exposures 0, the
+ * FIBERMAP of the coadds) or a per-exposure spectra- file (exposures 1:
+ * FIBERSTATUS, NIGHT, EXPID, MJD, TILEID per row). */
+typedef struct {
+    const char *out;
+    size_t n;
+    const ind_draw *draw;
+    const ind_rowid *id;
+    int exposures;
+    uint64_t seed, model_seed;   /* noise seed; recorded in the header  */
+    const ind_preset *ps;
+    unsigned ablate;
+    int nthreads;
+} ind_file;
+int ind_file_write(const ind_file *f, const ind_obsctx *c, ind_err *e);
+
+/* `epochs` (epochs.c): nstar stars of nexp_min..nexp_max exposures each
+ * over nfile spectra- files in outdir, a binary_frac of them single-lined
+ * binaries (K1 log-uniform in [k_min, k_max] km/s, period log-uniform in
+ * [p_min, p_max] d, eccentricity uniform in [0, 0.6]), epochs uniform
+ * over span days; the truth file has TRUTH (stars) and EXPTRUTH. */
+typedef struct {
+    const char *outdir, *truth;
+    size_t nstar;
+    uint64_t seed, model_seed;
+    const ind_preset *ps;
+    ind_mockopts o;
+    int nexp_min, nexp_max, nfile;
+    double binary_frac, k_min, k_max, p_min, p_max, span;
+    int nthreads;
+    double sb2_frac;             /* of the binaries: double-lined       */
+} ind_epochs_args;
+int ind_epochs_write(const ind_epochs_args *a, ind_err *e);
+/* Radial velocity (km/s) at MJD t of a Keplerian orbit: systemic gamma,
+ * semi-amplitude k, period (d), eccentricity, argument of periastron
+ * omega (rad), time of periastron t0 (MJD). */
+double ind_kepler_rv(double gamma, double k, double period, double ecc,
+                     double omega, double t0, double t);
+/* `score-epochs` (score_epochs.c): the joint rvtab against the epochs
+ * truth, optionally the single fits of the same spectra (nsingle rvtabs);
+ * with checks set (ck != NULL) returns 1 when one fails. */
+typedef struct {
+    double ks_p;                 /* KS p-value of VRAD_PVALUE must exceed */
+    double frac_lo, frac_hi;     /* fraction below 0.001 in [lo, hi]      */
+    double pull_lo, pull_hi;     /* per-exposure pull widths per S/N bin
+                                    and of all bins together ...          */
+    int joint_better;            /* joint scatter below single's          */
+    double complete_k;           /* completeness at K1/sigma >= this ...  */
+    double complete_min;         /* ... at least this (0: not checked)    */
+    double pull_min_n;           /* ... where they hold this many         */
+} ind_epoch_checks;
+int ind_score_epochs(const char *rvtab, const char *truth,
+                     char *const *single, int nsingle,
+                     const ind_epoch_checks *ck, ind_err *e);
 /* Prints recovered-vs-true statistics per S/N bin.  With check_absdv > 0
  * returns 1 unless the median |VRAD - true| of the stars with S/N >
  * check_snr is below check_absdv; -1 on error. */

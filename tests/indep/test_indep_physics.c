@@ -537,8 +537,35 @@ static void test_median(void)
     check(bad == 0, "median equals the sorted median (n = 1..59)", bad, 0);
 }
 
+/* Keplerian velocities (epochs): a circular orbit is a sinusoid; at
+ * periastron (true anomaly 0) v = gamma + K (1 + e) cos(omega), at
+ * apastron (pi) gamma - K (1 - e) cos(omega); the time average over a
+ * period is gamma for any eccentricity (the star's mean motion along the
+ * line of sight vanishes). */
+static void test_kepler(void)
+{
+    double g = 12.5, k = 30.0, p = 17.3, t0 = 59001.2, w = 0.7;
+    for (int i = 0; i < 10; i++) {
+        double t = t0 + 3.1 * i;
+        check_close("circular orbit", ind_kepler_rv(g, k, p, 0, w, t0, t),
+                    g + k * cos(2 * IND_PI * (t - t0) / p + w), 1e-12);
+    }
+    for (double e = 0.1; e < 0.95; e += 0.2) {
+        check_close("periastron", ind_kepler_rv(g, k, p, e, w, t0, t0 + p),
+                    g + k * (1 + e) * cos(w), 1e-9);
+        check_close("apastron", ind_kepler_rv(g, k, p, e, w, t0, t0 + p / 2),
+                    g - k * (1 - e) * cos(w), 1e-9);
+        double s = 0;
+        int n = 200000;
+        for (int i = 0; i < n; i++)
+            s += ind_kepler_rv(g, k, p, e, w, t0, t0 + p * (i + 0.5) / n);
+        check_close("mean over a period", s / n, g, 1e-6);
+    }
+}
+
 int main(void)
 {
+    test_kepler();
     test_voigt();
     test_rotation();
     test_lsf();

@@ -157,7 +157,8 @@ static void md_core_keys(void)
          "error, warn,\n"
          "info, debug), `--overwrite`, `--skip-existing`, `--no-models` "
          "([output] models = 0),\n"
-         "`--status` ([output] status), `--plot-dir` ([output] plot_dir).\n"
+         "`--status` ([output] status), `--plot-dir` ([output] plot_dir),\n"
+         "`--epochs` ([fit] epochs).\n"
          "`--targetid` (a comma list of integers or `@file`; an empty "
          "list is an error) has no INI key.\n");
 }

@@ -27,6 +27,10 @@ static void help(void)
         "      --minsn X          skip spectra whose best arm S/N < X\n"
         "      --targetid LIST    only these TARGETIDs (comma list or @file)\n"
         "      --batch-size N     spectra fitted together\n"
+        "      --epochs MODE      single (each spectrum alone, the default) or\n"
+        "                         joint: all spectra of an object, from any\n"
+        "                         files, fitted together (one velocity per\n"
+        "                         exposure); one rvtab_joint.fits output\n"
         "      --log-level L      error, warn, info or debug\n"
         "      --skip-existing    skip inputs whose rvtab exists\n"
         "      --overwrite        replace existing outputs\n"
@@ -215,7 +219,8 @@ static int parse(int argc, char **argv, fit_args *a)
         {"no-models", 0, 0, 7},     {"set", 1, 0, 8},
         {"files-from", 1, 0, 9},    {"help", 0, 0, 'h'},
         {"plot-dir", 1, 0, 10},     {"plot-targetid", 1, 0, 11},
-        {"status", 1, 0, 12},       {0, 0, 0, 0}};
+        {"status", 1, 0, 12},       {"epochs", 1, 0, 13},
+        {0, 0, 0, 0}};
     int c, bad = 0;
     optind = 1;
     int li = -1;
@@ -251,6 +256,7 @@ static int parse(int argc, char **argv, fit_args *a)
         case 10: bad |= cli_override(&a->ov, "output", "plot_dir", optarg); break;
         case 11: a->plot_targetid = optarg; break;
         case 12: bad |= cli_override(&a->ov, "output", "status", optarg); break;
+        case 13: bad |= cli_override(&a->ov, "fit", "epochs", optarg); break;
         case 'h': help(); exit(0);
         default: help(); return 2;
         }

@@ -124,8 +124,8 @@ static void draw(plot_job *j, const rvfit_batch *b, size_t s, int64_t tid,
                                      NULL};
     }
     char path[RVFIT_PATH_LEN + 1200];
-    snprintf(path, sizeof path, "%s/%.1024s_%lld.png", j->cfg->plot_dir,
-             pf->stem, (long long)tid);
+    snprintf(path, sizeof path, "%.*s/%.1024s_%lld.png", RVFIT_PATH_LEN - 1,
+             j->cfg->plot_dir, pf->stem, (long long)tid);
     if (!rc)
         rc = rvfit_plot_write(path, &ps, &e);
     j->done[r] = 1;

@@ -115,6 +115,19 @@ static const key_desc keys[] = {
      "docs/output-format.md)"},
     {"fit", "minsn", K_DOUBLE, OFF(minsn), 0, 0, 1e6, "0",
      "skip spectra whose best arm has median S/N below this"},
+    {"fit", "epochs", K_STR, OFF(epochs), SZ(epochs), 0, 0, "single",
+     "single: every spectrum fitted alone; joint: all spectra of one "
+     "object (the instrument's object key: DESI TARGETID), from any rows "
+     "and input files, fitted together with one Teff, logg, [Fe/H], "
+     "[alpha/Fe] and vsini and one velocity per exposure, plus the "
+     "constant-velocity fit and its chi^2 and p-value (also --epochs; "
+     "outputs: docs/output-format.md)"},
+    {"fit", "sb2", K_BOOL, OFF(sb2), 0, 0, 1, "0",
+     "with epochs = joint: test every exposure for a second velocity (two "
+     "copies of the fitted template, the second at another velocity with "
+     "a share of the light): RVEPOCH SB2_DCHISQ, SB2_VRAD2, SB2_FRATIO and "
+     "the warning bit SB2 (docs/output-format.md); costs a models call of "
+     "61 velocities per exposure"},
     {"output", "dir", K_STR, OFF(output_dir), SZ(output_dir), 0, 0, ".",
      "directory for rvtab_*.fits and rvmod_*.fits"},
     {"output", "overwrite", K_BOOL, OFF(overwrite), 0, 0, 1, "0",
@@ -130,6 +143,9 @@ static const key_desc keys[] = {
     {"output", "plot_dir", K_STR, OFF(plot_dir), SZ(plot_dir), 0, 0, "",
      "directory for one PNG figure per fitted spectrum (docs/plots.md), "
      "\"\" = none; needs rvfit built with Cairo"},
+    {"output", "joint_name", K_STR, OFF(joint_name), SZ(joint_name), 0, 0,
+     "joint", "[fit] epochs = joint: the one output pair is "
+     "rvtab_<joint_name>.fits and rvmod_<joint_name>.fits"},
     {"output", "chisq_v", K_BOOL, OFF(chisq_v), 0, 0, 1, "0",
      "write the final velocity scan of each spectrum (velocities and -2 ln "
      "L) into rvmod, HDU CHISQ_V, for `rvfit plot` and inspection "

@@ -264,7 +264,7 @@ int fit_interp_var(fit_ctx *f, const double *c, const double *h,
         rc = rvfit_err_set(f->err, RVFIT_ERR_NOMEM, "fit: out of memory");
     rvfit_stencils st = {s.t.off, s.t.idx, s.t.w, s.t.pen, 1, 0};
     if (!rc)
-        rc = fit_chisq_st(f, s.npts, s.pts, &st, m);
+        rc = fit_chisq_obj_st(f, s.npts, s.pts, &st, m);
     const double *mi = m;
     for (size_t i = 0; i < n && !rc; i++) {
         if (!ok[i])

@@ -89,7 +89,7 @@ int fit_pin_var(fit_ctx *f, const double *h, const double *hinv,
             add_points(f, i, j, node, hj, p + np * PIN_PTS);
             who[np++] = i * (size_t)d + (size_t)j;
         }
-    int rc = np ? fit_chisq(f, np * PIN_PTS, p, m, NULL) : RVFIT_OK;
+    int rc = np ? fit_chisq_obj(f, np * PIN_PTS, p, m) : RVFIT_OK;
     for (size_t q = 0; q < np && !rc; q++) {
         size_t i = who[q] / (size_t)d;
         int j = (int)(who[q] % (size_t)d);

@@ -32,6 +32,11 @@ int rvfit_fit_opts_from_config(const rvfit_config *c, rvfit_fit_opts *o,
     o->max_iter = (int)c->max_iter;
     o->scale_errors = (int)c->scale_errors;
     o->interp_errors = (int)c->interp_errors;
+    o->sb2 = (int)c->sb2;
+    if (strcasecmp(c->epochs, "single") && strcasecmp(c->epochs, "joint"))
+        return rvfit_err_set(err, RVFIT_ERR_CONFIG,
+                             "[fit] epochs '%s': use single or joint",
+                             c->epochs);
     o->model.npoly = (int)c->npoly;
     if (!strcasecmp(c->basis, "gauss"))
         o->model.basis = RVFIT_BASIS_GAUSS;
@@ -68,14 +73,19 @@ static int setup(fit_ctx *f)
         !f->vkurt || !f->npts)
         return rvfit_err_set(f->err, RVFIT_ERR_NOMEM, "fit: out of memory");
     f->nact = 0;
-    for (size_t s = 0; s < ns; s++)
+    for (size_t s = 0; s < ns; s++) {
+        f->best[s].spec = (uint32_t)s; /* the stages keep it (fit_group) */
         if (!(f->b->flags[s] & RVFIT_SPEC_BAD))
             f->act[f->nact++] = s;
+    }
+    f->xact = f->act;
+    f->nxact = f->nact;
     return RVFIT_OK;
 }
 
 static void teardown(fit_ctx *f)
 {
+    fit_group_free(f);
     free(f->act);
     free(f->best);
     free(f->fbest);
@@ -88,10 +98,7 @@ static void teardown(fit_ctx *f)
 
 /* The stages, in order (architecture §4): each a few batched backend
  * calls for all spectra still being fitted. */
-static const struct {
-    int id; /* enum rvfit_stage_id */
-    int (*run)(fit_ctx *f);
-} stages[] = {
+const fit_stage fit_stages[FIT_NSTAGES] = {
     {RVFIT_ST_INIT, fit_stage_init},       /* stage_init.c    */
     {RVFIT_ST_OPTIM, fit_stage_optim},     /* stage_optim.c   */
     {RVFIT_ST_VREFINE, fit_stage_vrefine}, /* stage_vrefine.c */
@@ -99,14 +106,16 @@ static const struct {
     {RVFIT_ST_DIAG, fit_stage_diag},       /* stage_diag.c    */
 };
 
-static int run_stages(fit_ctx *f)
+int fit_run_stages(fit_ctx *f, const fit_stage *st, size_t n)
 {
     int rc = RVFIT_OK;
-    for (size_t k = 0; k < sizeof stages / sizeof *stages && !rc; k++) {
+    if (f->nact == 0)
+        return rc;
+    for (size_t k = 0; k < n && !rc; k++) {
         double t0 = rvfit_now();
-        f->cur_stage = stages[k].id;
-        rc = stages[k].run(f);
-        f->prof->seconds[stages[k].id] += rvfit_now() - t0;
+        f->cur_stage = st[k].id;
+        rc = st[k].run(f);
+        f->prof->seconds[st[k].id] += rvfit_now() - t0;
     }
     return rc;
 }
@@ -122,6 +131,36 @@ static void models_unfitted(const fit_ctx *f)
                     f->models[a][s * b->arm[a].npix + i] = NAN;
 }
 
+int fit_begin(fit_ctx *f)
+{
+    if (f->o->interp && f->o->interp->host_stencils)
+        f->hs = f->o->interp;
+    int rc = rvfit_interp_backend_check(f->hs, f->be->ops->caps,
+                                        f->be->name, f->err);
+    if (!rc)
+        rc = setup(f);
+    for (size_t s = 0; s < f->b->nspec && rc == RVFIT_OK; s++) {
+        memset(&f->res[s], 0, sizeof f->res[s]);
+        if (f->b->flags[s] & RVFIT_SPEC_BAD)
+            fit_result_bad(f, &f->res[s], s);
+    }
+    return rc;
+}
+
+int fit_end(fit_ctx *f, int rc)
+{
+    const rvfit_batch *b = f->b;
+    if (rc == RVFIT_OK && f->models)
+        models_unfitted(f);
+    for (size_t s = 0; s < b->nspec && rc == RVFIT_OK && f->npts; s++)
+        f->res[s].npoints = f->npts[s];
+    for (size_t s = 0; s < b->nspec && rc == RVFIT_OK; s++)
+        f->res[s].warn |= fit_result_prep_warn(b->flags[s]);
+    f->prof->spectra += b->nspec;
+    teardown(f);
+    return rc;
+}
+
 int rvfit_fit_batch(rvfit_backend *be, const rvfit_library *lib,
                     const rvfit_batch *b, const rvfit_fit_opts *o,
                     rvfit_result *res, float *const *models,
@@ -130,25 +169,8 @@ int rvfit_fit_batch(rvfit_backend *be, const rvfit_library *lib,
 {
     fit_ctx f = {.be = be, .lib = lib, .b = b, .o = o, .prof = prof,
                  .host = host, .err = err, .res = res, .models = models};
-    if (o->interp && o->interp->host_stencils)
-        f.hs = o->interp;
-    int rc = rvfit_interp_backend_check(f.hs, be->ops->caps, be->name, err);
+    int rc = fit_begin(&f);
     if (!rc)
-        rc = setup(&f);
-    for (size_t s = 0; s < b->nspec && rc == RVFIT_OK; s++) {
-        memset(&res[s], 0, sizeof res[s]);
-        if (b->flags[s] & RVFIT_SPEC_BAD)
-            fit_result_bad(&f, &res[s], s);
-    }
-    if (rc == RVFIT_OK && f.nact > 0)
-        rc = run_stages(&f);
-    if (rc == RVFIT_OK && models)
-        models_unfitted(&f);
-    for (size_t s = 0; s < b->nspec && rc == RVFIT_OK && f.npts; s++)
-        res[s].npoints = f.npts[s];
-    for (size_t s = 0; s < b->nspec && rc == RVFIT_OK; s++)
-        res[s].warn |= fit_result_prep_warn(b->flags[s]);
-    prof->spectra += b->nspec;
-    teardown(&f);
-    return rc;
+        rc = fit_run_stages(&f, fit_stages, FIT_NSTAGES);
+    return fit_end(&f, rc);
 }

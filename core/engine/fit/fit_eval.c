@@ -127,7 +127,7 @@ int fit_vscan(fit_ctx *f, size_t nq, const rvfit_point *base, size_t nvel,
 }
 
 int fit_models(fit_ctx *f, size_t n, const rvfit_point *pts,
-               float *const *model)
+               float *const *model, float *const *cont)
 {
     if (n == 0)
         return RVFIT_OK;
@@ -138,7 +138,7 @@ int fit_models(fit_ctx *f, size_t n, const rvfit_point *pts,
     const rvfit_stencils *st;
     int rc = rvfit_stencil_table(f->hs, n, pts, &f->sbuf, &st, f->err);
     if (!rc)
-        rc = f->be->ops->models(f->be->state, n, pts, st, model, NULL,
+        rc = f->be->ops->models(f->be->state, n, pts, st, model, cont,
                                 f->err);
     if (rc != RVFIT_OK) {
         rvfit_err_prefix(f->err, "backend '%s': models(%zu points)",

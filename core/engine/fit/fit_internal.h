@@ -1,10 +1,27 @@
-/* fit_internal.h — state shared by the fit stages (private to the fit
- * part): the driver (fit.c) runs the stages, which reach the backend only
- * through fit_eval.c. */
+/* fit_internal.h — state shared by the fit stages: the driver (fit.c)
+ * runs the stages, which reach the backend only through fit_eval.c (and
+ * fit_group.c for the points of an object).  The fit part's internal
+ * header: the joint part (several exposures of an object) runs these
+ * stages with its own last stage. */
 #ifndef RVFIT_FIT_INTERNAL_H
 #define RVFIT_FIT_INTERNAL_H
 
 #include "rvfit/fit.h"
+
+/* The spectra of each object of a batch (fit_group.c) and the scratch of
+ * the expansion of an object's points. */
+typedef struct fit_group {
+    size_t nobj;
+    size_t *obj;                  /* [nspec] object of each spectrum   */
+    size_t *off, *mem;            /* usable spectra of object o:
+                                     mem[off[o] .. off[o+1]-1]          */
+    rvfit_point *pts;             /* expanded points, reused           */
+    double *m;
+    size_t cap_pts, cap_m;
+    uint32_t *st_off, *st_idx;    /* expanded stencil tables, reused   */
+    double *st_w, *st_pen;
+    size_t cap_off, cap_idx, cap_w, cap_pen;
+} fit_group;
 
 typedef struct fit_ctx {
     rvfit_backend *be;
@@ -20,6 +37,19 @@ typedef struct fit_ctx {
     double lo[RVFIT_MAX_PARAMS], hi[RVFIT_MAX_PARAMS];
     size_t nact;                  /* spectra being fitted              */
     size_t *act;                  /* their batch indices               */
+    /* Objects of several spectra (rvfit_fit_joint): with grp set, the
+     * stages that fit the stellar parameters (lattice, optimise,
+     * hessian and its error terms) see one item per object: act[i] is
+     * the first usable spectrum of object i, whose best[] holds the
+     * object's theta and vsini and fbest[] its -2 ln L, and their points
+     * go through fit_chisq_obj, which evaluates each for every usable
+     * spectrum of the object at that spectrum's velocity and sums.  The
+     * stages of the velocities (initial scan, vrefine, diagnostics) work
+     * on the spectra, xact.  Without groups (grp NULL) xact == act. */
+    size_t nxact;
+    size_t *xact;
+    const fit_group *grp;
+    fit_group grp_store;
     rvfit_point *best;            /* [nspec] current best point        */
     double *fbest;                /* [nspec]                           */
     double *verr, *vskew, *vkurt; /* [nspec] from velocity refinement  */
@@ -40,12 +70,52 @@ int fit_chisq_st(fit_ctx *f, size_t n, const rvfit_point *pts,
                  const rvfit_stencils *st, double *m2lnl);
 int fit_vscan(fit_ctx *f, size_t nq, const rvfit_point *base, size_t nvel,
               const double *vel, double *m2lnl);
-/* Best-fit models (continuum included) of n points into model[arm]. */
+/* Best-fit models (continuum included) of n points into model[arm], and
+ * the continuum alone into cont[arm] unless cont is NULL (laid out as the
+ * backend's models: point q's pixels at q * npix of the batch arm). */
 int fit_models(fit_ctx *f, size_t n, const rvfit_point *pts,
-               float *const *model);
+               float *const *model, float *const *cont);
+
+/* The same for points that stand for objects (fit_group.c): point i
+ * (spec = an object's act[] spectrum) is evaluated for every usable
+ * spectrum of its object at that spectrum's best velocity and
+ * m2lnl[i] is the sum; fit_chisq / fit_chisq_st without groups. */
+int fit_chisq_obj(fit_ctx *f, size_t n, const rvfit_point *pts,
+                  double *m2lnl);
+int fit_chisq_obj_st(fit_ctx *f, size_t n, const rvfit_point *pts,
+                     const rvfit_stencils *st, double *m2lnl);
+/* Groups from object row ranges: object o is batch rows obj_off[o] ..
+ * obj_off[o+1]-1 (obj_off[0] == 0, obj_off[nobj] == nspec); sets act,
+ * xact and grp.  fit_group_free releases them (with f->act kept). */
+int fit_group_setup(fit_ctx *f, size_t nobj, const size_t *obj_off);
+void fit_group_free(fit_ctx *f);
+/* Copy each object's theta and vsini (best[]) / its parameter errors and
+ * BAD_HESSIAN (res[]) from act[] to the object's other spectra; nothing
+ * without groups. */
+void fit_group_sync(fit_ctx *f);
+/* Usable spectra of the object spectrum s belongs to (1 without groups). */
+size_t fit_group_size(const fit_ctx *f, size_t s);
+void fit_group_sync_errors(fit_ctx *f);
 
 /* Sets the out-of-memory error; returns its status. */
 int fit_nomem(fit_ctx *f);
+
+/* The driver (fit.c), in the order a fit uses it: fit_begin checks the
+ * backend against the interpolator, allocates the state, makes act[]
+ * every usable spectrum (xact == act) and the results of the others;
+ * fit_run_stages runs a table of stages, timing each into its profile
+ * entry (nothing when no spectrum is usable); fit_end leaves NaN models
+ * for spectra not fitted, the points and prep warnings in the results,
+ * frees the state and returns rc. */
+typedef struct fit_stage {
+    int id;                  /* enum rvfit_stage_id */
+    int (*run)(fit_ctx *f);
+} fit_stage;
+#define FIT_NSTAGES 5
+extern const fit_stage fit_stages[FIT_NSTAGES]; /* a single fit's */
+int fit_begin(fit_ctx *f);
+int fit_run_stages(fit_ctx *f, const fit_stage *st, size_t n);
+int fit_end(fit_ctx *f, int rc);
 
 /* The stages (stage_*.c), in the order fit.c runs them. */
 int fit_stage_init(fit_ctx *f);
@@ -54,12 +124,34 @@ int fit_stage_vrefine(fit_ctx *f);
 int fit_stage_hessian(fit_ctx *f);
 int fit_stage_diag(fit_ctx *f);
 
+/* Stage 5's evaluations (stage_diag.c): chi^2 per arm at the optimum
+ * and of the continuum alone into the results of the spectra xact, and
+ * their models; the nx points px join the same chisq call (-2 ln L into
+ * mx).  fit_stage_diag is this with no extra points, then
+ * fit_result_finish for every spectrum. */
+int fit_diag_eval(fit_ctx *f, size_t nx, const rvfit_point *px, double *mx);
+
+/* The velocity posterior of a scan (stage_vrefine.c): m (-2 ln L) at
+ * the n increasing, evenly spaced velocities v.  fit_vscan_mode: the
+ * minimum of the cubic through the four points around index k (the
+ * lowest), or of the parabola; fit_vscan_moments: sigma, skewness and
+ * excess kurtosis of p ~ exp(-m/2) about vhat. */
+double fit_vscan_mode(const double *v, const double *m, size_t n, size_t k);
+void fit_vscan_moments(const double *v, const double *m, size_t n,
+                       double vhat, double *sig, double *skew, double *kurt);
+
 /* Results (fit_result.c): a spectrum not fitted, one fitted (from
  * f->best and the stages' velocity moments), and the warning bits of
  * rvfit_prep_batch's flags. */
 void fit_result_bad(const fit_ctx *f, rvfit_result *r, size_t s);
 void fit_result_finish(const fit_ctx *f, rvfit_result *r, size_t s);
 uint32_t fit_result_prep_warn(uint32_t flags);
+/* CHISQ_RED of r (chisq_tot, npix_tot set) for narm_used arms with
+ * pixels and nvel fitted velocities, and its errors: statistical part
+ * (param_err, vrad_err) scaled by sqrt(CHISQ_RED) with scale_errors, the
+ * interpolation part (param_err_interp) added in quadrature. */
+void fit_result_reduce(const fit_ctx *f, rvfit_result *r, int narm_used,
+                       int nvel);
 
 /* The template-interpolation part of the parameter covariance
  * (err_interp.c): for the nact spectra, given the Hessian stencil of

@@ -22,15 +22,17 @@ void fit_result_bad(const fit_ctx *f, rvfit_result *r, size_t s)
 }
 
 /* Reduced chi^2 over dof = pixels used - fitted quantities: npoly
- * continuum coefficients per arm with pixels, the velocity, vsini when
- * fitted and the free library axes.  With scale_errors the statistical
- * errors are multiplied by sqrt(chi^2/dof), as for a likelihood whose
- * noise is underestimated by that factor; the interpolation part is not
- * noise and is added after (docs/output-format.md). */
-static void reduced_chisq(const fit_ctx *f, rvfit_result *r, int narm_used)
+ * continuum coefficients per arm with pixels, the velocities (one per
+ * spectrum), vsini when fitted and the free library axes.  With
+ * scale_errors the statistical errors are multiplied by sqrt(chi^2/dof),
+ * as for a likelihood whose noise is underestimated by that factor; the
+ * interpolation part is not noise and is added after
+ * (docs/output-format.md). */
+void fit_result_reduce(const fit_ctx *f, rvfit_result *r, int narm_used,
+                       int nvel)
 {
     long dof = r->npix_tot - (long)f->o->model.npoly * narm_used -
-               (1 + (f->o->fit_vsini ? 1 : 0) + f->nfree);
+               (nvel + (f->o->fit_vsini ? 1 : 0) + f->nfree);
     r->chisq_red = dof > 0 ? r->chisq_tot / (double)dof : NAN;
     double k = f->o->scale_errors && r->chisq_red > 0 ? sqrt(r->chisq_red)
                                                       : 1.0;
@@ -70,7 +72,7 @@ void fit_result_finish(const fit_ctx *f, rvfit_result *r, size_t s)
              p->theta[i] >= f->hi[i] - 1e-3 * f->step[i]))
             r->warn |= RVFIT_WARN_PARAM;
     }
-    reduced_chisq(f, r, narm_used);
+    fit_result_reduce(f, r, narm_used, 1);
     if (f->hs && rvfit_interp_at_edge(f->hs, p->theta))
         r->warn |= RVFIT_WARN_PARAM; /* a hull's edge inside the box */
     if (r->chisq_c_tot - r->chisq_tot < 50)

@@ -8,28 +8,33 @@
 #include "fit_internal.h"
 
 /* chi^2 per arm at the optimum and continuum-only chi^2 into the results,
- * the best-fit models into f->models (NaN for spectra not fitted). */
-static int diag_eval(fit_ctx *f)
+ * the best-fit models into f->models (NaN for spectra not fitted); the
+ * nx points px go into the same chisq call, their -2 ln L into mx. */
+int fit_diag_eval(fit_ctx *f, size_t nx, const rvfit_point *px, double *mx)
 {
     rvfit_result *res = f->res;
     float *const *models = f->models;
-    size_t n = f->nact;
+    size_t n = f->nxact, npt = 2 * n + nx;
     int na = f->b->narm;
-    rvfit_point *p = calloc(2 * (n ? n : 1), sizeof *p);
-    double *m = malloc(2 * (n ? n : 1) * sizeof *m);
-    double *ca = malloc(2 * (n ? n : 1) * (size_t)na * sizeof *ca);
+    rvfit_point *p = calloc(npt ? npt : 1, sizeof *p);
+    double *m = malloc((npt ? npt : 1) * sizeof *m);
+    double *ca = malloc((npt ? npt : 1) * (size_t)na * sizeof *ca);
     int rc = (!p || !m || !ca) ? rvfit_err_set(f->err, RVFIT_ERR_NOMEM,
                                                "fit: out of memory")
                                : RVFIT_OK;
     for (size_t i = 0; i < n && !rc; i++) {
-        p[i] = f->best[f->act[i]];
+        p[i] = f->best[f->xact[i]];
         p[n + i] = p[i];
         p[n + i].flags |= RVFIT_PT_CONTINUUM;
     }
+    if (!rc && nx)
+        memcpy(p + 2 * n, px, nx * sizeof *p);
     if (!rc)
-        rc = fit_chisq(f, 2 * n, p, m, ca);
+        rc = fit_chisq(f, npt, p, m, ca);
+    if (!rc && nx)
+        memcpy(mx, m + 2 * n, nx * sizeof *mx);
     for (size_t i = 0; i < n && !rc; i++) {
-        rvfit_result *r = &res[f->act[i]];
+        rvfit_result *r = &res[f->xact[i]];
         r->m2lnl = m[i];
         r->chisq_tot = r->chisq_c_tot = 0;
         for (int a = 0; a < na; a++) {
@@ -49,14 +54,14 @@ static int diag_eval(fit_ctx *f)
                 rc = rvfit_err_set(f->err, RVFIT_ERR_NOMEM, "models");
         }
         if (!rc)
-            rc = fit_models(f, n, p, mp);
+            rc = fit_models(f, n, p, mp, NULL);
         for (int a = 0; a < na && !rc; a++) {
             size_t np = f->b->arm[a].npix;
             for (size_t s = 0; s < f->b->nspec; s++)
                 for (size_t i = 0; i < np; i++)
                     models[a][s * np + i] = NAN;
             for (size_t i = 0; i < n; i++)
-                memcpy(models[a] + f->act[i] * np, tmp[a] + i * np,
+                memcpy(models[a] + f->xact[i] * np, tmp[a] + i * np,
                        np * sizeof(float));
         }
         for (int a = 0; a < na; a++)
@@ -71,8 +76,8 @@ static int diag_eval(fit_ctx *f)
 
 int fit_stage_diag(fit_ctx *f)
 {
-    int rc = diag_eval(f);
-    for (size_t i = 0; i < f->nact && !rc; i++)
-        fit_result_finish(f, &f->res[f->act[i]], f->act[i]);
+    int rc = fit_diag_eval(f, 0, NULL, NULL);
+    for (size_t i = 0; i < f->nxact && !rc; i++)
+        fit_result_finish(f, &f->res[f->xact[i]], f->xact[i]);
     return rc;
 }

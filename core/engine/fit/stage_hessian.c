@@ -185,7 +185,7 @@ static int retry_across(fit_ctx *f, int *ok, rvfit_point *p, double *m,
             who[nr++] = i;
     }
     if (!rc && nr)
-        rc = fit_chisq(f, nr * (size_t)ns, p, m2, NULL);
+        rc = fit_chisq_obj(f, nr * (size_t)ns, p, m2);
     for (size_t r = 0; r < nr && !rc; r++) {
         size_t i = who[r];
         double H[RVFIT_MAX_PARAMS * RVFIT_MAX_PARAMS], dg[RVFIT_MAX_PARAMS];
@@ -246,7 +246,7 @@ int fit_stage_hessian(fit_ctx *f)
         make_points(f, i, kinks_on_nodes(f), p + i * (size_t)ns,
                     c + i * (size_t)d, h + i * (size_t)d);
     if (!rc)
-        rc = fit_chisq(f, n * (size_t)ns, p, m, NULL);
+        rc = fit_chisq_obj(f, n * (size_t)ns, p, m);
     for (size_t i = 0; i < n && !rc; i++)
         ok[i] = invert(d, m + i * (size_t)ns, h + i * (size_t)d,
                        hinv + i * (size_t)dd, diag + i * (size_t)d);
@@ -263,6 +263,8 @@ int fit_stage_hessian(fit_ctx *f)
     for (size_t i = 0; i < n && !rc; i++)
         write_errors(f, i, f->res, hinv + i * (size_t)dd, diag + i * (size_t)d,
                      ok[i], have[i], var + i * (size_t)d);
+    if (!rc)
+        fit_group_sync_errors(f);
     free(p), free(m), free(h), free(c), free(var), free(hinv), free(diag);
     free(ok), free(have);
     return rc;

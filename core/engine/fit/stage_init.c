@@ -123,7 +123,7 @@ static double init_vertex(const fit_ctx *f, const double *mq,
 static int init_refine(fit_ctx *f, const rvfit_point *base, const double *m,
                        int K, size_t nc, long nfine, double *v0)
 {
-    size_t n = f->nact;
+    size_t n = f->nxact;
     rvfit_point *b2 = malloc((n ? n : 1) * sizeof *b2);
     double *vel = malloc(2 * (n ? n : 1) * sizeof *vel);
     double *m2 = malloc(2 * (n ? n : 1) * sizeof *m2);
@@ -170,7 +170,7 @@ static int init_vscan(fit_ctx *f, double *v0)
     size_t tm[INIT_MAX_TEMPLATES];
     int K = lattice(f, caps, tm, INIT_MAX_TEMPLATES);
     long nfine = (long)floor((f->o->vmax - f->o->vmin) / f->o->ccf_vstep) + 1;
-    size_t nc = (size_t)(nfine + 1) / 2, nq = f->nact * (size_t)K;
+    size_t nc = (size_t)(nfine + 1) / 2, nq = f->nxact * (size_t)K;
     rvfit_point *base = calloc(nq ? nq : 1, sizeof *base);
     double *vel = malloc((nq ? nq : 1) * nc * sizeof *vel);
     double *m = malloc((nq ? nq : 1) * nc * sizeof *m);
@@ -179,7 +179,7 @@ static int init_vscan(fit_ctx *f, double *v0)
         return fit_nomem(f);
     }
     for (size_t q = 0; q < nq; q++) {
-        base[q].spec = (uint32_t)f->act[q / (size_t)K];
+        base[q].spec = (uint32_t)f->xact[q / (size_t)K];
         node_theta(L, tm[q % (size_t)K], base[q].theta);
         for (size_t k = 0; k < nc; k++)
             vel[q * nc + k] = init_vel(f, 2 * (long)k);
@@ -191,9 +191,10 @@ static int init_vscan(fit_ctx *f, double *v0)
     return rc;
 }
 
-/* Stage 1b: a lattice of nodes at the velocity found; the best node
- * starts stage 2. */
-static int init_lattice(fit_ctx *f, const double *v0)
+/* Stage 1b: a lattice of nodes at the velocity found (best[].v; an
+ * object's at each of its spectra's own); the best node starts stage
+ * 2. */
+static int init_lattice(fit_ctx *f)
 {
     const rvfit_library *L = f->lib;
     int caps[RVFIT_MAX_PARAMS] = {0};
@@ -213,10 +214,10 @@ static int init_lattice(fit_ctx *f, const double *v0)
     }
     for (size_t k = 0; k < np; k++) {
         p[k].spec = (uint32_t)f->act[k / (size_t)M];
-        p[k].v = v0[k / (size_t)M];
+        p[k].v = f->best[p[k].spec].v;
         node_theta(L, nodes[k % (size_t)M], p[k].theta);
     }
-    int rc = fit_chisq(f, np, p, m, NULL);
+    int rc = fit_chisq_obj(f, np, p, m);
     for (size_t i = 0; i < f->nact && !rc; i++) {
         size_t first = i * (size_t)M, b = first;
         for (size_t k = first; k < first + (size_t)M; k++)
@@ -231,10 +232,14 @@ static int init_lattice(fit_ctx *f, const double *v0)
 
 int fit_stage_init(fit_ctx *f)
 {
-    double *v0 = malloc((f->nact ? f->nact : 1) * sizeof *v0);
+    double *v0 = malloc((f->nxact ? f->nxact : 1) * sizeof *v0);
     int rc = !v0 ? fit_nomem(f) : init_vscan(f, v0);
+    for (size_t i = 0; i < f->nxact && !rc; i++)
+        f->best[f->xact[i]].v = v0[i];
     if (!rc)
-        rc = init_lattice(f, v0);
+        rc = init_lattice(f);
+    if (!rc)
+        fit_group_sync(f);
     free(v0);
     return rc;
 }

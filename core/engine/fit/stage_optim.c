@@ -64,7 +64,7 @@ static int optim_eval(void *ctx, size_t m, const size_t *prob,
     optim_ctx *c = ctx;
     for (size_t k = 0; k < m; k++)
         c->excess[k] = to_point(c, prob[k], u + k * (size_t)c->D, &c->pts[k]);
-    int rc = fit_chisq(c->f, m, c->pts, fv, NULL);
+    int rc = fit_chisq_obj(c->f, m, c->pts, fv);
     for (size_t k = 0; k < m && !rc; k++)
         fv[k] += 1e4 * c->excess[k] * c->excess[k];
     return rc;
@@ -233,7 +233,7 @@ static int nt_round(fit_ctx *f, nt_ctx *c, size_t *left)
             nt_to_point(f, i, c->st[i].pts[q], &c->pts[np]);
             c->own[np++] = i;
         }
-    int rc = fit_chisq(f, np, c->pts, c->fv, NULL);
+    int rc = fit_chisq_obj(f, np, c->pts, c->fv);
     *left = 0;
     for (size_t k = 0; k < np && !rc;) {
         nt_star *s = &c->st[c->own[k]];
@@ -282,7 +282,9 @@ int fit_stage_optim(fit_ctx *f)
     int D = (f->o->fit_vsini ? 1 : 0) + f->nfree;
     if (D == 0)
         return RVFIT_OK; /* one template, fixed vsini: nothing to search */
-    if (!rvfit_interp_kinks_on_nodes(f->o->interp))
-        return optim_nm(f);
-    return optim_newton(f);
+    int rc = rvfit_interp_kinks_on_nodes(f->o->interp) ? optim_newton(f)
+                                                       : optim_nm(f);
+    if (!rc)
+        fit_group_sync(f);
+    return rc;
 }

@@ -37,7 +37,7 @@ typedef struct vr_state {
 } vr_state;
 
 /* Moments of p ~ exp(-chi2/2) about vhat from one scan. */
-static void vr_moments(const double *v, const double *m, size_t n,
+void fit_vscan_moments(const double *v, const double *m, size_t n,
                        double vhat, double *sig, double *skew, double *kurt)
 {
     double mmin = m[0];
@@ -68,7 +68,7 @@ static double vr_curv_sigma(const double *v, const double *m, size_t k)
  * three points puts the mode of a skewed posterior ~0.03 sigma off at a
  * step of 0.5 sigma, which shifts its skewness by ~0.06; the cubic's
  * error is an order higher.  Falls back to the parabola. */
-static double vr_mode(const double *v, const double *m, size_t n, size_t k)
+double fit_vscan_mode(const double *v, const double *m, size_t n, size_t k)
 {
     double vp = fit_parabola_min(v, m, n, k);
     if (k < 2 || k + 2 >= n)
@@ -106,9 +106,9 @@ static void vr_update(fit_ctx *f, vr_state *s, size_t sp, const double *v,
     for (size_t k = 1; k < n; k++)
         kb = mq[k] < mq[kb] ? k : kb;
     double step = v[1] - v[0], sigma;
-    double vhat = vr_mode(v, mq, n, kb);
+    double vhat = fit_vscan_mode(v, mq, n, kb);
     int at_edge = kb == 0 || kb == n - 1;
-    vr_moments(v, mq, n, vhat, &sigma, &f->vskew[sp], &f->vkurt[sp]);
+    fit_vscan_moments(v, mq, n, vhat, &sigma, &f->vskew[sp], &f->vkurt[sp]);
     f->best[sp].v = vhat;
     f->fbest[sp] = mq[kb];
     f->verr[sp] = sigma;
@@ -146,7 +146,7 @@ static int vr_scan(fit_ctx *f, vr_state *st, size_t n, size_t L,
         if (st[i].done || (size_t)st[i].n != L)
             continue;
         b->idx[nq] = i;
-        b->base[nq] = f->best[f->act[i]];
+        b->base[nq] = f->best[f->xact[i]];
         for (size_t k = 0; k < L; k++)
             b->vel[nq * L + k] =
                 st[i].center +
@@ -155,25 +155,35 @@ static int vr_scan(fit_ctx *f, vr_state *st, size_t n, size_t L,
     }
     int rc = nq ? fit_vscan(f, nq, b->base, L, b->vel, b->m) : RVFIT_OK;
     for (size_t q = 0; q < nq && !rc; q++)
-        vr_update(f, &st[b->idx[q]], f->act[b->idx[q]], b->vel + q * L,
+        vr_update(f, &st[b->idx[q]], f->xact[b->idx[q]], b->vel + q * L,
                   b->m + q * L);
     return rc;
 }
 
 /* Parabola through the optimum and two probes: the first scan's centre
  * and width, or the coarse scan where it has no minimum within +-3
- * VR_PROBE. */
+ * VR_PROBE.  A spectrum of an object fitted with others has no -2 ln L
+ * of its own at the optimum (the optimiser saw the object's sum): with
+ * groups every spectrum is scanned at the optimum too (np = 3, the
+ * middle point), whose value those of objects of several spectra take;
+ * an object of one keeps the optimiser's, so that it gets exactly a
+ * single fit's numbers. */
 static int vr_probe(fit_ctx *f, vr_state *st, size_t n, const vr_buf *b)
 {
+    size_t np = f->grp ? 3 : 2;
     for (size_t i = 0; i < n; i++) {
-        b->base[i] = f->best[f->act[i]];
-        b->vel[2 * i] = b->base[i].v - VR_PROBE;
-        b->vel[2 * i + 1] = b->base[i].v + VR_PROBE;
+        b->base[i] = f->best[f->xact[i]];
+        b->vel[np * i] = b->base[i].v - VR_PROBE;
+        b->vel[np * i + np - 1] = b->base[i].v + VR_PROBE;
+        if (np == 3)
+            b->vel[np * i + 1] = b->base[i].v;
     }
-    int rc = fit_vscan(f, n, b->base, 2, b->vel, b->m);
+    int rc = fit_vscan(f, n, b->base, np, b->vel, b->m);
     for (size_t i = 0; i < n && !rc; i++) {
-        double fm = b->m[2 * i], fp = b->m[2 * i + 1];
-        double f0 = f->fbest[f->act[i]], c = fm - 2 * f0 + fp;
+        double fm = b->m[np * i], fp = b->m[np * i + np - 1];
+        if (np == 3 && fit_group_size(f, f->xact[i]) > 1)
+            f->fbest[f->xact[i]] = b->m[np * i + 1];
+        double f0 = f->fbest[f->xact[i]], c = fm - 2 * f0 + fp;
         double t = c > 0 ? 0.5 * (fm - fp) / c : INFINITY;
         double v0 = b->base[i].v;
         if (fabs(t) <= 3)
@@ -188,7 +198,7 @@ static int vr_probe(fit_ctx *f, vr_state *st, size_t n, const vr_buf *b)
 
 int fit_stage_vrefine(fit_ctx *f)
 {
-    size_t n = f->nact;
+    size_t n = f->nxact;
     vr_state *st = calloc(n, sizeof *st);
     vr_buf b = {malloc(n * sizeof *b.base),
                 malloc(n * VR_NMAX * sizeof *b.vel),

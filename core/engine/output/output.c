@@ -18,8 +18,8 @@ static int fits_fail(int status, rvfit_err *err, const char *path,
     return RVFIT_ERR_IO;
 }
 
-static void write_primary(fitsfile *f, const rvfit_output_meta *m,
-                          size_t nrow, int *st)
+void out_write_primary(fitsfile *f, const rvfit_output_meta *m, size_t nrow,
+                       int *st)
 {
     char date[32];
     time_t t = time(NULL);
@@ -65,6 +65,26 @@ static int create_table(fitsfile *f, const char *extname, size_t nrow,
 {
     fits_create_tbl(f, BINARY_TBL, (LONGLONG)nrow, ncol, names, forms, units,
                     extname, st);
+    return *st;
+}
+
+int out_make_table(fitsfile *f, const char *extname, size_t nrow,
+                   const out_cols *c, int *st)
+{
+    char *names[OUT_MAX_COLS], *forms[OUT_MAX_COLS], *units[OUT_MAX_COLS];
+    for (int i = 0; i < c->n; i++) {
+        names[i] = (char *)c->col[i].name;
+        forms[i] = (char *)c->col[i].form;
+        units[i] = (char *)c->col[i].unit;
+    }
+    create_table(f, extname, nrow, c->n, names, forms, units, st);
+    for (int i = 0; i < c->n && *st == 0; i++) {
+        char key[16];
+        snprintf(key, sizeof key, "TCOMM%d", i + 1);
+        if (c->col[i].comment[0])
+            fits_write_key_str(f, key, c->col[i].comment,
+                               "column description", st);
+    }
     return *st;
 }
 
@@ -212,7 +232,7 @@ int rvfit_output_open(rvfit_output **out, const char *tab_path,
         return rc;
     }
     int st = 0;
-    write_primary(o->tab, meta, nrow, &st);
+    out_write_primary(o->tab, meta, nrow, &st);
     make_rvtab(o, &st);
     for (int t = 0; t < o->ntable && !st; t++)
         if (t != o->id_table)
@@ -230,7 +250,7 @@ int rvfit_output_open(rvfit_output **out, const char *tab_path,
             rvfit_output_abort(o);
             return rc;
         }
-        write_primary(o->mod, meta, nrow, &st);
+        out_write_primary(o->mod, meta, nrow, &st);
         make_models(o, &st);
         if (st) {
             rc = fits_fail(st, err, o->mod_final, "writing headers");

@@ -35,6 +35,12 @@ static void add(out_cols *c, const char *name, const char *form,
     k->index = index;
 }
 
+void out_col_add(out_cols *c, const char *name, const char *form,
+                 const char *unit, const char *comment, int kind, int index)
+{
+    add(c, name, form, unit, comment, kind, index);
+}
+
 void out_rvtab_columns(out_cols *c, const rvfit_library *lib,
                        const rvfit_file_info *info)
 {

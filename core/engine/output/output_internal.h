@@ -18,7 +18,11 @@
 enum out_col_kind {
     OC_VRAD, OC_VRAD_ERR, OC_VRAD_SKEW, OC_VRAD_KURT, OC_VSINI, OC_PARAM,
     OC_PARAM_ERR, OC_PARAM_ERR_INTERP, OC_CHISQ_TOT, OC_CHISQ_C_TOT,
-    OC_CHISQ_RED, OC_NPIX_TOT, OC_CHISQ, OC_CHISQ_C, OC_SN, OC_WARN, OC_SUCCESS
+    OC_CHISQ_RED, OC_NPIX_TOT, OC_CHISQ, OC_CHISQ_C, OC_SN, OC_WARN, OC_SUCCESS,
+    /* joint outputs (output_joint.c) */
+    OC_NEPOCH, OC_VRAD_CHISQ, OC_VRAD_PVALUE, OC_VRAD_SCATTER, OC_TARGETID,
+    OC_OBJKEY, OC_EXPID, OC_MJD, OC_INPUT, OC_ROW, OC_SB2_DCHISQ,
+    OC_SB2_VRAD2, OC_SB2_FRATIO
 };
 
 typedef struct out_col {
@@ -47,10 +51,25 @@ struct rvfit_output {
     int wave_written;   /* shared grids written (with the first batch) */
     size_t nrow;
     int chisq_v;        /* rvmod has HDU CHISQ_V                         */
+    /* joint outputs: RVEPOCH's columns and rows (nrow: RVTAB's) */
+    int joint;
+    out_cols ecols;
+    size_t nexp;
 };
 
 void out_rvtab_columns(out_cols *c, const rvfit_library *lib,
                        const rvfit_file_info *info);
+/* Append a column (name, TFORM, unit, description, kind, index); "dex"
+ * as unit goes into the description.  Nothing when c is full. */
+void out_col_add(out_cols *c, const char *name, const char *form,
+                 const char *unit, const char *comment, int kind, int index);
+/* A binary table HDU extname of nrow rows with the columns of c (and
+ * their TCOMMn descriptions); CFITSIO status in *st. */
+int out_make_table(fitsfile *f, const char *extname, size_t nrow,
+                   const out_cols *c, int *st);
+/* output.c's primary header of either file: provenance, NSPEC = nrow. */
+void out_write_primary(fitsfile *f, const rvfit_output_meta *m, size_t nrow,
+                       int *st);
 double out_value(const out_col *c, const rvfit_result *r);
 const char *out_tform(const rvfit_column *col, char *buf, size_t n);
 int out_fits_type(int type);

@@ -72,7 +72,8 @@ static void merge_hdu(fitsfile **in, int nparts, fitsfile *out, int *st)
 
 static void merge_primary(fitsfile **in, int nparts, fitsfile *out, int *st)
 {
-    long long nspec = 0, pts = 0;
+    long long nspec = 0, pts = 0, nobj = 0;
+    int have_nobj = 1; /* joint outputs count objects too */
     for (int k = 0; k < nparts && !*st; k++) {
         long long v = 0;
         rvfit_fits_read_key(in[k], TLONGLONG, "NSPEC", &v, st);
@@ -80,8 +81,15 @@ static void merge_primary(fitsfile **in, int nparts, fitsfile *out, int *st)
         int ks = 0;
         if (rvfit_fits_read_key(in[k], TLONGLONG, "BKNDPTS", &v, &ks) == 0)
             pts += v;
+        ks = 0;
+        if (rvfit_fits_read_key(in[k], TLONGLONG, "NOBJ", &v, &ks) == 0)
+            nobj += v;
+        else
+            have_nobj = 0;
     }
     fits_copy_hdu(in[0], out, 0, st);
+    if (have_nobj)
+        fits_update_key_lng(out, "NOBJ", nobj, "objects fitted", st);
     fits_update_key_lng(out, "NSPEC", nspec, "spectra fitted", st);
     fits_update_key_lng(out, "BKNDPTS", pts, "points the backend evaluated "
                         "for this file", st);

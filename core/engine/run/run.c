@@ -28,33 +28,53 @@ static void fit_one(run_ctx *c, run_batch *rb)
     rvfit_err_clear(&e);
     double t0 = rvfit_now();
     int rc = rb_alloc_results(rb, (int)r->cfg->write_models, &e);
-    if (!rc)
+    if (!rc && !c->J)
         rc = plot_select(c, rb, &e);
     if (!rc) {
         rc = r->be->ops->load_batch(r->be->state, &rb->b, &r->fo.model, &e);
         if (rc)
             rvfit_err_prefix(&e, "backend '%s': load_batch", r->be->name);
-        rb_drop_spectra(c, &rb->b, 0);
+        /* the two-velocity test reads the flux after the fit */
+        rb_drop_spectra(c, &rb->b, 0, c->J && r->fo.sb2);
     }
-    if (!rc)
-        rc = rvfit_fit_batch(r->be, r->lib, &rb->b, &r->fo, rb->res,
-                             r->cfg->write_models ? rb->models : NULL,
+    float *const *models = r->cfg->write_models ? rb->models : NULL;
+    if (!rc && c->J)
+        rc = rvfit_fit_joint(r->be, r->lib, &rb->b, rb->j.nobj,
+                             rb->j.obj_off, &r->fo, rb->res, rb->j.jres,
+                             rb->j.sb2, models, &r->prof, r->host, &e);
+    else if (!rc)
+        rc = rvfit_fit_batch(r->be, r->lib, &rb->b, &r->fo, rb->res, models,
                              &r->prof, r->host, &e);
-    if (!rc)
+    if (!rc && !c->J)
         rc = plot_models(c, rb, &e);
     r->busy += rvfit_now() - t0;
-    rb_drop_spectra(c, &rb->b, 1);
+    rb_drop_spectra(c, &rb->b, 1, 0);
     if (rc)
         run_fatal(c, rc, &e);
     else
         rb->fitted = 1;
 }
 
+/* The reader's and the writer's side of a batch: of single fits or of a
+ * joint run (run_jread.c, run_jwrite.c). */
+static run_batch *read_batch(run_ctx *c)
+{
+    return c->J ? jreader_batch(c) : reader_batch(c);
+}
+
+static void write_batch(run_ctx *c, run_batch *rb)
+{
+    if (c->J)
+        jwriter_batch(c, rb);
+    else
+        writer_batch(c, rb);
+}
+
 static void *reader_main(void *arg)
 {
     run_ctx *c = arg;
     for (;;) {
-        run_batch *rb = reader_batch(c);
+        run_batch *rb = read_batch(c);
         int last = rb->last;
         rq_push(&c->ready, rb);
         if (last)
@@ -67,7 +87,7 @@ static void *writer_main(void *arg)
     run_ctx *c = arg;
     for (;;) {
         run_batch *rb = rq_pop(&c->done);
-        writer_batch(c, rb);
+        write_batch(c, rb);
         int last = rb->last;
         rb_clear(c, rb);
         if (last)
@@ -118,10 +138,10 @@ static int run_threaded(run_ctx *c)
 static void run_serial(run_ctx *c)
 {
     for (;;) {
-        run_batch *rb = reader_batch(c);
+        run_batch *rb = read_batch(c);
         int last = rb->last;
         fit_one(c, rb);
-        writer_batch(c, rb);
+        write_batch(c, rb);
         rb_clear(c, rb);
         if (last)
             return;
@@ -129,8 +149,8 @@ static void run_serial(run_ctx *c)
     }
 }
 
-static int ctx_init(run_ctx *c, rvfit_run *r, const rvfit_source *src,
-                    rvfit_err *err)
+int run_ctx_init(run_ctx *c, rvfit_run *r, const rvfit_source *src,
+                 rvfit_err *err)
 {
     memset(c, 0, sizeof *c);
     c->r = r;
@@ -159,7 +179,7 @@ static int ctx_init(run_ctx *c, rvfit_run *r, const rvfit_source *src,
     return rc;
 }
 
-static void ctx_free(run_ctx *c)
+void run_ctx_free(run_ctx *c)
 {
     rq_destroy(&c->free);
     rq_destroy(&c->ready);
@@ -172,26 +192,35 @@ static void ctx_free(run_ctx *c)
     free(c->cfgtext);
 }
 
+void run_loop(run_ctx *c)
+{
+    if (!c->threaded) {
+        rq_push(&c->free, &c->buf[0]);
+        run_serial(c);
+    } else if (run_threaded(c) != 0) {
+        run_serial(c);
+    }
+    c->r->prof.seconds[RVFIT_ST_READ] += c->t_read;
+    c->r->prof.seconds[RVFIT_ST_WRITE] += c->t_write;
+}
+
 int rvfit_run_stream(rvfit_run *r, const rvfit_source *src, rvfit_err *err)
 {
+    if (r->cfg->sb2)
+        return rvfit_err_set(err, RVFIT_ERR_CONFIG, "[fit] sb2: the "
+                             "two-velocity test is part of joint fits "
+                             "([fit] epochs = joint, --epochs joint)");
     run_ctx *c = malloc(sizeof *c);
     if (!c)
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "run: out of memory");
-    int rc = ctx_init(c, r, src, err);
+    int rc = run_ctx_init(c, r, src, err);
     if (!rc) {
-        if (!c->threaded) {
-            rq_push(&c->free, &c->buf[0]);
-            run_serial(c);
-        } else if (run_threaded(c) != 0) {
-            run_serial(c);
-        }
-        r->prof.seconds[RVFIT_ST_READ] += c->t_read;
-        r->prof.seconds[RVFIT_ST_WRITE] += c->t_write;
+        run_loop(c);
         rc = c->fatal_rc;
         if (rc && err)
             *err = c->fatal_err;
     }
-    ctx_free(c);
+    run_ctx_free(c);
     free(c);
     return rc;
 }

@@ -160,13 +160,13 @@ static size_t res_bytes(const rvfit_batch *b, const rvfit_arm_batch *A)
     return b->nspec * A->npix * (size_t)A->ndiag * sizeof(float);
 }
 
-/* The batch for c->cap spectra of arms `ai`: rvfit_batch_alloc's, with
+/* The batch for cap spectra of arms `ai`: rvfit_batch_alloc's, with
  * the arrays that waited in c->mem in place of its new flux, ivar and
  * resolution arrays (untouched, they cost no pages). */
 static int rb_alloc(run_ctx *c, run_batch *rb, int narm,
-                    const rvfit_arm_info *ai, rvfit_err *err)
+                    const rvfit_arm_info *ai, size_t cap, rvfit_err *err)
 {
-    int rc = rvfit_batch_alloc(&rb->b, narm, ai, c->cap, err);
+    int rc = rvfit_batch_alloc(&rb->b, narm, ai, cap, err);
     if (rc)
         return rc;
     rb->have_b = 1;
@@ -188,14 +188,18 @@ static int rb_alloc(run_ctx *c, run_batch *rb, int narm,
     return RVFIT_OK;
 }
 
-void rb_drop_spectra(run_ctx *c, rvfit_batch *b, int ivar_too)
+void rb_drop_spectra(run_ctx *c, rvfit_batch *b, int ivar_too,
+                     int keep_flux)
 {
     for (int a = 0; a < b->narm; a++) {
         rvfit_arm_batch *A = &b->arm[a];
-        run_mem_put(&c->mem, A->flux, pix_bytes(b, A));
+        if (!keep_flux) {
+            run_mem_put(&c->mem, A->flux, pix_bytes(b, A));
+            A->flux = NULL;
+        }
         run_mem_put(&c->mem, A->res, res_bytes(b, A));
         run_mem_put(&c->mem, A->lsf, pix_bytes(b, A));
-        A->flux = NULL, A->res = NULL, A->lsf = NULL;
+        A->res = NULL, A->lsf = NULL;
         if (ivar_too) {
             run_mem_put(&c->mem, A->ivar, pix_bytes(b, A));
             A->ivar = NULL;
@@ -205,7 +209,7 @@ void rb_drop_spectra(run_ctx *c, rvfit_batch *b, int ivar_too)
 
 /* The first rows of a batch: allocated from S's layout. */
 static int first_alloc(run_ctx *c, run_batch *rb, const rvfit_batch *sb,
-                       rvfit_err *err)
+                       size_t cap, rvfit_err *err)
 {
     rvfit_arm_info ai[RVFIT_MAX_ARMS];
     memset(ai, 0, sizeof ai);
@@ -217,7 +221,7 @@ static int first_alloc(run_ctx *c, run_batch *rb, const rvfit_batch *sb,
         ai[a].ndiag = S->ndiag;
         ai[a].wave_per_spec = S->wave_per_spec;
     }
-    int rc = rb_alloc(c, rb, sb->narm, ai, err);
+    int rc = rb_alloc(c, rb, sb->narm, ai, cap, err);
     if (rc)
         return rc;
     for (int a = 0; a < sb->narm; a++)
@@ -240,12 +244,11 @@ static int arm_fit_to(rvfit_arm_batch *A, const rvfit_arm_batch *S,
     return RVFIT_OK;
 }
 
-/* Append the sb->nspec spectra of sb (laid out for its own file) to rb. */
-static int rb_append(run_ctx *c, run_batch *rb, const rvfit_batch *sb,
-                     rvfit_err *err)
+int rb_append(run_ctx *c, run_batch *rb, const rvfit_batch *sb, size_t cap,
+              rvfit_err *err)
 {
     if (!rb->have_b) {
-        int rc = first_alloc(c, rb, sb, err);
+        int rc = first_alloc(c, rb, sb, cap, err);
         if (rc)
             return rc;
     }
@@ -285,7 +288,7 @@ static int read_staged(run_ctx *c, run_batch *rb, void *h,
         rc = rvfit_err_set(err, RVFIT_ERR_INTERNAL, "%s: read %zu of %zu "
                            "spectra", path, sb.nspec, k);
     if (!rc)
-        rc = rb_append(c, rb, &sb, err);
+        rc = rb_append(c, rb, &sb, c->cap, err);
     rvfit_batch_free(&sb);
     return rc;
 }
@@ -367,7 +370,7 @@ static int read_direct(run_ctx *c, run_batch *rb, void *h,
 {
     const rvfit_instrument_ops *io = &c->r->inst->instrument;
     if (!rb->have_b) {
-        int rc = rb_alloc(c, rb, info->narm, info->arm, err);
+        int rc = rb_alloc(c, rb, info->narm, info->arm, c->cap, err);
         if (rc)
             return rc;
     }
@@ -453,7 +456,7 @@ int rb_alloc_results(run_batch *rb, int models, rvfit_err *err)
 void rb_clear(run_ctx *c, run_batch *rb)
 {
     if (rb->have_b) {
-        rb_drop_spectra(c, &rb->b, 1);
+        rb_drop_spectra(c, &rb->b, 1, 0);
         rvfit_batch_free(&rb->b);
     }
     for (int a = 0; a < RVFIT_MAX_ARMS; a++)
@@ -461,6 +464,10 @@ void rb_clear(run_ctx *c, run_batch *rb)
     free(rb->res);
     free(rb->seg);
     free(rb->ends);
+    free(rb->j.obj_off);
+    free(rb->j.jres);
+    free(rb->j.id);
+    free(rb->j.sb2);
     plot_clear(&rb->plot);
     memset(rb, 0, sizeof *rb);
 }

@@ -20,6 +20,8 @@
 #include <stdatomic.h>
 
 #include "output/output_internal.h"
+#include "rvfit/instrument_epochs.h"
+#include "rvfit/joint.h"
 #include "rvfit/output.h"
 #include "rvfit/prep.h"
 #include "rvfit/run.h"
@@ -87,6 +89,18 @@ typedef struct run_plot {
     int have_models;
 } run_plot;
 
+/* A joint batch's objects (run_jread.c): whole objects, their spectra
+ * consecutive rows. */
+typedef struct run_jbatch {
+    size_t nobj;               /* objects in the batch                     */
+    size_t o0, e0;             /* its first object and exposure, counted
+                                  in the part's outputs                    */
+    size_t *obj_off;           /* [nobj + 1] batch rows of each object     */
+    rvfit_joint_result *jres;  /* [nobj] after the fit                     */
+    rvfit_joint_id *id;        /* [nspec] what names each exposure         */
+    rvfit_sb2 *sb2;            /* [nspec] with [fit] sb2, else NULL        */
+} run_jbatch;
+
 typedef struct run_batch {
     rvfit_batch b;             /* merged layout, b.nspec spectra          */
     int have_b;
@@ -99,6 +113,7 @@ typedef struct run_batch {
     run_plot plot;
     int fitted;                /* results valid                            */
     int last;                  /* end of the stream                        */
+    run_jbatch j;              /* joint mode only                          */
 } run_batch;
 
 /* Large arrays of batches given back, for the reader's next batch
@@ -118,6 +133,8 @@ typedef struct run_queue {
     void *item[RUN_NBUF];
     size_t head, n;
 } run_queue;
+
+typedef struct run_joint run_joint;
 
 typedef struct run_ctx {
     rvfit_run *r;
@@ -140,7 +157,17 @@ typedef struct run_ctx {
     double t_read, t_write;    /* reader- and writer-owned                 */
     size_t spectra_done;       /* writer-owned                             */
     double t0;
+    run_joint *J;              /* joint mode ([fit] epochs): run_joint.c  */
 } run_ctx;
+
+/* run.c: a run's context (the source is used by the units' reader and
+ * writer only), released with run_ctx_free; run_loop reads, fits and
+ * writes batches until the reader's last, on three threads with
+ * [run] readahead, else on this one. */
+int run_ctx_init(run_ctx *c, rvfit_run *r, const rvfit_source *src,
+                 rvfit_err *err);
+void run_ctx_free(run_ctx *c);
+void run_loop(run_ctx *c);
 
 /* run_queue.c: a bounded blocking FIFO of pointers (capacity RUN_NBUF). */
 void rq_init(run_queue *q);
@@ -182,8 +209,16 @@ int rb_add_seg(run_batch *rb, run_seg **seg, rvfit_err *err);
 int rb_add_end(run_batch *rb, run_unit *u, rvfit_err *err);
 /* Results and model buffers for the fit. */
 int rb_alloc_results(run_batch *rb, int models, rvfit_err *err);
-/* Give the flux, band matrices (and ivar_too: ivar) of b to c->mem. */
-void rb_drop_spectra(run_ctx *c, rvfit_batch *b, int ivar_too);
+/* Give the band matrices, the flux (unless keep_flux) and ivar (if
+ * ivar_too) of b to c->mem. */
+void rb_drop_spectra(run_ctx *c, rvfit_batch *b, int ivar_too,
+                     int keep_flux);
+/* Append the sb->nspec spectra of sb (laid out for its own file) to rb,
+ * allocated for cap spectra on the first call (arrays from c->mem where
+ * they fit); rows shorter than the batch are padded, rows longer widen
+ * it (see rvfit_arm_batch npix_own). */
+int rb_append(run_ctx *c, run_batch *rb, const rvfit_batch *sb, size_t cap,
+              rvfit_err *err);
 /* Release everything (large arrays to c->mem), keep the struct
  * reusable. */
 void rb_clear(run_ctx *c, run_batch *rb);
@@ -235,5 +270,85 @@ void notes_segment(run_ctx *c, run_unit *U, const rvfit_batch *b,
 void notes_finish(run_ctx *c, const run_unit *U);
 void notes_free(run_unit *U);
 
+
+/* ---- joint mode: every spectrum of an object in one fit ---------------
+ *
+ *   index (run_jindex.c)  every input's epochs, grouped into objects
+ *   read  (run_jread.c)   batches of whole objects, from any inputs
+ *   write (run_jwrite.c)  RVTAB/RVEPOCH rows, the one output pair
+ *
+ * The index reads the epochs of the selected spectra of all inputs before
+ * any fit (the 'epochs' instrument extension), sorts them by object key,
+ * epoch, exposure, input path and row, and orders the objects by the
+ * input path and row of their first epoch: all independent of the order
+ * the inputs were given in.  A part (of an MPI job) fits a contiguous
+ * range of objects. */
+
+#define RUN_JOPEN 16    /* instrument handles kept open while reading */
+#define RUN_JREASONS 8  /* distinct skip reasons counted by name      */
+
+/* One selected spectrum that belongs to an object. */
+typedef struct run_jexp {
+    rvfit_epoch ep;
+    uint32_t input;    /* index into the inputs                        */
+    uint32_t prank;    /* rank of its input's path among the inputs'   */
+    size_t sel;        /* index among that input's selected spectra    */
+} run_jexp;
+
+typedef struct run_jindex {
+    char *const *inputs;
+    size_t ninput;
+    char **base;               /* [ninput] file names, no directory       */
+    int *usable;               /* [ninput] read and compatible            */
+    size_t nusable, base_len;  /* longest base name                       */
+    int narm;                  /* the arms every usable input has         */
+    rvfit_arm_info arm[RVFIT_MAX_ARMS]; /* npix: the widest input's       */
+    run_jexp *exp;             /* objects consecutive, in output order    */
+    size_t nexp;
+    size_t *obj, nobj;         /* object o: exp[obj[o] .. obj[o+1]-1]     */
+    size_t maxobj;             /* most exposures of one object            */
+    size_t nskip;              /* spectra of no object, duplicates        */
+    struct { char why[40]; size_t n; } reason[RUN_JREASONS];
+} run_jindex;
+
+/* An instrument handle kept open by the joint reader. */
+typedef struct run_jopen {
+    size_t input;
+    void *h;                   /* NULL: free slot                          */
+    rvfit_file_info info;
+    uint64_t used;             /* last use, for eviction                   */
+} run_jopen;
+
+struct run_joint {
+    run_jindex ix;
+    const rvfit_instrument_epochs_ops *ep;
+    size_t o0, o1, e0;         /* this part's objects, its first exposure */
+    size_t next;               /* next object to read                     */
+    run_jopen open[RUN_JOPEN];
+    uint64_t tick;
+    rvfit_output *out;         /* the part's rvtab (and rvmod)            */
+    char tab[RUN_PATH], mod[RUN_PATH];
+    int wfailed;               /* writer: a write failed (wwhy)           */
+    char wwhy[RVFIT_ERR_LEN];
+    size_t written;            /* exposures written                       */
+    uint64_t points;
+};
+
+/* run_jindex.c: the index of all inputs (logged; an input that cannot be
+ * read or whose arms differ from the others is reported FAILED and left
+ * out); RVFIT_OK or a fatal error (memory). */
+int jindex_build(run_ctx *c, char *const *inputs, size_t n, rvfit_err *err);
+void jindex_free(run_jindex *ix);
+
+/* run_jread.c: the next batch of whole objects (last = 1 at the end). */
+run_batch *jreader_batch(run_ctx *c);
+/* Close the handles the reader kept open. */
+void jreader_close(run_ctx *c);
+
+/* run_jwrite.c: open the part's outputs; write a fitted batch's rows;
+ * commit (or remove) at the end. */
+int jwriter_open(run_ctx *c, int part, int nparts, rvfit_err *err);
+void jwriter_batch(run_ctx *c, run_batch *rb);
+int jwriter_finish(run_ctx *c, rvfit_err *err);
 
 #endif

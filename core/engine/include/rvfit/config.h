@@ -84,6 +84,10 @@ typedef struct rvfit_config {
     long interp_errors;  /* 1: parameter errors include interpolation */
     /* [output], added last likewise */
     long chisq_v;        /* 1: rvmod gets HDU CHISQ_V, -2 ln L(v)      */
+    /* [fit] and [output] of joint fits, added last likewise */
+    char epochs[16];     /* "single" or "joint" (rvfit/joint.h)         */
+    char joint_name[256]; /* joint outputs: rvtab_<joint_name>.fits    */
+    long sb2;            /* 1: joint fits test for a second velocity   */
 } rvfit_config;
 
 /* Fill with defaults. */

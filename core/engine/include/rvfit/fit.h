@@ -43,6 +43,9 @@ extern "C" {
                                        errors derived from them          */
 #define RVFIT_WARN_ARM_OUTSIDE 512u /* an arm lies entirely outside the
                                        templates' wavelengths: not used  */
+#define RVFIT_WARN_SB2 1024u        /* [fit] sb2: two velocities explain
+                                       the spectrum clearly better
+                                       (rvfit/joint.h)                   */
 
 /* Points of the final velocity scan kept per spectrum (rvfit_result). */
 #define RVFIT_VSCAN_MAX 25
@@ -112,6 +115,9 @@ typedef struct rvfit_fit_opts {
     /* Non-zero: add the template-interpolation error to the parameter
      * errors (param_err_interp; needs interp and backend ops 1.1). */
     int interp_errors;
+    /* Non-zero: joint fits test each spectrum for a second velocity
+     * (rvfit_fit_joint, rvfit_sb2). */
+    int sb2;
 } rvfit_fit_opts;
 
 RVFIT_EXPORT int rvfit_fit_opts_from_config(const rvfit_config *c,

@@ -16,6 +16,7 @@
 
 #include "rvfit/fit.h"
 #include "rvfit/instrument.h"
+#include "rvfit/joint.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -81,6 +82,57 @@ RVFIT_EXPORT int rvfit_output_commit(rvfit_output *out, rvfit_err *err);
 
 /* Close and delete the temporaries; frees out.  Safe with NULL. */
 RVFIT_EXPORT void rvfit_output_abort(rvfit_output *out);
+
+/* ---- joint outputs ([fit] epochs = joint; docs/output-format.md):
+ * rvtab has RVTAB, one row per object (the joint parameters, the
+ * constant-velocity fit, NEPOCH, VRAD_CHISQ, VRAD_PVALUE, VRAD_SCATTER,
+ * TARGETID and OBJKEY), and RVEPOCH, one row per exposure; rvmod the
+ * wavelengths and models of each exposure ([nexp][npix] per arm, rows as
+ * RVEPOCH's, NaN beyond a row's own pixels).  Commit, abort and keywords
+ * as for single outputs. */
+
+/* What identifies one exposure in the outputs. */
+typedef struct rvfit_joint_id {
+    const char *key;         /* the object's key (rvfit_epoch)          */
+    int64_t targetid, expid;
+    double mjd;
+    const char *input;       /* the input file's name, no directory     */
+    int64_t row;             /* the spectrum's index in that file       */
+} rvfit_joint_id;
+
+/* The rows of one fitted batch: its spectra are exposures (batch rows
+ * 0..nspec-1, ids id[]), grouped into nobj objects (obj_off[o] ..
+ * obj_off[o+1]-1). */
+typedef struct rvfit_joint_rows {
+    const rvfit_batch *b;
+    size_t nobj;
+    const size_t *obj_off;          /* [nobj + 1]                      */
+    const rvfit_joint_result *jres; /* [nobj]                          */
+    const rvfit_result *res;        /* [nspec]                         */
+    const rvfit_joint_id *id;       /* [nspec]                         */
+    float *const *models;           /* [narm] laid out as b, or NULL   */
+    const rvfit_sb2 *sb2;           /* [nspec] when the output has the
+                                       SB2 columns, else NULL          */
+} rvfit_joint_rows;
+
+/* Outputs for nobj objects and nexp exposures with the narm arms arm[]
+ * (npix: the widest input's); input_len: the longest input name; sb2:
+ * RVEPOCH gets the two-velocity test's columns. */
+RVFIT_EXPORT int rvfit_output_open_joint(rvfit_output **out,
+                                         const char *tab_path,
+                                         const char *mod_path,
+                                         const rvfit_library *lib, int narm,
+                                         const rvfit_arm_info *arm,
+                                         size_t nobj, size_t nexp,
+                                         size_t input_len, int sb2,
+                                         const rvfit_output_meta *meta,
+                                         rvfit_err *err);
+/* Write objects [first_obj, first_obj + r->nobj) and exposures
+ * [first_exp, first_exp + r->b->nspec). */
+RVFIT_EXPORT int rvfit_output_write_joint(rvfit_output *out,
+                                          size_t first_obj, size_t first_exp,
+                                          const rvfit_joint_rows *r,
+                                          rvfit_err *err);
 
 /* Output paths for an input: DIR/rvtab_<stem>.fits and rvmod_<stem>.fits
  * with <stem> the file name without .fits/.fits.gz/.fit.  Part outputs

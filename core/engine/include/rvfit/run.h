@@ -131,6 +131,43 @@ typedef struct rvfit_run {
 RVFIT_EXPORT int rvfit_run_stream(rvfit_run *r, const rvfit_source *src,
                                   rvfit_err *err);
 
+/* What a joint run did (rvfit_run_joint). */
+typedef struct rvfit_joint_report {
+    int *usable;                 /* [ninput], set by the caller or NULL:
+                                    1 for each input that was read       */
+    size_t ninput, nfailed;      /* inputs given; left out (logged why)  */
+    size_t nobj_all, nexp_all;   /* objects and exposures of the job     */
+    size_t nobj, nexp;           /* ... of this part                     */
+    size_t nskip;                /* spectra of no object, or duplicate
+                                    exposures (counted by reason in the
+                                    log)                                 */
+    int kept;                    /* the outputs existed and were kept
+                                    (--skip-existing): nothing was read  */
+    char output[RVFIT_PATH_LEN + 1100]; /* the rvtab written (a part's:
+                                    hidden until merged)                 */
+} rvfit_joint_report;
+
+/* Joint mode ([fit] epochs = joint, rvfit/joint.h): every selected
+ * spectrum of the ninput inputs is read as an epoch of its object
+ * through the instrument's 'epochs' extension (an instrument without it
+ * is refused); all spectra of an object are fitted together, whichever
+ * inputs and rows they come from and in whatever order the inputs are
+ * given; the outputs are one rvtab/rvmod pair,
+ * DIR/rvtab_<[output] joint_name>.fits (rvfit/output.h, "joint
+ * outputs").  part/nparts: this process fits objects [part n / nparts,
+ * (part + 1) n / nparts) of the job's n (in output order) and writes the
+ * hidden part outputs that rvfit_run_joint_merge joins; nparts 1: the
+ * whole job.  Inputs that cannot be read are reported in rep and left
+ * out.  Returns RVFIT_OK when the outputs were written, or what stopped
+ * the run (nothing left behind). */
+RVFIT_EXPORT int rvfit_run_joint(rvfit_run *r, char *const *inputs,
+                                 size_t ninput, int part, int nparts,
+                                 rvfit_joint_report *rep, rvfit_err *err);
+/* Join the nparts part outputs of a joint job into its final outputs
+ * (atomically) and remove the parts. */
+RVFIT_EXPORT int rvfit_run_joint_merge(const rvfit_config *cfg, int nparts,
+                                       rvfit_err *err);
+
 #ifdef __cplusplus
 }
 #endif

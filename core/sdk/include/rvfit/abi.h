@@ -28,6 +28,7 @@
 #include "rvfit/descriptor.h"
 #include "rvfit/host.h"
 #include "rvfit/instrument.h"
+#include "rvfit/instrument_epochs.h"
 #include "rvfit/instrument_mock.h"
 #include "rvfit/library.h"
 #include "rvfit/numeric.h"
@@ -60,6 +61,13 @@
 #define RVFIT_MOCK_EXT_MINOR 0
 #define RVFIT_MOCK_EXT_VERSION                                             \
     RVFIT_MAKE_VERSION(RVFIT_MOCK_EXT_MAJOR, RVFIT_MOCK_EXT_MINOR)
+
+/* The 'epochs' extension, rvfit_instrument_epochs_ops
+ * (rvfit/instrument_epochs.h) */
+#define RVFIT_EPOCHS_EXT_MAJOR 1
+#define RVFIT_EPOCHS_EXT_MINOR 0
+#define RVFIT_EPOCHS_EXT_VERSION                                           \
+    RVFIT_MAKE_VERSION(RVFIT_EPOCHS_EXT_MAJOR, RVFIT_EPOCHS_EXT_MINOR)
 
 /* Entries of a descriptor's ext array the loader accepts (a bound, so an
  * unterminated array is reported instead of read past its end). */
@@ -104,6 +112,7 @@ RVFIT_ABI_LIMIT(RVFIT_MAX_VSINI_HALF, 512);
 RVFIT_ABI_LIMIT(RVFIT_ERR_LEN, 2048);
 RVFIT_ABI_LIMIT(RVFIT_NAME_LEN, 72);
 RVFIT_ABI_LIMIT(RVFIT_MAX_EXT, 64);
+RVFIT_ABI_LIMIT(RVFIT_OBJKEY_LEN, 48);
 
 /* The loader reads these before it knows anything else about a plugin:
  * they may never move, on any target. */
@@ -114,7 +123,8 @@ RVFIT_ABI_ASSERT(offsetof(rvfit_plugin, abi_major) == 0 &&
                  "ABI: the leading fields of rvfit_plugin may never move");
 RVFIT_ABI_ASSERT(offsetof(rvfit_backend_ops, version) == 4 &&
                      offsetof(rvfit_instrument_ops, version) == 4 &&
-                     offsetof(rvfit_instrument_mock_ops, version) == 4,
+                     offsetof(rvfit_instrument_mock_ops, version) == 4 &&
+                     offsetof(rvfit_instrument_epochs_ops, version) == 4,
                  "ABI: every table starts with uint32_t size, version");
 
 #if defined(__LP64__) || defined(_LP64)
@@ -125,6 +135,7 @@ RVFIT_ABI_STRUCT(rvfit_ext, 16);
 RVFIT_ABI_TABLE(rvfit_backend_ops, 88, RVFIT_BACKEND_OPS);
 RVFIT_ABI_TABLE(rvfit_instrument_ops, 56, RVFIT_INSTRUMENT_OPS);
 RVFIT_ABI_TABLE(rvfit_instrument_mock_ops, 16, RVFIT_MOCK_EXT);
+RVFIT_ABI_TABLE(rvfit_instrument_epochs_ops, 16, RVFIT_EPOCHS_EXT);
 /* status.h, host.h */
 RVFIT_ABI_STRUCT(rvfit_err, 2048);
 RVFIT_ABI_STRUCT(rvfit_kv, 32);
@@ -150,6 +161,8 @@ RVFIT_ABI_STRUCT(rvfit_file_info, 360);
 RVFIT_ABI_STRUCT(rvfit_select, 24);
 RVFIT_ABI_STRUCT(rvfit_template_arm, 48);
 RVFIT_ABI_STRUCT(rvfit_mock_star, 64);
+/* instrument_epochs.h */
+RVFIT_ABI_STRUCT(rvfit_epoch, 112);
 /* numeric.h (caller-owned state the SDK functions read) */
 RVFIT_ABI_STRUCT(rvfit_rng, 32);
 RVFIT_ABI_STRUCT(rvfit_parallel_job, 32);

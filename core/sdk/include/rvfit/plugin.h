@@ -23,6 +23,7 @@
 #include "rvfit/backend.h"
 #include "rvfit/descriptor.h"
 #include "rvfit/instrument.h"
+#include "rvfit/instrument_epochs.h"
 #include "rvfit/instrument_mock.h"
 #include "rvfit/numeric.h"
 #include "rvfit/physics.h"
