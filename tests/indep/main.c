@@ -1,7 +1,7 @@
 /* rvfit-indep: an independent synthetic-data generator for testing rvfit
  * (see docs/independent-generator.md).  Subcommands: grid, spectra, model,
- * score. */
-#include "mock.h"
+ * bound, score. */
+#include "bound.h"
 #include "util.h"
 
 #include <getopt.h>
@@ -18,17 +18,21 @@ static const char USAGE[] =
     "           [--threads N]\n"
     "       rvfit-indep model --teff T --logg G [--feh F] [--alpha A] [--seed S]\n"
     "           [--lo 3450] [--hi 10000] [--dlnl 1e-5] [--norm]  (text to stdout)\n"
-    "       rvfit-indep score RVTAB TRUTH [--check-absdv KMS --check-snr X]\n";
+    "       rvfit-indep bound COADD TRUTH --out FILE [--first I] [--count N]\n"
+    "           [--npoly 10] [--basis gauss|legendre] [--step 1] [--threads N]\n"
+    "           [--snr-min/--snr-max/--vmax/--vsini-max as given to spectra]\n"
+    "       rvfit-indep score RVTAB TRUTH [--bound FILE]\n"
+    "           [--check-absdv KMS --check-snr X]\n";
 
 typedef struct {
-    const char *out, *truth, *preset, *ablate;
-    double num[16];
+    const char *out, *truth, *preset, *ablate, *basis, *bound;
+    double num[20];
     int norm;
 } opts;
 
 enum { O_NSTAR, O_SEED, O_SNRMIN, O_SNRMAX, O_VMAX, O_VSINI, O_MSEED,
        O_THREADS, O_TEFF, O_LOGG, O_FEH, O_ALPHA, O_LO, O_HI, O_DLNL,
-       O_CHECK };
+       O_CHECK, O_FIRST, O_COUNT, O_NPOLY, O_STEP, O_NUM };
 
 static int parse(int argc, char **argv, opts *o, double *check_snr)
 {
@@ -43,7 +47,9 @@ static int parse(int argc, char **argv, opts *o, double *check_snr)
         {"lo", 1, 0, 1000 + O_LO}, {"hi", 1, 0, 1000 + O_HI},
         {"dlnl", 1, 0, 1000 + O_DLNL}, {"check-absdv", 1, 0, 1000 + O_CHECK},
         {"check-snr", 1, 0, 999}, {"norm", 0, 0, 'n'}, {"help", 0, 0, 'h'},
-        {"ablate", 1, 0, 'a'},
+        {"ablate", 1, 0, 'a'}, {"basis", 1, 0, 'b'}, {"bound", 1, 0, 'B'},
+        {"first", 1, 0, 1000 + O_FIRST}, {"count", 1, 0, 1000 + O_COUNT},
+        {"npoly", 1, 0, 1000 + O_NPOLY}, {"step", 1, 0, 1000 + O_STEP},
         {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "o:t:p:nh", lo, NULL)) != -1) {
@@ -57,7 +63,11 @@ static int parse(int argc, char **argv, opts *o, double *check_snr)
             o->norm = 1;
         else if (c == 'a')
             o->ablate = optarg;
-        else if (c >= 999 && c < 1000 + 16) {
+        else if (c == 'b')
+            o->basis = optarg;
+        else if (c == 'B')
+            o->bound = optarg;
+        else if (c >= 999 && c < 1000 + O_NUM) {
             char *end;
             double v = strtod(optarg, &end);
             if (end == optarg || *end) {
@@ -106,6 +116,25 @@ static int cmd_model(const opts *o, ind_err *e)
     return 0;
 }
 
+static int cmd_bound(const opts *o, int nargs, char **args, int nth,
+                     ind_err *e)
+{
+    if (nargs != 2 || !o->out)
+        return ind_fail(e, "bound: need COADD, TRUTH and --out FILE");
+    int basis = !o->basis || !strcmp(o->basis, "gauss") ? IND_BASIS_GAUSS
+              : !strcmp(o->basis, "legendre") ? IND_BASIS_LEGENDRE : -1;
+    if (basis < 0)
+        return ind_fail(e, "bound: --basis '%s': gauss or legendre",
+                        o->basis);
+    if (o->num[O_FIRST] < 0 || o->num[O_COUNT] < 0)
+        return ind_fail(e, "bound: --first and --count must be >= 0");
+    ind_bound_args a = {args[0], args[1], o->out, (size_t)o->num[O_FIRST],
+        (size_t)o->num[O_COUNT], (int)o->num[O_NPOLY], basis,
+        o->num[O_STEP], {o->num[O_SNRMIN], o->num[O_SNRMAX],
+        o->num[O_VMAX], o->num[O_VSINI], 0}, nth};
+    return ind_bound_write(&a, e);
+}
+
 /* --ablate: comma-separated names of the effects to switch off. */
 static int parse_ablate(const char *s, unsigned *bits, ind_err *e)
 {
@@ -133,7 +162,8 @@ static int run(const char *cmd, const opts *o, int nargs, char **args,
     int nth = o->num[O_THREADS] > 0 ? (int)o->num[O_THREADS]
                                     : ind_default_threads();
     const ind_preset *ps = ind_preset_find(o->preset);
-    if (!ps && strcmp(cmd, "score") && strcmp(cmd, "model"))
+    if (!ps && strcmp(cmd, "score") && strcmp(cmd, "model") &&
+        strcmp(cmd, "bound"))
         return ind_fail(e, "unknown preset '%s' (small or std)", o->preset);
     if (strcmp(cmd, "grid") == 0) {
         if (!o->out)
@@ -158,10 +188,13 @@ static int run(const char *cmd, const opts *o, int nargs, char **args,
     }
     if (strcmp(cmd, "model") == 0)
         return cmd_model(o, e);
+    if (strcmp(cmd, "bound") == 0)
+        return cmd_bound(o, nargs, args, nth, e);
     if (strcmp(cmd, "score") == 0) {
         if (nargs != 2)
             return ind_fail(e, "score: need RVTAB and TRUTH");
-        int rc = ind_score(args[0], args[1], o->num[O_CHECK], check_snr, e);
+        int rc = ind_score(args[0], args[1], o->bound, o->num[O_CHECK],
+                           check_snr, e);
         if (rc > 0)
             e->msg[0] = '\0';
         return rc ? -1 : 0;
@@ -189,6 +222,8 @@ int main(int argc, char **argv)
     o.num[O_LO] = 3450;
     o.num[O_HI] = 10000;
     o.num[O_DLNL] = 1e-5;
+    o.num[O_NPOLY] = 10;
+    o.num[O_STEP] = 1;
     int rc = parse(argc - 1, argv + 1, &o, &check_snr);
     if (rc)
         return rc > 0 ? 0 : 2;
