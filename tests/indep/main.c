@@ -10,10 +10,12 @@
 #include <string.h>
 
 static const char USAGE[] =
-    "usage: rvfit-indep grid --out DIR [--preset small|std] [--seed S] [--threads N]\n"
+    "usage: rvfit-indep grid --out DIR [--preset small|std|small-fa] [--seed S]\n"
+    "           [--threads N]\n"
     "       rvfit-indep spectra --out FILE --truth FILE [--nstar N] [--seed S]\n"
-    "           [--preset small|std] [--snr-min 3] [--snr-max 60] [--vmax 500]\n"
-    "           [--vsini-max 10] [--model-seed S (= grid --seed, default 1)]\n"
+    "           [--preset small|std|small-fa] [--snr-min 3] [--snr-max 60]\n"
+    "           [--vmax 500] [--vsini-max 10]\n"
+    "           [--model-seed S (= grid --seed, default 1)]\n"
     "           [--ablate cosmics,skyres,distortion,lsfshape,rotation,nodes]\n"
     "           [--threads N]\n"
     "       rvfit-indep model --teff T --logg G [--feh F] [--alpha A] [--seed S]\n"
@@ -164,7 +166,7 @@ static int run(const char *cmd, const opts *o, int nargs, char **args,
     const ind_preset *ps = ind_preset_find(o->preset);
     if (!ps && strcmp(cmd, "score") && strcmp(cmd, "model") &&
         strcmp(cmd, "bound"))
-        return ind_fail(e, "unknown preset '%s' (small or std)", o->preset);
+        return ind_fail(e, "unknown preset '%s' (small, std or small-fa)", o->preset);
     if (strcmp(cmd, "grid") == 0) {
         if (!o->out)
             return ind_fail(e, "grid: --out DIR is required");
