@@ -206,11 +206,12 @@ static int ivar_times4(const char *src, const char *dst)
 
 /* Two stars at S/N 20 and the same two at 80 (the star draws do not
  * depend on the S/N range's ends: only the S/N itself changes); the first
- * coadd again with 4 times its IVAR. */
+ * coadd again with 4 times its IVAR; the first with a flux scale as the
+ * only continuum. */
 static void test_coadd(const char *dir)
 {
     const ind_preset *ps = ind_preset_find("small");
-    char co[3][1100], tr[2][1100], bd[4][1100];
+    char co[3][1100], tr[2][1100], bd[5][1100];
     double snr[2] = {20.0, 80.0};
     ind_err e = {{0}};
     int rc = 0;
@@ -224,12 +225,12 @@ static void test_coadd(const char *dir)
     snprintf(co[2], sizeof co[2], "%s/bound_coadd2.fits", dir);
     if (!rc && ivar_times4(co[0], co[2]))
         rc = ind_fail(&e, "%s: cannot write", co[2]);
-    /* steps 1 and 0.5 at S/N 20, S/N 80, IVAR x 4 */
-    static const int src[4] = {0, 0, 1, 2};
-    for (int k = 0; k < 4 && !rc; k++) {
+    /* steps 1 and 0.5 at S/N 20, S/N 80, IVAR x 4, npoly 1 */
+    static const int src[5] = {0, 0, 1, 2, 0};
+    for (int k = 0; k < 5 && !rc; k++) {
         int t = src[k] == 1;
         snprintf(bd[k], sizeof bd[k], "%s/bound%d.fits", dir, k);
-        ind_bound_args b = {co[src[k]], tr[t], bd[k], 0, 0, 10,
+        ind_bound_args b = {co[src[k]], tr[t], bd[k], 0, 0, k == 4 ? 1 : 10,
                             IND_BASIS_GAUSS, k == 1 ? 0.5 : 1.0,
                             {snr[t], snr[t], 500, 10, 0}, 2};
         rc = ind_bound_write(&b, &e);
@@ -237,17 +238,21 @@ static void test_coadd(const char *dir)
     check(rc == 0, e.msg[0] ? e.msg : "coadds and bounds written", rc, 0);
     if (rc)
         return;
-    double v[4][2 * IND_NPAR];
-    for (int k = 0; k < 4; k++)
+    double v[5][2 * IND_NPAR];
+    for (int k = 0; k < 5; k++)
         rc |= read_bounds(bd[k], v[k], 2);
     check(rc == 0, "bounds read back", rc, 0);
-    double conv = 0.0, lo = 1e9, hi = 0.0, half = 0.0;
+    double conv = 0.0, lo = 1e9, hi = 0.0, half = 0.0, shape = 1e9,
+           mono = 1e9;
     for (int i = 0; i < 2 * IND_NPAR; i++) {
         conv = fmax(conv, fabs(v[1][i] / v[0][i] - 1.0));
         double s = v[0][i] / v[2][i]; /* 4x the S/N */
         lo = fmin(lo, s);
         hi = fmax(hi, s);
         half = fmax(half, fabs(v[3][i] / v[0][i] - 0.5));
+        mono = fmin(mono, v[0][i] / v[4][i]);
+        if (i / 2 == 1) /* TEFF (v[p * 2 + star]) */
+            shape = fmin(shape, v[0][i] / v[4][i]);
     }
     check(conv < 1e-3, "half the difference steps: largest change", conv, 0);
     check(half < 1e-6, "IVAR x 4: bound / 2 (largest deviation)", half, 0);
@@ -255,6 +260,13 @@ static void test_coadd(const char *dir)
      * weigh less against the star's own, so its lines count more */
     check(lo > 3.9 && hi < 4.6, "S/N x 4: bound / 4 (smallest ratio)", lo, 4);
     check(lo > 3.9 && hi < 4.6, "S/N x 4: bound / 4 (largest ratio)", hi, 4);
+    /* more nuisance columns never add information; and the continuum's
+     * shape trades against Teff's colour, so marginalising it must
+     * matter (these stars: 6-8x) */
+    check(mono > 1.0 - 1e-9, "npoly 10 / npoly 1: every bound >= (smallest)",
+          mono, 1);
+    check(shape > 1.5, "npoly 10 / npoly 1: TEFF bound (smallest ratio)",
+          shape, 1.5);
     /* a coadd the seeds do not describe is refused */
     ind_bound_args b = {co[0], tr[0], bd[0], 0, 0, 10, IND_BASIS_GAUSS, 1.0,
                         {3, 60, 500, 10, 0}, 1};
@@ -265,7 +277,7 @@ static void test_coadd(const char *dir)
         remove(co[k]);
     for (int k = 0; k < 2; k++)
         remove(tr[k]);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 5; k++)
         remove(bd[k]);
 }
 
