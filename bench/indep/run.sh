@@ -14,7 +14,11 @@
 # WORK (bench/indep/work), RVFIT_BUILD (build-bench), FORCE=1 remakes the
 # grid, libraries and coadd, RVSPECFIT (auto: also fit with rvspecfit when
 # bench/rvspecfit/.venv exists; 1: install it there first, as
-# bench/rvspecfit/run.sh does; 0: rvfit only).
+# bench/rvspecfit/run.sh does; 0: rvfit only), BOUND (0; 1: each star's
+# Cramer-Rao bound by rvfit-indep bound, about 1.7 CPU-s per star, cached,
+# and rms((fit - true)/bound) per S/N bin in the scores), RVFIT_SET (empty;
+# space-separated KEY=VALUE given to rvfit fit as --set, e.g.
+# "templates.cubic=TEFF,LOGG,FEH templates.log_flux=1").
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -22,6 +26,7 @@ NSTAR=${NSTAR:-100} SEED=${SEED:-1} PRESET=${PRESET:-small}
 NTHREADS=${NTHREADS:-2} MODEL_SEED=${MODEL_SEED:-1} ABLATE=${ABLATE:-}
 WORK=${WORK:-$HERE/work} BUILD=${RVFIT_BUILD:-$ROOT/build-bench}
 FORCE=${FORCE:-0} RVSPECFIT=${RVSPECFIT:-auto}
+BOUND=${BOUND:-0} RVFIT_SET=${RVFIT_SET:-}
 VENV=$ROOT/bench/rvspecfit/.venv
 . "$HERE/common.sh"
 indep_build
@@ -36,11 +41,25 @@ if [ "$FORCE" = 1 ] || [ ! -f "$coadd" ]; then
         ${ABLATE:+--ablate "$ABLATE"} --threads "$NTHREADS"
 fi
 
-rm -rf "out-rvfit-$tag" && mkdir -p "out-rvfit-$tag"
-log "rvfit fit, $NTHREADS threads"
-time "$RV" fit -t "$lib" -o "out-rvfit-$tag" -j "$NTHREADS" --no-models \
-    "$coadd" 2>"fit-rvfit-$tag.log"
-"$IND" score "out-rvfit-$tag/rvtab_$coadd" "$truth" >"score-rvfit-$tag.txt"
+bound_args=()
+if [ "$BOUND" = 1 ]; then
+    if [ "$FORCE" = 1 ] || [ ! -f "bound-$tag.fits" ]; then
+        log "Cramer-Rao bound of each star (about 1.7 CPU-s per star)"
+        time "$IND" bound "$coadd" "$truth" --out "bound-$tag.fits" \
+            --threads "$NTHREADS"
+    fi
+    bound_args=(--bound "bound-$tag.fits")
+fi
+set_args=()
+for kv in $RVFIT_SET; do set_args+=(--set "$kv"); done
+
+rtag=$tag${RVFIT_SET:+-$(printf %s "$RVFIT_SET" | tr -c 'A-Za-z0-9=.' '_')}
+rm -rf "out-rvfit-$rtag" && mkdir -p "out-rvfit-$rtag"
+log "rvfit fit, $NTHREADS threads${RVFIT_SET:+, --set $RVFIT_SET}"
+time "$RV" fit -t "$lib" -o "out-rvfit-$rtag" -j "$NTHREADS" --no-models \
+    "${set_args[@]}" "$coadd" 2>"fit-rvfit-$rtag.log"
+"$IND" score "out-rvfit-$rtag/rvtab_$coadd" "$truth" "${bound_args[@]}" \
+    >"score-rvfit-$rtag.txt"
 
 # --- rvspecfit on the same grid and coadd (its DESI recipe with the
 # resolution matrix, as bench/rvspecfit/run.sh's "resmat" mode) ------------
@@ -64,7 +83,8 @@ if [ "$RVSPECFIT" != 0 ] && [ -x "$VENV/bin/rvs_desi_fit" ]; then
     time PATH=$VENV/bin:$PATH rvs_desi_fit --nthreads "$NTHREADS" \
         --config "$rlib/config.yaml" --resolution_matrix --no_subdirs \
         --output_dir "out-rvs-$tag" "$coadd" >"fit-rvs-$tag.log" 2>&1
-    "$IND" score "out-rvs-$tag/rvtab_$coadd" "$truth" >"score-rvs-$tag.txt"
+    "$IND" score "out-rvs-$tag/rvtab_$coadd" "$truth" "${bound_args[@]}" \
+        >"score-rvs-$tag.txt"
 fi
 
 # --- report -------------------------------------------------------------------
@@ -82,10 +102,10 @@ if [ "$have_rvs" = 1 ]; then
                for (i = 1; i <= n; i++) {
                    printf "%-9s %s\n", "rvfit", row[b[i], "rvfit"];
                    printf "%-9s %s\n", "rvspecfit", row[b[i], "rvspecfit"] } }' \
-        "score-rvfit-$tag.txt" "score-rvs-$tag.txt"
+        "score-rvfit-$rtag.txt" "score-rvs-$tag.txt"
 else
     echo "rvfit (rvspecfit not run: no $VENV; RVSPECFIT=1 installs it)"
-    cat "score-rvfit-$tag.txt"
+    cat "score-rvfit-$rtag.txt"
 fi
 # cross-check with the benchmark's own scorer when a Python with astropy is at
 # hand (it uses IQR/1.349 for the scatter)
@@ -93,7 +113,7 @@ for py in "$ROOT/bench/.venv/bin/python" "$VENV/bin/python"; do
     if [ -x "$py" ] && "$py" -c 'import astropy' 2>/dev/null; then
         echo
         echo "bench/evaluate.py (rvfit):"
-        "$py" "$ROOT/bench/evaluate.py" "out-rvfit-$tag/rvtab_$coadd" "$truth"
+        "$py" "$ROOT/bench/evaluate.py" "out-rvfit-$rtag/rvtab_$coadd" "$truth"
         if [ "$have_rvs" = 1 ]; then
             echo "bench/evaluate.py (rvspecfit):"
             "$py" "$ROOT/bench/evaluate.py" "out-rvs-$tag/rvtab_$coadd" "$truth"

@@ -17,16 +17,34 @@ static void star_source(void *ctx, const ind_hgrid *rest, double *flux,
     ind_spectrum(q->ll, q->s, rest, flux, work);
 }
 
-/* Noiseless model, sky and response on the pixels of every arm. */
-static void arm_models(const ind_obsctx *c, const ind_draw *d, ind_obs *o,
-                       ind_work *w)
+int ind_model_pixels(const ind_obsctx *c, const ind_draw *d, ind_work *w)
+{
+    star_src q = {c->ll, &d->p};
+    if (ind_hires_observed(&c->g, d->vrad, d->vsini, star_source, &q,
+                           w->spec, w->hires))
+        return -1;
+    if (d->lratio > 0) { /* a twin companion: its light added */
+        if (ind_hires_observed(&c->g, d->vrad2, d->vsini, star_source, &q,
+                               w->cum, w->hires))
+            return -1;
+        for (size_t k = 0; k < c->g.n; k++)
+            w->spec[k] += d->lratio * w->cum[k];
+    }
+    ind_cumulate(&c->g, w->spec, w->cum);
+    const ind_arm *arms = ind_desi_arms();
+    for (int a = 0; a < IND_NARM; a++)
+        ind_arm_observe(&arms[a], &d->fib, &c->g, w->spec, w->cum,
+                        w->model[a], w->scratch);
+    return 0;
+}
+
+/* Resolution matrix, sky and response on the pixels of every arm. */
+static void arm_models(const ind_draw *d, ind_obs *o, ind_work *w)
 {
     const ind_arm *arms = ind_desi_arms();
     for (int a = 0; a < IND_NARM; a++) {
         const ind_arm *arm = &arms[a];
         ind_arm_resolution(arm, &d->fib, o->res[a]);
-        ind_arm_observe(arm, &d->fib, &c->g, w->spec, w->cum,
-                        w->model[a], w->scratch);
         ind_sky_pixels(arm, &d->fib, w->sky[a], w->skyl[a]);
         for (size_t i = 0; i < arm->n; i++) {
             w->sky[a][i] += w->skyl[a][i];
@@ -67,7 +85,7 @@ static double solve_exposure(const ind_obsctx *c, ind_work *w, double snr)
     return exp(0.5 * (lo + hi));
 }
 
-static double distortion(const double *cf, double x)
+double ind_distortion(const double *cf, double x)
 {
     double p2 = 0.5 * (3.0 * x * x - 1.0), p3 = 0.5 * x * (5.0 * x * x - 3.0);
     return 1.0 + cf[0] + cf[1] * x + cf[2] * p2 + cf[3] * p3;
@@ -110,7 +128,7 @@ static void arm_output(const ind_obsctx *c, const ind_draw *d, int a,
     }
     cosmics(arm, rcr, d->cosmic_rate, sig, extra, o->mask[a]);
     for (size_t i = 0; i < n; i++) {
-        double g = distortion(d->dist[a], 2.0 * (double)i / (double)(n - 1) - 1.0);
+        double g = ind_distortion(d->dist[a], 2.0 * (double)i / (double)(n - 1) - 1.0);
         o->flux[a][i] = (float)(g * (w->model[a][i] + extra[i]));
         o->ivar[a][i] = (float)(1.0 / (g * g * sig[i] * sig[i]));
     }
@@ -130,27 +148,22 @@ static void arm_output(const ind_obsctx *c, const ind_draw *d, int a,
     o->flux_int[a] = integ;
 }
 
+double ind_flux_scale(const ind_draw *d, ind_work *w)
+{
+    const ind_arm *arms = ind_desi_arms();
+    memcpy(w->all, w->model[1], arms[1].n * sizeof(double));
+    return d->fmed / ind_median(w->all, arms[1].n);
+}
+
 int ind_observe(const ind_obsctx *c, const ind_draw *d, uint64_t seed,
                 size_t i, ind_obs *o, ind_work *w, ind_err *e)
 {
-    star_src q = {c->ll, &d->p};
-    if (ind_hires_observed(&c->g, d->vrad, d->vsini, star_source, &q,
-                           w->spec, w->hires))
+    if (ind_model_pixels(c, d, w))
         return ind_fail(e, "star %zu: vsini %.1f km/s too large", i,
                         d->vsini);
-    if (d->lratio > 0) { /* a twin companion: its light added */
-        if (ind_hires_observed(&c->g, d->vrad2, d->vsini, star_source, &q,
-                               w->cum, w->hires))
-            return ind_fail(e, "star %zu: vsini %.1f km/s too large", i,
-                            d->vsini);
-        for (size_t k = 0; k < c->g.n; k++)
-            w->spec[k] += d->lratio * w->cum[k];
-    }
-    ind_cumulate(&c->g, w->spec, w->cum);
-    arm_models(c, d, o, w);
+    arm_models(d, o, w);
     const ind_arm *arms = ind_desi_arms();
-    memcpy(w->all, w->model[1], arms[1].n * sizeof(double));
-    double k = d->fmed / ind_median(w->all, arms[1].n);
+    double k = ind_flux_scale(d, w);
     for (int a = 0; a < IND_NARM; a++)
         for (size_t j = 0; j < arms[a].n; j++)
             w->model[a][j] *= k;

@@ -1,7 +1,7 @@
 /* rvfit-indep: an independent synthetic-data generator for testing rvfit
  * (see docs/independent-generator.md).  Subcommands: grid, spectra,
- * epochs, model, score, score-epochs. */
-#include "mock.h"
+ * epochs, model, bound, score, score-epochs. */
+#include "bound.h"
 #include "util.h"
 
 #include <getopt.h>
@@ -10,15 +10,21 @@
 #include <string.h>
 
 static const char USAGE[] =
-    "usage: rvfit-indep grid --out DIR [--preset small|std] [--seed S] [--threads N]\n"
+    "usage: rvfit-indep grid --out DIR [--preset small|std|small-fa] [--seed S]\n"
+    "           [--threads N]\n"
     "       rvfit-indep spectra --out FILE --truth FILE [--nstar N] [--seed S]\n"
-    "           [--preset small|std] [--snr-min 3] [--snr-max 60] [--vmax 500]\n"
-    "           [--vsini-max 10] [--model-seed S (= grid --seed, default 1)]\n"
+    "           [--preset small|std|small-fa] [--snr-min 3] [--snr-max 60]\n"
+    "           [--vmax 500] [--vsini-max 10]\n"
+    "           [--model-seed S (= grid --seed, default 1)]\n"
     "           [--ablate cosmics,skyres,distortion,lsfshape,rotation,nodes]\n"
     "           [--threads N]\n"
     "       rvfit-indep model --teff T --logg G [--feh F] [--alpha A] [--seed S]\n"
     "           [--lo 3450] [--hi 10000] [--dlnl 1e-5] [--norm]  (text to stdout)\n"
-    "       rvfit-indep score RVTAB TRUTH [--check-absdv KMS --check-snr X]\n"
+    "       rvfit-indep bound COADD TRUTH --out FILE [--first I] [--count N]\n"
+    "           [--npoly 10] [--basis gauss|legendre] [--step 1] [--threads N]\n"
+    "           [--snr-min/--snr-max/--vmax/--vsini-max as given to spectra]\n"
+    "       rvfit-indep score RVTAB TRUTH [--bound FILE]\n"
+    "           [--check-absdv KMS --check-snr X]\n"
     "       rvfit-indep epochs --out DIR --truth FILE [--nstar N] [--seed S]\n"
     "           [--nexp-min 2] [--nexp-max 8] [--nfile 4] [--binary-frac 0.3]\n"
     "           [--k-min 0.5] [--k-max 100] [--p-min 1] [--p-max 1000]\n"
@@ -32,10 +38,11 @@ enum { O_NSTAR, O_SEED, O_SNRMIN, O_SNRMAX, O_VMAX, O_VSINI, O_MSEED,
        O_THREADS, O_TEFF, O_LOGG, O_FEH, O_ALPHA, O_LO, O_HI, O_DLNL,
        O_CHECK, O_NEXPMIN, O_NEXPMAX, O_NFILE, O_BFRAC, O_KMIN, O_KMAX,
        O_PMIN, O_PMAX, O_SPAN, O_KSP, O_FLO, O_FHI, O_PLO, O_PHI, O_CK,
-       O_CMIN, O_SB2FRAC, O_PMINN, O_NUM };
+       O_CMIN, O_SB2FRAC, O_PMINN, O_FIRST, O_COUNT, O_NPOLY, O_STEP,
+       O_NUM };
 
 typedef struct {
-    const char *out, *truth, *preset, *ablate;
+    const char *out, *truth, *preset, *ablate, *basis, *bound;
     double num[O_NUM];
     int norm, check, joint_better;
 } opts;
@@ -53,7 +60,9 @@ static int parse(int argc, char **argv, opts *o, double *check_snr)
         {"lo", 1, 0, 1000 + O_LO}, {"hi", 1, 0, 1000 + O_HI},
         {"dlnl", 1, 0, 1000 + O_DLNL}, {"check-absdv", 1, 0, 1000 + O_CHECK},
         {"check-snr", 1, 0, 999}, {"norm", 0, 0, 'n'}, {"help", 0, 0, 'h'},
-        {"ablate", 1, 0, 'a'},
+        {"ablate", 1, 0, 'a'}, {"basis", 1, 0, 'b'}, {"bound", 1, 0, 'B'},
+        {"first", 1, 0, 1000 + O_FIRST}, {"count", 1, 0, 1000 + O_COUNT},
+        {"npoly", 1, 0, 1000 + O_NPOLY}, {"step", 1, 0, 1000 + O_STEP},
         {"nexp-min", 1, 0, 1000 + O_NEXPMIN},
         {"nexp-max", 1, 0, 1000 + O_NEXPMAX}, {"nfile", 1, 0, 1000 + O_NFILE},
         {"binary-frac", 1, 0, 1000 + O_BFRAC}, {"k-min", 1, 0, 1000 + O_KMIN},
@@ -83,6 +92,10 @@ static int parse(int argc, char **argv, opts *o, double *check_snr)
             o->check = 1;
         else if (c == 'J')
             o->joint_better = 1;
+        else if (c == 'b')
+            o->basis = optarg;
+        else if (c == 'B')
+            o->bound = optarg;
         else if (c >= 999 && c < 1000 + O_NUM) {
             char *end;
             double v = strtod(optarg, &end);
@@ -130,6 +143,25 @@ static int cmd_model(const opts *o, ind_err *e)
     ind_hgrid_free(&g);
     ind_linelist_free(&ll);
     return 0;
+}
+
+static int cmd_bound(const opts *o, int nargs, char **args, int nth,
+                     ind_err *e)
+{
+    if (nargs != 2 || !o->out)
+        return ind_fail(e, "bound: need COADD, TRUTH and --out FILE");
+    int basis = !o->basis || !strcmp(o->basis, "gauss") ? IND_BASIS_GAUSS
+              : !strcmp(o->basis, "legendre") ? IND_BASIS_LEGENDRE : -1;
+    if (basis < 0)
+        return ind_fail(e, "bound: --basis '%s': gauss or legendre",
+                        o->basis);
+    if (o->num[O_FIRST] < 0 || o->num[O_COUNT] < 0)
+        return ind_fail(e, "bound: --first and --count must be >= 0");
+    ind_bound_args a = {args[0], args[1], o->out, (size_t)o->num[O_FIRST],
+        (size_t)o->num[O_COUNT], (int)o->num[O_NPOLY], basis,
+        o->num[O_STEP], {o->num[O_SNRMIN], o->num[O_SNRMAX],
+        o->num[O_VMAX], o->num[O_VSINI], 0}, nth};
+    return ind_bound_write(&a, e);
 }
 
 /* --ablate: comma-separated names of the effects to switch off. */
@@ -199,8 +231,9 @@ static int run(const char *cmd, const opts *o, int nargs, char **args,
                                     : ind_default_threads();
     const ind_preset *ps = ind_preset_find(o->preset);
     if (!ps && strcmp(cmd, "score") && strcmp(cmd, "model") &&
-        strcmp(cmd, "score-epochs"))
-        return ind_fail(e, "unknown preset '%s' (small or std)", o->preset);
+        strcmp(cmd, "score-epochs") && strcmp(cmd, "bound"))
+        return ind_fail(e, "unknown preset '%s' (small, std or small-fa)",
+                        o->preset);
     if (strcmp(cmd, "grid") == 0) {
         if (!o->out)
             return ind_fail(e, "grid: --out DIR is required");
@@ -228,10 +261,13 @@ static int run(const char *cmd, const opts *o, int nargs, char **args,
         return cmd_score_epochs(o, nargs, args, e);
     if (strcmp(cmd, "model") == 0)
         return cmd_model(o, e);
+    if (strcmp(cmd, "bound") == 0)
+        return cmd_bound(o, nargs, args, nth, e);
     if (strcmp(cmd, "score") == 0) {
         if (nargs != 2)
             return ind_fail(e, "score: need RVTAB and TRUTH");
-        int rc = ind_score(args[0], args[1], o->num[O_CHECK], check_snr, e);
+        int rc = ind_score(args[0], args[1], o->bound, o->num[O_CHECK],
+                           check_snr, e);
         if (rc > 0)
             e->msg[0] = '\0';
         return rc ? -1 : 0;
@@ -276,6 +312,8 @@ int main(int argc, char **argv)
     o.num[O_CK] = 8;
     o.num[O_CMIN] = 0;
     o.num[O_PMINN] = 20;
+    o.num[O_NPOLY] = 10;
+    o.num[O_STEP] = 1;
     int rc = parse(argc - 1, argv + 1, &o, &check_snr);
     if (rc)
         return rc > 0 ? 0 : 2;

@@ -79,6 +79,14 @@ typedef struct {
 
 int ind_observe(const ind_obsctx *c, const ind_draw *d, uint64_t seed,
                 size_t i, ind_obs *o, ind_work *w, ind_err *e);
+/* The noiseless detector pixels of every arm (w->model, before the flux
+ * scale) of the star d describes; -1 when its vsini is too large. */
+int ind_model_pixels(const ind_obsctx *c, const ind_draw *d, ind_work *w);
+/* The factor that brings the median R-arm pixel of w->model to d->fmed
+ * (w->all is overwritten). */
+double ind_flux_scale(const ind_draw *d, ind_work *w);
+/* Calibration distortion 1 + sum c_k P_k(x) at x in [-1, 1]. */
+double ind_distortion(const double *cf, double x);
 
 /* Rest-frame spectrum source for ind_hires_observed. */
 typedef void (*ind_source_fn)(void *ctx, const ind_hgrid *rest, double *flux,
@@ -170,10 +178,12 @@ typedef struct {
 int ind_score_epochs(const char *rvtab, const char *truth,
                      char *const *single, int nsingle,
                      const ind_epoch_checks *ck, ind_err *e);
-/* Prints recovered-vs-true statistics per S/N bin.  With check_absdv > 0
+/* Prints recovered-vs-true statistics per S/N bin, and with a bound file
+ * (ind_bound_write) rms((fit - true) / bound) per parameter.  With
+ * check_absdv > 0
  * returns 1 unless the median |VRAD - true| of the stars with S/N >
  * check_snr is below check_absdv; -1 on error. */
-int ind_score(const char *rvtab, const char *truth, double check_absdv,
-              double check_snr, ind_err *e);
+int ind_score(const char *rvtab, const char *truth, const char *bound,
+              double check_absdv, double check_snr, ind_err *e);
 
 #endif

@@ -203,25 +203,106 @@ static void bin_eval(const table *t, double lo, double hi, bin_stats *r)
     free(x);
 }
 
-/* Prints the table; returns 1 when --check failed, -1 on error. */
-int ind_score(const char *rvtab, const char *truth, double check_absdv,
-              double check_snr, ind_err *e)
+static const struct { const char *name; double lo, hi; } bins[] = {
+    {"S/N<5", 0, 5}, {"5-15", 5, 15}, {">15", 15, INFINITY},
+    {"all", -INFINITY, INFINITY}};
+#define NBIN (sizeof bins / sizeof bins[0])
+
+/* The bounds of the rvtab's stars (NaN where the file has none), in the
+ * order VRAD, TEFF, LOGG, FEH, ALPHAFE. */
+static int read_bound(const char *path, const table *t, double *bd,
+                      ind_err *e)
+{
+    static const char *names[5] = {"VRAD", "TEFF", "LOGG", "FEH", "ALPHAFE"};
+    fitsfile *fp = NULL;
+    int st = 0;
+    long nrow = 0;
+    fits_open_table(&fp, path, READONLY, &st);
+    fits_movnam_hdu(fp, BINARY_TBL, "BOUND", 0, &st);
+    fits_get_num_rows(fp, &nrow, &st);
+    size_t n = st ? 0 : (size_t)nrow;
+    long long *tid = calloc(n + 1, sizeof *tid);
+    double *v = calloc(5 * n + 1, sizeof *v);
+    if (!st && (!tid || !v))
+        st = MEMORY_ALLOCATION;
+    read_col(fp, "TARGETID", TLONGLONG, n, tid, &st);
+    for (int k = 0; k < 5; k++)
+        read_col(fp, names[k], TDOUBLE, n, v + k * n, &st);
+    if (fp)
+        fits_close_file(fp, &(int){0});
+    for (size_t i = 0; i < t->n && !st; i++) {
+        size_t j = 0;
+        while (j < n && tid[j] != t->tid[i])
+            j++;
+        for (int k = 0; k < 5; k++)
+            bd[k * t->n + i] = j < n ? v[k * n + j] : NAN;
+    }
+    free(tid);
+    free(v);
+    return st ? ind_fits_fail(e, st, path, "reading HDU BOUND") : 0;
+}
+
+/* rms and median of (fit - true) / bound per parameter and S/N bin. */
+static void print_bound(const table *t, const double *bd)
+{
+    static const int fit[5] = {C_VRAD, C_TEFF, C_LOGG, C_FEH, C_ALPHA};
+    static const int tru[5] = {T_VRAD, T_TEFF, T_LOGG, T_FEH, T_ALPHA};
+    double *x = malloc((t->n + 1) * sizeof *x), med, dum;
+    if (!x)
+        return;
+    printf("\n%-6s %4s %7s %7s %7s %7s %7s   (rms of (fit - true) / "
+           "Cramer-Rao bound; median in brackets)\n", "bin", "n", "VRAD",
+           "TEFF", "LOGG", "FEH", "ALPHAFE");
+    for (size_t b = 0; b < NBIN; b++) {
+        double rms[5], mid[5];
+        size_t nb = 0;
+        for (int p = 0; p < 5; p++) {
+            size_t k = 0;
+            double ss = 0.0;
+            for (size_t i = 0; i < t->n; i++) {
+                double snr = t->tv[T_SNR][i];
+                double r = (t->col[fit[p]][i] - t->tv[tru[p]][i]) /
+                           bd[p * t->n + i];
+                if (snr >= bins[b].lo && snr < bins[b].hi && isfinite(r)) {
+                    x[k++] = r;
+                    ss += r * r;
+                }
+            }
+            rms[p] = k ? sqrt(ss / (double)k) : NAN;
+            robust(x, k, &med, &dum);
+            mid[p] = med;
+            nb = k > nb ? k : nb;
+        }
+        printf("%-6s %4zu", bins[b].name, nb);
+        for (int p = 0; p < 5; p++)
+            printf(" %5.2f(%+.2f)", rms[p], mid[p]);
+        printf("\n");
+    }
+    free(x);
+}
+
+/* Prints the tables; returns 1 when --check failed, -1 on error. */
+int ind_score(const char *rvtab, const char *truth, const char *bound,
+              double check_absdv, double check_snr, ind_err *e)
 {
     table t = {0};
+    double *bd = NULL;
     int rc = read_rvtab(rvtab, &t, e);
     if (!rc)
         rc = read_truth(truth, &t, e);
+    if (!rc && bound) {
+        bd = malloc((5 * t.n + 1) * sizeof *bd);
+        rc = bd ? read_bound(bound, &t, bd, e) : ind_fail(e, "out of memory");
+    }
     if (rc) {
+        free(bd);
         free_table(&t);
         return -1;
     }
-    static const struct { const char *name; double lo, hi; } bins[] = {
-        {"S/N<5", 0, 5}, {"5-15", 5, 15}, {">15", 15, INFINITY},
-        {"all", -INFINITY, INFINITY}};
     printf("%-6s %4s %7s %7s %5s %6s %7s %6s %6s %6s %6s %6s %5s\n", "bin",
            "n", "dV med", "dV rsd", "pull", ">5sig", "dTeff", "sTeff",
            "dlogg", "slogg", "dFeH", "sFeH", "warn");
-    for (size_t b = 0; b < sizeof bins / sizeof bins[0]; b++) {
+    for (size_t b = 0; b < NBIN; b++) {
         bin_stats r;
         bin_eval(&t, bins[b].lo, bins[b].hi, &r);
         printf("%-6s %4zu %7.2f %7.2f %5.2f %6.3f %7.0f %6.0f %6.2f %6.2f "
@@ -231,7 +312,7 @@ int ind_score(const char *rvtab, const char *truth, double check_absdv,
     }
     printf("\n%-6s %4s %7s %7s %7s %7s   (pull widths of the parameters)\n",
            "bin", "n", "TEFF", "LOGG", "FEH", "ALPHAFE");
-    for (size_t b = 0; b < sizeof bins / sizeof bins[0]; b++) {
+    for (size_t b = 0; b < NBIN; b++) {
         bin_stats r;
         bin_eval(&t, bins[b].lo, bins[b].hi, &r);
         printf("%-6s %4zu %7.2f %7.2f %7.2f %7.2f\n", bins[b].name, r.n,
@@ -250,6 +331,9 @@ int ind_score(const char *rvtab, const char *truth, double check_absdv,
     if (sw > 0)
         printf("weighted mean dV = %.3f +- %.3f km/s\n", swd / sw,
                1.0 / sqrt(sw));
+    if (bd)
+        print_bound(&t, bd);
+    free(bd);
     if (check_absdv > 0) {
         bin_stats r;
         bin_eval(&t, check_snr, INFINITY, &r);

@@ -10,6 +10,10 @@ static const ind_preset PRESETS[] = {
      1e-5},
     {"std", 4000, 7000, 250, 1.0, 5.0, 0.5, -2.0, 0.5, 0.5, 0.0, 0.4, 0.4,
      6e-6},
+    /* small with [Fe/H] and [alpha/Fe] twice as dense: separates those
+     * axes' interpolation error from the rest (1,155 models) */
+    {"small-fa", 4000, 7000, 500, 1.0, 5.0, 1.0, -2.0, 0.5, 0.25, 0.0, 0.4,
+     0.2, 1e-5},
 };
 
 const ind_preset *ind_preset_find(const char *name)
