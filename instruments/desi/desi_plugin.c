@@ -4,7 +4,6 @@
 
 #include "desi_internal.h"
 
-#define DESI_PLUGIN_VERSION "1.0.0"
 
 /* [instrument.desi] keys; see desi_parse_opts() in desi_open.c. */
 static const char *const desi_config_keys[] = {"fiberstatus_mask",
@@ -48,7 +47,7 @@ static const rvfit_plugin desi_descriptor = {
     .size = sizeof(rvfit_plugin),
     .kind = RVFIT_PLUGIN_INSTRUMENT,
     .name = "desi",
-    .version = DESI_PLUGIN_VERSION,
+    .version = RVFIT_RELEASE,
     .description = "DESI coadd/spectra files (CFITSIO): B/R/Z arms with "
                    "per-fibre resolution matrices; synthetic coadds",
     .config_keys = desi_config_keys,

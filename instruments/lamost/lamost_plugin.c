@@ -5,7 +5,6 @@
 
 #include "lamost_internal.h"
 
-#define LAMOST_PLUGIN_VERSION "1.0.0"
 
 /* [instrument.lamost] keys; see lamost_parse_opts() in lamost_opts.c. */
 static const char *const lamost_config_keys[] = {
@@ -50,7 +49,7 @@ static const rvfit_plugin lamost_descriptor = {
     .size = sizeof(rvfit_plugin),
     .kind = RVFIT_PLUGIN_INSTRUMENT,
     .name = "lamost",
-    .version = LAMOST_PLUGIN_VERSION,
+    .version = RVFIT_RELEASE,
     .description = "LAMOST LRS spec files, DR1-DR7 image or DR8+ COADD "
                    "table (one arm, Gaussian LSF at R ~ 1800); synthetic "
                    "spec files",

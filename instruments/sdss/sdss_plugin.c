@@ -4,7 +4,6 @@
 
 #include "sdss_internal.h"
 
-#define SDSS_PLUGIN_VERSION "1.0.0"
 
 /* [instrument.sdss] keys; see sdss_parse_opts() in sdss_opts.c. */
 static const char *const sdss_config_keys[] = {"lam_min", "lam_max", "step",
@@ -39,7 +38,7 @@ static const rvfit_plugin sdss_descriptor = {
     .size = sizeof(rvfit_plugin),
     .kind = RVFIT_PLUGIN_INSTRUMENT,
     .name = "sdss",
-    .version = SDSS_PLUGIN_VERSION,
+    .version = RVFIT_RELEASE,
     .description = "SDSS/BOSS spec-PLATE-MJD-FIBER.fits files or text lists "
                    "of them (one BOSS arm, Gaussian LSF from WDISP); "
                    "synthetic spec files",

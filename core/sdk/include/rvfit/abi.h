@@ -38,6 +38,11 @@
 #define RVFIT_ABI_MAJOR 3
 #define RVFIT_ABI_MINOR 0
 
+/* The rvfit release these headers come with (CMake refuses to configure
+ * when it differs from the project's VERSION).  The plugins released with
+ * rvfit report it as their version; a plugin of its own keeps its own. */
+#define RVFIT_RELEASE "0.1.0"
+
 /* A table version: major in the high 16 bits, minor in the low 16. */
 #define RVFIT_MAKE_VERSION(major, minor)                                   \
     (((uint32_t)(major) << 16) | (uint32_t)(minor))
