@@ -6,12 +6,14 @@
 #    OpenCL CPU device such as PoCL, and says why in its first lines;
 #    `[backend.opencl] device_type = cpu` asks for the CPU device; a single
 #    `opencl` still takes it (CI's OpenCL tests run on PoCL).
-# The second part needs the opencl plugin and PoCL, and no GPU: it skips
-# its checks otherwise, saying why.
+# The second part (argument `fallback`: test_e2e_backend_fallback.sh)
+# needs the opencl plugin and PoCL, and no GPU: it skips (77) otherwise,
+# saying why.
 set -u
+part=${1:-typo}
 : "${RVFIT_BIN:?}" "${RVFIT_TEST_DATA:?}" "${RVFIT_TEST_TMP:?}"
 fail() { echo "FAIL: $*"; exit 1; }
-t="$RVFIT_TEST_TMP/backend_choice"
+t="$RVFIT_TEST_TMP/backend_$part"
 rm -rf "$t" && mkdir -p "$t"
 "$RVFIT_BIN" mock spectra -i desi -n 2 --seed 7 --out "$t/two.fits" \
     --truth "$t/truth.fits" > "$t/mock.log" 2>&1 || fail "mock: $(cat "$t/mock.log")"
@@ -31,7 +33,7 @@ print(next((h[i + 10:i + 80].split("\x27")[1].strip()
 }
 
 # 1. a typo, alone and inside a list
-for list in "gpu, cpu" "cuda, gpu" "gpu"; do
+[ "$part" = typo ] && for list in "gpu, cpu" "cuda, gpu" "gpu"; do
     fit typo typo.log -b "$list"; rc=$?
     cat "$t/typo.log"
     [ $rc = 2 ] || fail "-b '$list': exit $rc, want 2"
@@ -40,25 +42,26 @@ for list in "gpu, cpu" "cuda, gpu" "gpu"; do
     [ ! -e "$t/typo/rvtab_two.fits" ] || fail "-b '$list': an output was written"
 done
 
+if [ "$part" = typo ]; then
+    echo "test_e2e_backend_choice: passed"
+    exit 0
+fi
+
 # 2. the fallback list on a machine without a GPU
+skip() { echo "SKIPPED: $*"; exit 77; }
 case ",${RVFIT_PLUGINS_BUILT:?}," in
     *,rvfit_backend_opencl,*) ;;
-    *) echo "SKIPPED (part 2): the opencl backend was not built"
-       echo "test_e2e_backend_choice: passed"; exit 0 ;;
+    *) skip "the opencl backend was not built" ;;
 esac
 plugins=$("$RVFIT_BIN" plugins --devices 2>&1)
 if printf '%s\n' "$plugins" | grep -qE '\((GPU|accelerator), [0-9]+ MiB\)'; then
-    echo "SKIPPED (part 2): an OpenCL GPU is present:"; printf '%s\n' "$plugins"
-    echo "test_e2e_backend_choice: passed"; exit 0
+    printf '%s\n' "$plugins"; skip "an OpenCL GPU is present"
 fi
 if printf '%s\n' "$plugins" | awk '/backend +cuda /{f=1} f&&/status:/{print; exit}' | grep -q 'status: available'; then
-    echo "SKIPPED (part 2): a CUDA device is present"
-    echo "test_e2e_backend_choice: passed"; exit 0
+    skip "a CUDA device is present"
 fi
 if ! printf '%s\n' "$plugins" | grep -qE '\(CPU, [0-9]+ MiB\)'; then
-    echo "SKIPPED (part 2): no OpenCL CPU device (PoCL) to leave out:"
-    printf '%s\n' "$plugins"
-    echo "test_e2e_backend_choice: passed"; exit 0
+    printf '%s\n' "$plugins"; skip "no OpenCL CPU device (PoCL) to leave out"
 fi
 
 fit list list.log -b "cuda, opencl, cpu" || fail "the list: $(cat "$t/list.log")"
@@ -85,4 +88,4 @@ grep -q "backend 'opencl' chosen: position 2" "$t/ask.log" ||
 fit one one.log -b opencl || fail "a single opencl: $(cat "$t/one.log")"
 grep -q "backend 'opencl' chosen: \[backend\] name names it alone" "$t/one.log" ||
     fail "a single opencl was not used strictly: $(cat "$t/one.log")"
-echo "test_e2e_backend_choice: passed"
+echo "test_e2e_backend_fallback: passed"
