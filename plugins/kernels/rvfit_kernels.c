@@ -697,6 +697,9 @@ DEVFN void rvk_moment_sums(int npix, int np, int nb, GLOBAL const real *mb,
                 KADD(acc[r], cmp[r], x);
             }
         }
+        /* The pass's reduction, written out as in rvk_normal_sums: as a
+         * shared device function taking acc[] (private, live across its
+         * barriers) PoCL returned wrong sums. */
         for (int r = 0; r < nc; r++)
             red[r * wg + lid] = acc[r];
         BARRIER();
