@@ -405,7 +405,7 @@ int rb_read(run_ctx *c, run_batch *rb, void *h, const rvfit_file_info *info,
     return read_staged(c, rb, h, info, first, k, path, err);
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t esz)
+int run_grow(void **p, size_t *cap, size_t need, size_t esz)
 {
     if (need <= *cap)
         return 0;
@@ -422,7 +422,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t esz)
 
 int rb_add_seg(run_batch *rb, run_seg **seg, rvfit_err *err)
 {
-    if (grow((void **)&rb->seg, &rb->segcap, rb->nseg + 1, sizeof *rb->seg))
+    if (run_grow((void **)&rb->seg, &rb->segcap, rb->nseg + 1, sizeof *rb->seg))
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "batch: out of memory");
     *seg = &rb->seg[rb->nseg++];
     memset(*seg, 0, sizeof **seg);
@@ -431,7 +431,7 @@ int rb_add_seg(run_batch *rb, run_seg **seg, rvfit_err *err)
 
 int rb_add_end(run_batch *rb, run_unit *u, rvfit_err *err)
 {
-    if (grow((void **)&rb->ends, &rb->endcap, rb->nend + 1,
+    if (run_grow((void **)&rb->ends, &rb->endcap, rb->nend + 1,
              sizeof *rb->ends))
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "batch: out of memory");
     rb->ends[rb->nend++] = u;

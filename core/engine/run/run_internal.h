@@ -207,6 +207,9 @@ size_t rb_read_max(const run_batch *rb, const rvfit_file_info *info);
 /* Room for one more segment / end; 0 or RVFIT_ERR_NOMEM. */
 int rb_add_seg(run_batch *rb, run_seg **seg, rvfit_err *err);
 int rb_add_end(run_batch *rb, run_unit *u, rvfit_err *err);
+/* *p (of *cap elements of esz bytes) grown by doubling to hold need;
+ * 0, or -1 when out of memory (*p untouched). */
+int run_grow(void **p, size_t *cap, size_t need, size_t esz);
 /* Results and model buffers for the fit. */
 int rb_alloc_results(run_batch *rb, int models, rvfit_err *err);
 /* Give the band matrices, the flux (unless keep_flux) and ivar (if

@@ -83,21 +83,6 @@ static int path_ranks(run_jindex *ix, uint32_t *rank)
     return 0;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t esz)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? 2 * *cap : 1024;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * esz);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
-}
-
 /* Can an input with info join the index's arms (the same arms in the
  * same order, resolution kinds and band widths)?  The first usable input
  * in path order sets them; npix grows to the widest. */
@@ -166,7 +151,8 @@ static int index_input(run_ctx *c, size_t i, uint32_t prank, size_t *cap,
                            "memory");
     if (!rc && n)
         rc = J->ep->epochs(h, 0, n, ep, &e);
-    if (!rc && grow((void **)&ix->exp, cap, ix->nexp + n, sizeof *ix->exp))
+    if (!rc &&
+        run_grow((void **)&ix->exp, cap, ix->nexp + n, sizeof *ix->exp))
         rc = rvfit_err_set(fatal, RVFIT_ERR_NOMEM, "joint index: out of "
                            "memory");
     for (size_t k = 0; k < n && !rc; k++) {
