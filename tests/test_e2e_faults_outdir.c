@@ -65,6 +65,7 @@ static void foreign_lock(void)
     CHECK_MSG(tu_count_files(out, ".rvfit.lock") == 1, "the holder's lock "
               "file was removed by the refused run");
     free(log);
+    log = NULL;
     close(fd);
     log = NULL;
     rc = fit(out, "", in, &log);

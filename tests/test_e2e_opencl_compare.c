@@ -37,6 +37,7 @@ int main(void)
     CHECK_MSG(p && !strncmp(p, "status: available", 17),
               "opencl backend built but %s:\n%s", why, log ? log : "");
     free(log);
+    log = NULL;
     if (tu_failures)
         return tu_finish("test_e2e_opencl_compare");
     for (int i = 0; i < 20; i++)

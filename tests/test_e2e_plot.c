@@ -227,6 +227,7 @@ int main(void)
     CHECK_MSG(rc == 0, "fit with --plot-dir: %d\n%s", rc, log);
     CHECK(tu_contains(log, "4 figures in"));
     free(log);
+    log = NULL;
     snprintf(path, sizeof path, "%s/rvtab_coadd-mock.fits", out);
     CHECK_MSG(access(path, R_OK) == 0, "%s not written", path);
     CHECK_MSG(tu_count_files(plots, ".png") == 5, "%d figures",
@@ -250,6 +251,7 @@ int main(void)
                                    "output.chisq_v=1"),
               "rvfit plot without scans: %d\n%s", rc, log);
     free(log);
+    log = NULL;
 
     snprintf(plots, sizeof plots, "%s/figs/some", out);
     snprintf(opt, sizeof opt, "--plot-dir '%s' --plot-targetid "
@@ -257,6 +259,7 @@ int main(void)
     rc = fit(out, opt, &log);
     CHECK_MSG(rc == 0, "fit with --plot-targetid: %d\n%s", rc, log);
     free(log);
+    log = NULL;
     CHECK_MSG(tu_count_files(plots, ".png") == 3, "%d figures",
               tu_count_files(plots, ".png"));
     CHECK(tu_count_files(plots, "coadd-mock_summary.png") == 1);

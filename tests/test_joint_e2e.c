@@ -180,8 +180,6 @@ int main(void)
     /* the output exists: an error, or kept */
     snprintf(cmd, sizeof cmd, "'%s' fit -t '%s' -o '%s/a' --epochs joint %s",
              bin, lib, dir, f1);
-    free(log);
-    log = NULL;
     rc = tu_run(cmd, &log);
     CHECK_MSG(rc != 0 && tu_contains(log, "exists"), "existing output: "
               "exit %d\n%s", rc, log);
@@ -191,8 +189,6 @@ int main(void)
     /* no epochs from this instrument: refused, naming why */
     snprintf(cmd, sizeof cmd, "'%s' fit -t '%s' -o '%s/x' --epochs joint -i "
              "sdss %s", bin, lib, dir, f1);
-    free(log);
-    log = NULL;
     rc = tu_run(cmd, &log);
     CHECK_MSG(rc == 2 && tu_contains(log, "epochs") &&
                   tu_contains(log, "sdss"),

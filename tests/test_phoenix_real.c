@@ -410,8 +410,6 @@ static int build(const char *ini, const char *ini0)
     fclose(f);
     snprintf(cmd, sizeof cmd, "'%s' templates --grid '%s' -i lamost -c "
              "'%s' --out '%s/libs'", tu_env("RVFIT_BIN"), grid, ini_s, dir);
-    free(log);
-    log = NULL;
     int src = tu_run(cmd, &log);
     CHECK_MSG(src != 0 && tu_contains(log, "3 models cannot span 3 "
                                            "dimensions"), "%s", log);

@@ -163,6 +163,10 @@ long long tu_read_key(const char *path, int hdu, const char *key)
 
 int tu_run(const char *cmd, char **output)
 {
+    if (output) { /* the previous output, reused by most callers */
+        free(*output);
+        *output = NULL;
+    }
     char full[40000];
     snprintf(full, sizeof full, "(%s) 2>&1", cmd);
     FILE *p = popen(full, "r");
@@ -515,10 +519,6 @@ int tu_rvfit(char **log, const char *fmt, ...)
     vsnprintf(args, sizeof args, fmt, ap);
     va_end(ap);
     snprintf(cmd, sizeof cmd, "'%s' %s", tu_env("RVFIT_BIN"), args);
-    if (log) {
-        free(*log);
-        *log = NULL;
-    }
     int rc = tu_run(cmd, log);
     CHECK_MSG(rc == 0, "failed: %s\n%s", cmd, log && *log ? *log : "");
     return rc;

@@ -111,8 +111,9 @@ void tu_library_one_arm(rvfit_library *lib, size_t npix, float *flux);
  * rows); NULL on failure with the reason on stderr. */
 double *tu_read_col(const char *path, const char *ext, const char *col,
                     long *n);
-/* Run a shell command, capturing stdout+stderr into a malloc'ed string;
- * returns the exit status (or -1). */
+/* Run a shell command, capturing stdout+stderr into a malloc'ed string
+ * (*output: NULL or an earlier output, which is freed first); returns
+ * the exit status (or -1). */
 int tu_run(const char *cmd, char **output);
 /* Integer keyword of HDU number hdu (1 = primary); -1 if absent. */
 long long tu_read_key(const char *path, int hdu, const char *key);
