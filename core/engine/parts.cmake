@@ -47,7 +47,8 @@ rvfit_engine_part(prep prep.h -
 # several spectra (fit_group.c)
 rvfit_engine_part(fit fit.h fit_internal.h
   fit.c fit_eval.c fit_result.c fit_group.c
-  stage_init.c stage_optim.c stage_vrefine.c stage_hessian.c stage_diag.c
+  stage_init.c stage_optim.c stage_clip.c stage_vrefine.c stage_hessian.c
+  stage_diag.c
   newton.c nelder_mead.c quad.c err_interp.c err_pin.c)
 # several spectra of one object fitted together: the joint driver, the
 # constant-velocity fit and its statistics, the two-velocity test

@@ -122,6 +122,14 @@ static const key_desc keys[] = {
      "[alpha/Fe] and vsini and one velocity per exposure, plus the "
      "constant-velocity fit and its chi^2 and p-value (also --epochs; "
      "outputs: docs/output-format.md)"},
+    {"fit", "clip", K_DOUBLE, OFF(clip), 0, 0, 1000, "5",
+     "reject pixels more than this many sigma ABOVE the best-fit model "
+     "(unflagged cosmic rays, hot pixels, sky-line residuals) and their "
+     "two neighbours, then re-optimise; sigma is the pixel's own, or the "
+     "arm's robust residual scale where that is larger; below-model "
+     "pixels are never rejected (they carry template mismatch and absorption "
+     "the model misses).  0: keep every pixel.  Columns NCLIP_<arm> "
+     "(docs/output-format.md)"},
     {"fit", "sb2", K_BOOL, OFF(sb2), 0, 0, 1, "0",
      "with epochs = joint: test every exposure for a second velocity (two "
      "copies of the fitted template, the second at another velocity with "

@@ -11,8 +11,10 @@
 const char *rvfit_stage_label(int stage)
 {
     static const char *names[] = {"read",    "init",    "optimize",
-                                  "vrefine", "hessian", "diagnostics",
-                                  "write",   "wait"};
+                                  "clip",    "vrefine", "hessian",
+                                  "diagnostics", "write", "wait"};
+    _Static_assert(sizeof names / sizeof *names == RVFIT_NSTAGE,
+                   "a label per stage");
     return stage >= 0 && stage < RVFIT_NSTAGE ? names[stage] : "?";
 }
 
@@ -33,6 +35,14 @@ int rvfit_fit_opts_from_config(const rvfit_config *c, rvfit_fit_opts *o,
     o->scale_errors = (int)c->scale_errors;
     o->interp_errors = (int)c->interp_errors;
     o->sb2 = (int)c->sb2;
+    /* Below ~3 sigma the Gaussian noise itself would be clipped (one
+     * pixel in 700 at 3), and the one-sided rejection would pull the
+     * continuum down. */
+    if (c->clip != 0 && !(c->clip >= 3))
+        return rvfit_err_set(err, RVFIT_ERR_CONFIG,
+                             "[fit] clip = %g: use 0 (off) or at least 3 "
+                             "(sigma)", c->clip);
+    o->clip = c->clip;
     if (strcasecmp(c->epochs, "single") && strcasecmp(c->epochs, "joint"))
         return rvfit_err_set(err, RVFIT_ERR_CONFIG,
                              "[fit] epochs '%s': use single or joint",
@@ -93,6 +103,8 @@ static void teardown(fit_ctx *f)
     free(f->vskew);
     free(f->vkurt);
     free(f->npts);
+    for (int a = 0; a < RVFIT_MAX_ARMS; a++)
+        free(f->clip_ivar[a]);
     rvfit_stencil_buf_free(&f->sbuf);
 }
 
@@ -101,6 +113,7 @@ static void teardown(fit_ctx *f)
 const fit_stage fit_stages[FIT_NSTAGES] = {
     {RVFIT_ST_INIT, fit_stage_init},       /* stage_init.c    */
     {RVFIT_ST_OPTIM, fit_stage_optim},     /* stage_optim.c   */
+    {RVFIT_ST_CLIP, fit_stage_clip},       /* stage_clip.c    */
     {RVFIT_ST_VREFINE, fit_stage_vrefine}, /* stage_vrefine.c */
     {RVFIT_ST_HESSIAN, fit_stage_hessian}, /* stage_hessian.c */
     {RVFIT_ST_DIAG, fit_stage_diag},       /* stage_diag.c    */

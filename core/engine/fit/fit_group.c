@@ -76,6 +76,15 @@ size_t fit_group_size(const fit_ctx *f, size_t s)
     return f->grp ? members(f, s, &mem) : 1;
 }
 
+size_t fit_group_members(const fit_ctx *f, const size_t *s,
+                         const size_t **mem)
+{
+    if (f->grp)
+        return members(f, *s, mem);
+    *mem = s;
+    return 1;
+}
+
 static int grow(void **p, size_t *cap, size_t need, size_t esz)
 {
     if (need <= *cap)

@@ -59,6 +59,12 @@ typedef struct fit_ctx {
     int cur_stage;
     rvfit_result *res;            /* [nspec] the caller's results       */
     float *const *models;         /* [narm] best-fit models, or NULL   */
+    /* The clip stage's batch: the caller's with the arms' ivar replaced
+     * by copies (clip_ivar[a], owned; NULL: the arm is the caller's)
+     * whose rejected pixels are 0.  b points here once a pixel is
+     * rejected, so that every later stage counts the pixels used. */
+    rvfit_batch clipb;
+    float *clip_ivar[RVFIT_MAX_ARMS];
 } fit_ctx;
 
 /* Backend calls (fit_eval.c) with the core-side penalties (velocity
@@ -95,6 +101,11 @@ void fit_group_free(fit_ctx *f);
 void fit_group_sync(fit_ctx *f);
 /* Usable spectra of the object spectrum s belongs to (1 without groups). */
 size_t fit_group_size(const fit_ctx *f, size_t s);
+/* The usable spectra of the object *s belongs to (without groups: *s
+ * alone, *mem = s); their count.  The first is the object's act[]
+ * spectrum. */
+size_t fit_group_members(const fit_ctx *f, const size_t *s,
+                         const size_t **mem);
 void fit_group_sync_errors(fit_ctx *f);
 
 /* Sets the out-of-memory error; returns its status. */
@@ -111,7 +122,7 @@ typedef struct fit_stage {
     int id;                  /* enum rvfit_stage_id */
     int (*run)(fit_ctx *f);
 } fit_stage;
-#define FIT_NSTAGES 5
+#define FIT_NSTAGES 6
 extern const fit_stage fit_stages[FIT_NSTAGES]; /* a single fit's */
 int fit_begin(fit_ctx *f);
 int fit_run_stages(fit_ctx *f, const fit_stage *st, size_t n);
@@ -120,6 +131,7 @@ int fit_end(fit_ctx *f, int rc);
 /* The stages (stage_*.c), in the order fit.c runs them. */
 int fit_stage_init(fit_ctx *f);
 int fit_stage_optim(fit_ctx *f);
+int fit_stage_clip(fit_ctx *f);
 int fit_stage_vrefine(fit_ctx *f);
 int fit_stage_hessian(fit_ctx *f);
 int fit_stage_diag(fit_ctx *f);

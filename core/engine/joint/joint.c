@@ -118,7 +118,7 @@ static int obj_sums(const fit_ctx *f, size_t o, rvfit_result *r)
     r->npix_tot = 0;
     for (int a = 0; a < RVFIT_MAX_ARMS; a++) {
         r->chisq[a] = r->chisq_c[a] = a < na ? 0 : NAN;
-        r->npix[a] = 0;
+        r->npix[a] = r->nclip[a] = 0;
     }
     for (size_t e = 0; e < nm; e++) {
         const rvfit_result *q = &f->res[mem[e]];
@@ -126,6 +126,7 @@ static int obj_sums(const fit_ctx *f, size_t o, rvfit_result *r)
             r->chisq[a] += q->chisq[a];
             r->chisq_c[a] += q->chisq_c[a];
             r->npix[a] += q->npix[a];
+            r->nclip[a] += q->nclip[a];
             used += q->npix[a] > 0;
             if (isfinite(q->sn[a]))
                 sn2[a] += q->sn[a] * q->sn[a];
@@ -277,7 +278,7 @@ int rvfit_fit_joint(rvfit_backend *be, const rvfit_library *lib,
         sb2[s] = (rvfit_sb2){NAN, NAN, NAN};
     const fit_stage stages[FIT_NSTAGES] = {
         fit_stages[0], fit_stages[1], fit_stages[2], fit_stages[3],
-        {RVFIT_ST_DIAG, joint_stage_diag}};
+        fit_stages[4], {RVFIT_ST_DIAG, joint_stage_diag}};
     int rc = fit_begin(&j.f);
     if (!rc)
         rc = fit_group_setup(&j.f, nobj, obj_off);

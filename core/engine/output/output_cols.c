@@ -41,6 +41,17 @@ void out_col_add(out_cols *c, const char *name, const char *form,
     add(c, name, form, unit, comment, kind, index);
 }
 
+void out_nclip_columns(out_cols *c, const rvfit_file_info *info)
+{
+    char name[72], com[72];
+    for (int a = 0; a < info->narm; a++) {
+        snprintf(name, sizeof name, "NCLIP_%s", info->arm[a].name);
+        snprintf(com, sizeof com, "pixels of arm %s rejected above the model",
+                 info->arm[a].name);
+        add(c, name, "J", "", com, OC_NCLIP, a);
+    }
+}
+
 void out_rvtab_columns(out_cols *c, const rvfit_library *lib,
                        const rvfit_file_info *info)
 {
@@ -92,6 +103,7 @@ void out_rvtab_columns(out_cols *c, const rvfit_library *lib,
                  info->arm[a].name);
         add(c, name, "D", "", com, OC_SN, a);
     }
+    out_nclip_columns(c, info);
     add(c, "RVS_WARN", "J", "", "warning bits (docs/output-format.md)",
         OC_WARN, 0);
     add(c, "SUCCESS", "L", "", "RVS_WARN == 0", OC_SUCCESS, 0);
@@ -117,6 +129,7 @@ double out_value(const out_col *c, const rvfit_result *r)
     case OC_CHISQ_C: return r->chisq_c[c->index];
     case OC_SN: return r->sn[c->index];
     case OC_NPIX_TOT: return (double)r->npix_tot;
+    case OC_NCLIP: return (double)r->nclip[c->index];
     case OC_WARN: return (double)r->warn;
     case OC_SUCCESS: return r->warn == 0;
     default: return NAN;

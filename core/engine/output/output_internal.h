@@ -18,7 +18,8 @@
 enum out_col_kind {
     OC_VRAD, OC_VRAD_ERR, OC_VRAD_SKEW, OC_VRAD_KURT, OC_VSINI, OC_PARAM,
     OC_PARAM_ERR, OC_PARAM_ERR_INTERP, OC_CHISQ_TOT, OC_CHISQ_C_TOT,
-    OC_CHISQ_RED, OC_NPIX_TOT, OC_CHISQ, OC_CHISQ_C, OC_SN, OC_WARN, OC_SUCCESS,
+    OC_CHISQ_RED, OC_NPIX_TOT, OC_CHISQ, OC_CHISQ_C, OC_SN, OC_NCLIP, OC_WARN,
+    OC_SUCCESS,
     /* joint outputs (output_joint.c) */
     OC_NEPOCH, OC_VRAD_CHISQ, OC_VRAD_PVALUE, OC_VRAD_SCATTER, OC_TARGETID,
     OC_OBJKEY, OC_EXPID, OC_MJD, OC_INPUT, OC_ROW, OC_SB2_DCHISQ,
@@ -59,6 +60,8 @@ struct rvfit_output {
 
 void out_rvtab_columns(out_cols *c, const rvfit_library *lib,
                        const rvfit_file_info *info);
+/* NCLIP_<arm> of each arm of info (RVTAB and RVEPOCH). */
+void out_nclip_columns(out_cols *c, const rvfit_file_info *info);
 /* Append a column (name, TFORM, unit, description, kind, index); "dex"
  * as unit goes into the description.  Nothing when c is full. */
 void out_col_add(out_cols *c, const char *name, const char *form,

@@ -68,6 +68,7 @@ static void epoch_columns(rvfit_output *o, const rvfit_file_info *info,
                  info->arm[a].name);
         out_col_add(c, name, "D", "", com, OC_SN, a);
     }
+    out_nclip_columns(c, info);
     out_col_add(c, "RVS_WARN", "J", "", "warning bits of the exposure",
                 OC_WARN, 0);
     int w = input_len < 1 ? 1 : input_len > 4096 ? 4096 : (int)input_len;
@@ -172,6 +173,17 @@ static void put_strings(fitsfile *f, int col, LONGLONG r0, size_t n,
     fits_write_col(f, TSTRING, col, r0, 1, (LONGLONG)n, (void *)v, st);
 }
 
+/* A numeric column's value into *k (integer forms) or *d. */
+static void out_number(const out_col *col, const rvfit_result *r, double *d,
+                       long long *k)
+{
+    double v = out_value(col, r);
+    if (col->form[0] == 'J' || col->form[0] == 'K')
+        *k = (long long)v;
+    else
+        *d = v;
+}
+
 /* One column of RVTAB for the batch's objects. */
 static void rvtab_col(rvfit_output *o, int c, LONGLONG r0,
                       const rvfit_joint_rows *r, double *d, long long *k,
@@ -192,7 +204,7 @@ static void rvtab_col(rvfit_output *o, int c, LONGLONG r0,
         case OC_NPIX_TOT: k[i] = J->r.npix_tot; break;
         case OC_WARN: k[i] = J->r.warn; break;
         case OC_SUCCESS: l[i] = J->r.warn == 0; break;
-        default: d[i] = out_value(col, &J->r);
+        default: out_number(col, &J->r, &d[i], &k[i]);
         }
     }
     if (col->kind == OC_OBJKEY)
@@ -225,7 +237,7 @@ static void epoch_col(rvfit_output *o, int c, LONGLONG r0,
         case OC_SB2_DCHISQ: d[i] = r->sb2 ? r->sb2[i].dchisq : NAN; break;
         case OC_SB2_VRAD2: d[i] = r->sb2 ? r->sb2[i].vrad2 : NAN; break;
         case OC_SB2_FRATIO: d[i] = r->sb2 ? r->sb2[i].fratio : NAN; break;
-        default: d[i] = out_value(col, &r->res[i]);
+        default: out_number(col, &r->res[i], &d[i], &k[i]);
         }
     }
     if (col->kind == OC_OBJKEY || col->kind == OC_INPUT)

@@ -13,7 +13,9 @@
  * only wavelengths, results and models, so the band matrices (most of a
  * batch's bytes) and the flux go at once and ivar after the fit, to the
  * reader's next batch (run_mem.c).  Memory then holds about one full
- * batch besides the backend's copy. */
+ * batch besides the backend's copy.  With [fit] clip the fit loads the
+ * batch again, so everything stays until the fit ends: about one more
+ * batch. */
 static void fit_one(run_ctx *c, run_batch *rb)
 {
     rvfit_run *r = c->r;
@@ -34,8 +36,10 @@ static void fit_one(run_ctx *c, run_batch *rb)
         rc = r->be->ops->load_batch(r->be->state, &rb->b, &r->fo.model, &e);
         if (rc)
             rvfit_err_prefix(&e, "backend '%s': load_batch", r->be->name);
-        /* the two-velocity test reads the flux after the fit */
-        rb_drop_spectra(c, &rb->b, 0, c->J && r->fo.sb2);
+        /* the clip stage loads the batch again (flux, resolution); the
+         * two-velocity test reads the flux after the fit */
+        if (!(r->fo.clip > 0))
+            rb_drop_spectra(c, &rb->b, 0, c->J && r->fo.sb2);
     }
     float *const *models = r->cfg->write_models ? rb->models : NULL;
     if (!rc && c->J)

@@ -101,6 +101,13 @@ int rvfit_session_fit(rvfit_session *s, int models, rvfit_err *err)
                              "%zu spectra", s->nspec);
     rc = rvfit_fit_batch(&s->be, &s->lib, &s->b, &s->fo, s->res,
                          models ? s->models : NULL, &s->prof, &s->host, err);
+    /* The clip stage leaves its rejections in the backend's batch: later
+     * chisq calls evaluate the spectra as loaded. */
+    if (rc == RVFIT_OK && s->fo.clip > 0) {
+        rc = s->be.ops->load_batch(s->be.state, &s->b, &s->fo.model, err);
+        if (rc)
+            rvfit_err_prefix(err, "backend '%s': load_batch", s->be.name);
+    }
     s->fitted = rc == RVFIT_OK;
     return rc;
 }

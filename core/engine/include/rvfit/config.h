@@ -88,6 +88,8 @@ typedef struct rvfit_config {
     char epochs[16];     /* "single" or "joint" (rvfit/joint.h)         */
     char joint_name[256]; /* joint outputs: rvtab_<joint_name>.fits    */
     long sb2;            /* 1: joint fits test for a second velocity   */
+    double clip;         /* sigma above the model that rejects a pixel
+                            (0: none; stage_clip.c)                      */
 } rvfit_config;
 
 /* Fill with defaults. */

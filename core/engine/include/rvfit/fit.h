@@ -76,13 +76,17 @@ typedef struct rvfit_result {
     int vscan_n;
     double vscan_v[RVFIT_VSCAN_MAX];
     double vscan_m2lnl[RVFIT_VSCAN_MAX];
+    /* Pixels per arm given ivar 0 by the clip stage ([fit] clip): far
+     * above the model; npix[] no longer counts them. */
+    long nclip[RVFIT_MAX_ARMS];
 } rvfit_result;
 
 /* Stages of the profile.  READ (reading and preparing input) and WRITE
  * overlap the fit when a run reads ahead; WAIT is the time the fit spent
  * waiting for input. */
 enum rvfit_stage_id {
-    RVFIT_ST_READ = 0, RVFIT_ST_INIT, RVFIT_ST_OPTIM, RVFIT_ST_VREFINE,
+    RVFIT_ST_READ = 0, RVFIT_ST_INIT, RVFIT_ST_OPTIM, RVFIT_ST_CLIP,
+    RVFIT_ST_VREFINE,
     RVFIT_ST_HESSIAN, RVFIT_ST_DIAG, RVFIT_ST_WRITE, RVFIT_ST_WAIT,
     RVFIT_NSTAGE
 };
@@ -118,6 +122,12 @@ typedef struct rvfit_fit_opts {
     /* Non-zero: joint fits test each spectrum for a second velocity
      * (rvfit_fit_joint, rvfit_sb2). */
     int sb2;
+    /* Pixels more than clip sigma above the best-fit model get ivar 0
+     * and their spectra are re-optimised (0: none).  The backend's
+     * resident batch then has those pixels at ivar 0 when the fit
+     * returns, and the batch's flux and resolution data must still be
+     * there when the fit starts (the clip stage reloads it). */
+    double clip;
 } rvfit_fit_opts;
 
 RVFIT_EXPORT int rvfit_fit_opts_from_config(const rvfit_config *c,

@@ -1,0 +1,285 @@
+/* stage_clip.c — between the optimiser and the velocity refinement:
+ * pixels far ABOVE the best-fit model (cosmic rays the extraction did not
+ * flag, hot pixels, sky-line residuals) get ivar 0, the batch is loaded
+ * again, and the objects that lost much chi^2 are re-optimised from where
+ * they were.  One unflagged cosmic ray of a few hundred sigma otherwise
+ * carries most of an arm's chi^2 and drags the velocity by several of its
+ * errors (docs/benchmarks.md, "Joint fits").  Pixels below the model are
+ * never rejected: there the model lacks absorption (template mismatch),
+ * and hiding it would hide the mismatch from CHISQ_RED and the errors.
+ *
+ * Each pass: models of the candidate spectra (all, then those whose
+ * parameters moved) in one backend call; pixels above clip * sigma and
+ * their two neighbours rejected; reload; -2 ln L refreshed at the optimum
+ * of every object that lost pixels; the optimiser rerun for those that
+ * lost more than CLIP_REOPT in chi^2.  At most CLIP_PASSES passes. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fit_internal.h"
+
+#define CLIP_PASSES 3
+/* chi^2 of the rejected pixels above which an object's parameters are
+ * fitted again: below it they move by a small part of their error. */
+#define CLIP_REOPT 25.0
+/* Median of chi^2 with one degree of freedom: median(r^2) / this is the
+ * robust variance of an arm's normalised residuals (1 for a good fit). */
+#define CLIP_MED_CHI2 0.45493642311957
+
+typedef struct clip_ctx {
+    fit_ctx *f;
+    size_t n;                       /* candidate spectra               */
+    size_t *cand;                   /* [nspec]                          */
+    float *model[RVFIT_MAX_ARMS];   /* [n * npix] their models          */
+    double *drop;                   /* [nspec] chi^2 rejected, by key   */
+    unsigned char *hit;             /* [nspec] lost pixels, by key      */
+    double *r, *r2;                 /* [max npix] scratch               */
+    size_t *sub;                    /* [nspec] act subset               */
+    rvfit_point *pts;               /* [nspec]                          */
+    double *m;                      /* [nspec]                          */
+} clip_ctx;
+
+static void clip_free(clip_ctx *c)
+{
+    for (int a = 0; a < RVFIT_MAX_ARMS; a++)
+        free(c->model[a]);
+    free(c->cand), free(c->drop), free(c->hit), free(c->r), free(c->r2);
+    free(c->sub);
+    free(c->pts), free(c->m);
+}
+
+/* The fit needs what load_batch reads: a run keeps the flux and the
+ * resolution data until the fit ends when clipping. */
+static int clip_check(const fit_ctx *f)
+{
+    const rvfit_batch *b = f->b;
+    for (int a = 0; a < b->narm; a++) {
+        const rvfit_arm_batch *A = &b->arm[a];
+        if (!A->flux || !A->ivar ||
+            (A->res_kind == RVFIT_RES_BAND && !A->res) ||
+            (A->res_kind == RVFIT_RES_LSF && !A->lsf))
+            return rvfit_err_set(f->err, RVFIT_ERR_INTERNAL,
+                                 "fit: [fit] clip needs arm %s's flux, ivar "
+                                 "and resolution data during the fit", A->name);
+    }
+    return RVFIT_OK;
+}
+
+static int clip_alloc(clip_ctx *c)
+{
+    fit_ctx *f = c->f;
+    const rvfit_batch *b = f->b;
+    size_t ns = b->nspec ? b->nspec : 1, maxpix = 1;
+    for (int a = 0; a < b->narm; a++) {
+        c->model[a] = malloc(ns * b->arm[a].npix * sizeof(float));
+        if (!c->model[a])
+            return fit_nomem(f);
+        maxpix = b->arm[a].npix > maxpix ? b->arm[a].npix : maxpix;
+    }
+    c->cand = malloc(ns * sizeof *c->cand);
+    c->drop = malloc(ns * sizeof *c->drop);
+    c->hit = malloc(ns);
+    c->r = malloc(maxpix * sizeof *c->r);
+    c->r2 = malloc(maxpix * sizeof *c->r2);
+    c->sub = malloc(ns * sizeof *c->sub);
+    c->pts = malloc(ns * sizeof *c->pts);
+    c->m = malloc(ns * sizeof *c->m);
+    if (!c->cand || !c->drop || !c->hit || !c->r || !c->r2 || !c->sub ||
+        !c->pts || !c->m)
+        return fit_nomem(f);
+    c->n = f->nxact;
+    memcpy(c->cand, f->xact, f->nxact * sizeof *c->cand);
+    return RVFIT_OK;
+}
+
+/* The k-th smallest of x[0..n-1] (partially reorders x). */
+static double select_kth(double *x, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        double p = x[lo + (hi - lo) / 2];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (x[i] < p)
+                i++;
+            while (x[j] > p)
+                j--;
+            if (i <= j) {
+                double t = x[i];
+                x[i] = x[j], x[j] = t;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            break;
+    }
+    return x[k];
+}
+
+/* The arm's ivar that rejections write to: a copy of the caller's,
+ * made at the first rejection in that arm. */
+static float *own_ivar(fit_ctx *f, int a)
+{
+    if (f->clip_ivar[a])
+        return f->clip_ivar[a];
+    const rvfit_arm_batch *A = &f->b->arm[a];
+    size_t bytes = f->b->nspec * A->npix * sizeof(float);
+    float *v = malloc(bytes ? bytes : 1);
+    if (!v)
+        return NULL;
+    memcpy(v, A->ivar, bytes);
+    if (f->b != &f->clipb) {
+        f->clipb = *f->b;
+        f->b = &f->clipb;
+    }
+    f->clip_ivar[a] = v;
+    f->clipb.arm[a].ivar = v;
+    return v;
+}
+
+/* Rejects the pixels of spectrum s, arm a (its model mod) above the
+ * threshold and their neighbours, judged on the residuals before this
+ * call; returns the number rejected (-1: no memory) and adds their chi^2
+ * to *drop. */
+static long clip_arm(clip_ctx *c, size_t s, int a, const float *mod,
+                     double *drop)
+{
+    fit_ctx *f = c->f;
+    const rvfit_arm_batch *A = &f->b->arm[a];
+    size_t np = rvfit_arm_npix(A, s), off = s * A->npix, n = 0;
+    const float *fl = A->flux + off, *iv = A->ivar + off;
+    double *r = c->r;
+    for (size_t i = 0; i < np; i++) {
+        r[i] = iv[i] > 0 && isfinite(mod[i])
+                   ? (fl[i] - mod[i]) * sqrt((double)iv[i])
+                   : NAN;
+        if (!isnan(r[i]))
+            c->r2[n++] = r[i] * r[i];
+    }
+    if (n < 3)
+        return 0;
+    double scale = sqrt(select_kth(c->r2, n, n / 2) / CLIP_MED_CHI2);
+    double t = f->o->clip * fmax(1.0, scale);
+    long k = 0;
+    float *w = NULL; /* this spectrum's ivar in the clip batch */
+    for (size_t i = 0; i < np; i++) {
+        if (!(r[i] > t))
+            continue;
+        if (!w) {
+            float *v = own_ivar(f, a);
+            if (!v)
+                return -1;
+            w = v + off;
+        }
+        for (size_t j = i ? i - 1 : 0; j <= i + 1 && j < np; j++)
+            if (!isnan(r[j]) && w[j] > 0) {
+                *drop += r[j] * r[j];
+                w[j] = 0;
+                k++;
+            }
+    }
+    return k;
+}
+
+/* The models of the candidates and their rejections; the number of
+ * spectra that lost pixels.  drop and hit are set by the object's key
+ * (its first usable spectrum). */
+static int clip_mark(clip_ctx *c, size_t *nhit)
+{
+    fit_ctx *f = c->f;
+    const rvfit_batch *b = f->b;
+    for (size_t i = 0; i < c->n; i++)
+        c->pts[i] = f->best[c->cand[i]];
+    int rc = fit_models(f, c->n, c->pts, c->model, NULL);
+    *nhit = 0;
+    for (size_t i = 0; i < c->n && !rc; i++) {
+        size_t s = c->cand[i];
+        const size_t *mem;
+        fit_group_members(f, &c->cand[i], &mem);
+        double d = 0;
+        long got = 0;
+        for (int a = 0; a < b->narm && got >= 0; a++) {
+            long k = clip_arm(c, s, a, c->model[a] + i * b->arm[a].npix, &d);
+            if (k > 0)
+                f->res[s].nclip[a] += k, got += k;
+            else if (k < 0)
+                got = -1;
+        }
+        if (got < 0)
+            return fit_nomem(f);
+        if (got) {
+            c->hit[mem[0]] = 1, c->drop[mem[0]] += d;
+            ++*nhit;
+        }
+    }
+    return rc;
+}
+
+/* After the reload: -2 ln L at the optimum of every object that lost
+ * pixels, then the optimiser for those that lost more than CLIP_REOPT;
+ * the next pass's candidates are the spectra of the latter. */
+static int clip_refit(clip_ctx *c)
+{
+    fit_ctx *f = c->f;
+    size_t nh = 0, nr = 0;
+    for (size_t i = 0; i < f->nact; i++)
+        if (c->hit[f->act[i]])
+            c->pts[nh] = f->best[f->act[i]], c->sub[nh++] = f->act[i];
+    int rc = nh ? fit_chisq_obj(f, nh, c->pts, c->m) : RVFIT_OK;
+    for (size_t i = 0; i < nh && !rc; i++) {
+        f->fbest[c->sub[i]] = c->m[i];
+        if (c->drop[c->sub[i]] > CLIP_REOPT)
+            c->sub[nr++] = c->sub[i];
+    }
+    if (rc || nr == 0) {
+        c->n = 0;
+        return rc;
+    }
+    size_t *act = f->act, nact = f->nact;
+    f->act = c->sub, f->nact = nr;
+    rc = fit_stage_optim(f);
+    f->act = act, f->nact = nact;
+    c->n = 0;
+    for (size_t i = 0; i < nr; i++) {
+        const size_t *mem;
+        size_t nm = fit_group_members(f, &c->sub[i], &mem);
+        memcpy(c->cand + c->n, mem, nm * sizeof *mem);
+        c->n += nm;
+    }
+    return rc;
+}
+
+int fit_stage_clip(fit_ctx *f)
+{
+    if (!(f->o->clip > 0))
+        return RVFIT_OK;
+    clip_ctx c = {.f = f};
+    int rc = clip_check(f);
+    if (!rc)
+        rc = clip_alloc(&c);
+    for (int pass = 0; pass < CLIP_PASSES && !rc && c.n; pass++) {
+        size_t nhit;
+        memset(c.hit, 0, f->b->nspec);
+        memset(c.drop, 0, f->b->nspec * sizeof *c.drop);
+        rc = clip_mark(&c, &nhit);
+        if (rc || nhit == 0)
+            break;
+        rc = f->be->ops->load_batch(f->be->state, f->b, &f->o->model,
+                                    f->err);
+        if (rc)
+            rvfit_err_prefix(f->err, "backend '%s': load_batch (clip)",
+                             f->be->name);
+        if (!rc)
+            rc = clip_refit(&c);
+    }
+    clip_free(&c);
+    return rc;
+}
