@@ -29,6 +29,10 @@
  * in TEFF) for two thirds of the clip stage's points; 400 and never
  * re-optimising left 1.05 and 1.10 sigma. */
 #define CLIP_REOPT 100.0
+/* Models per re-optimisation: it starts at the optimum, so most finish in
+ * 3-5 (212 exposures: p90 5, max 14), and the slowest would set the
+ * number of backend calls of every pass; the best point so far is kept. */
+#define CLIP_REOPT_ITER 8
 /* Median of chi^2 with one degree of freedom: median(r^2) / this is the
  * robust variance of an arm's normalised residuals (1 for a good fit). */
 #define CLIP_MED_CHI2 0.45493642311957
@@ -250,9 +254,16 @@ static int clip_refit(clip_ctx *c)
         return rc;
     }
     size_t *act = f->act, nact = f->nact;
-    f->act = c->sub, f->nact = nr;
+    const rvfit_fit_opts *o = f->o;
+    rvfit_fit_opts short_o = *o;
+    /* Nelder-Mead (simplex interpolator) starts a new simplex, vsini
+     * from its usual start: no shorter cap for it. */
+    if (rvfit_interp_kinks_on_nodes(o->interp) &&
+        short_o.max_iter > CLIP_REOPT_ITER)
+        short_o.max_iter = CLIP_REOPT_ITER;
+    f->act = c->sub, f->nact = nr, f->o = &short_o;
     rc = fit_stage_optim(f);
-    f->act = act, f->nact = nact;
+    f->act = act, f->nact = nact, f->o = o;
     c->n = 0;
     for (size_t i = 0; i < nr; i++) {
         const size_t *mem;
