@@ -47,10 +47,19 @@ typedef struct {
     const ind_linelist *ll;
     ind_hgrid g;                 /* observed-frame high-resolution grid */
     double rn2;                  /* read noise variance per pixel, e-^2 */
+    const ind_arm *arms;         /* the spectrograph's arms             */
+    int narm;
 } ind_obsctx;
 
+/* The DESI-like spectrograph. */
 int ind_obsctx_make(ind_obsctx *c, const ind_linelist *ll, double vsini_max,
                     ind_err *e);
+/* Any arms (narm <= IND_NARM); the high-resolution grid covers each log
+ * arm `margin` pixels beyond its kernels' reach, for copies of the arms
+ * moved by up to that much (ind_mrs). */
+int ind_obsctx_make_arms(ind_obsctx *c, const ind_linelist *ll,
+                         double vsini_max, const ind_arm *arms, int narm,
+                         double margin, ind_err *e);
 void ind_obsctx_free(ind_obsctx *c);
 
 /* Scratch space of one worker: high-resolution arrays, then per-arm pixel
@@ -63,11 +72,13 @@ typedef struct {
     double *all;                 /* all arm pixels together (medians) */
     double *scratch;             /* ind_arm_observe */
     double *buf;
+    size_t n1;                   /* pixels of arm 1 (ind_flux_scale)    */
 } ind_work;
 int ind_work_make(ind_work *w, const ind_obsctx *c, ind_err *e);
 void ind_work_free(ind_work *w);
 
-/* Caller-provided output buffers of one star (n = arm pixels). */
+/* Caller-provided output buffers of one star (n = arm pixels); res[a]
+ * NULL: no resolution matrix (an arm described by its LSF alone). */
 typedef struct {
     float *flux[IND_NARM], *ivar[IND_NARM], *res[IND_NARM];
     int32_t *mask[IND_NARM];
@@ -82,8 +93,8 @@ int ind_observe(const ind_obsctx *c, const ind_draw *d, uint64_t seed,
 /* The noiseless detector pixels of every arm (w->model, before the flux
  * scale) of the star d describes; -1 when its vsini is too large. */
 int ind_model_pixels(const ind_obsctx *c, const ind_draw *d, ind_work *w);
-/* The factor that brings the median R-arm pixel of w->model to d->fmed
- * (w->all is overwritten). */
+/* The factor that brings the median pixel of arm 1 (R) of w->model to
+ * d->fmed (w->all is overwritten). */
 double ind_flux_scale(const ind_draw *d, ind_work *w);
 /* Calibration distortion 1 + sum c_k P_k(x) at x in [-1, 1]. */
 double ind_distortion(const double *cf, double x);

@@ -256,9 +256,13 @@ static double line_centroid(double v, const ind_arm *arm, const ind_hgrid *g,
     double s0 = 0.0, s1 = 0.0;
     for (size_t i = 0; i < n; i++) {
         double l = ind_arm_lam(arm, i);
+        /* the pixel's width: constant in a linear arm, ~ lambda in a log
+         * arm */
+        double dl = ind_arm_lam_at(arm, (double)i + 0.5) -
+                    ind_arm_lam_at(arm, (double)i - 0.5);
         if (fabs(l - want) < 12.0) {
-            s0 += 1.0 - pix[i];
-            s1 += (1.0 - pix[i]) * l;
+            s0 += (1.0 - pix[i]) * dl;
+            s1 += (1.0 - pix[i]) * l * dl;
         }
     }
     free(hi);
@@ -328,7 +332,7 @@ static void test_doppler(void)
      * width hardly varies along this short arm, since a width gradient
      * shifts centroids by d(sigma^2)/d(lambda) */
     ind_arm arm = {"T", 5950.0, 0.8, 126, 0.68, 0.002, 0.0, 0.02, 0.03,
-                   0.05, -0.02, 6000.0, 1000.0};
+                   0.05, -0.02, 6000.0, 1000.0, 0, 5.5, 20};
     ind_hgrid g;
     ind_err e;
     if (ind_hgrid_make(&g, 5930.0, 6070.0, 3e-6, &e)) {
@@ -351,6 +355,35 @@ static void test_doppler(void)
                   "v=+450: classical 1+v/c is rejected (|diff| A)",
                   fabs(c - cls), 6000.0 * b * b / 2);
         }
+    }
+    free(work);
+    ind_hgrid_free(&g);
+}
+
+/* The same on an arm of pixels uniform in ln lambda with a Gaussian LSF
+ * of R = 7500, as the MRS arms (ind_mrs_arms): the kernel acts in ln
+ * lambda there. */
+static void test_doppler_log(void)
+{
+    double dln = 8.13e-6 * IND_LN10;
+    ind_arm arm = {"L", log(5950.0), dln, 898, 1.0 / (7500 * 2.3548), 0.0,
+                   0.0, 0, 0, 0, 0, 6000.0, 1000.0, 1, 20.0, 8};
+    ind_hgrid g;
+    ind_err e;
+    if (ind_hgrid_make(&g, 5900.0, 6100.0, 3e-6, &e)) {
+        check(0, e.msg, 0, 0);
+        return;
+    }
+    double *work = malloc(4 * g.n * sizeof *work);
+    static const double vs[] = {450.0, -300.0, 37.0};
+    for (int k = 0; k < 3; k++) {
+        double b = vs[k] / IND_C_KMS;
+        double rel = 6000.0 * sqrt((1.0 + b) / (1.0 - b));
+        double c = line_centroid(vs[k], &arm, &g, work, rel);
+        char what[96];
+        snprintf(what, sizeof what, "log arm, v=%+.0f km/s: centroid (A)",
+                 vs[k]);
+        check_close(what, c, rel, 5e-4);
     }
     free(work);
     ind_hgrid_free(&g);
@@ -572,6 +605,7 @@ int main(void)
     test_arm_rows();
     test_matrix_vs_data();
     test_doppler();
+    test_doppler_log();
     test_median();
     test_response();
     test_snr();
