@@ -12,6 +12,7 @@ typedef struct {
     double f0, f1, fstep;   /* [Fe/H] grid */
     double a0, a1, astep;   /* [alpha/Fe] grid */
     double dlnl;            /* template sampling */
+    double lam_lo, lam_hi;  /* grid range, vacuum A */
 } ind_preset;
 
 const ind_preset *ind_preset_find(const char *name);
@@ -168,6 +169,17 @@ typedef struct {
     double sb2_frac;             /* of the binaries: double-lined       */
 } ind_epochs_args;
 int ind_epochs_write(const ind_epochs_args *a, ind_err *e);
+/* Star s's number of epochs (in [nexp_min, nexp_max]) and orbit, from the
+ * stream (seed, s, 4): a binary_frac of stars are binaries (K1
+ * log-uniform in [k_min, k_max] km/s, period log-uniform in [p_min,
+ * p_max] d, e uniform in [0, 0.6], omega uniform, periastron t0 within a
+ * period of MJD 59000), a sb2_frac of those double-lined twins. */
+typedef struct {
+    int nexp, binary, sb2;
+    double k1, period, ecc, omega, t0; /* km/s, d, -, rad, MJD */
+    double qm, lratio;                 /* SB2: mass and light ratio  */
+} ind_orbit;
+void ind_orbit_draw(const ind_epochs_args *a, size_t s, ind_orbit *o);
 /* Radial velocity (km/s) at MJD t of a Keplerian orbit: systemic gamma,
  * semi-amplitude k, period (d), eccentricity, argument of periastron
  * omega (rad), time of periastron t0 (MJD). */

@@ -7,13 +7,19 @@
 
 static const ind_preset PRESETS[] = {
     {"small", 4000, 7000, 500, 1.0, 5.0, 1.0, -2.0, 0.5, 0.5, 0.0, 0.4, 0.4,
-     1e-5},
+     1e-5, 3450.0, 10000.0},
     {"std", 4000, 7000, 250, 1.0, 5.0, 0.5, -2.0, 0.5, 0.5, 0.0, 0.4, 0.4,
-     6e-6},
+     6e-6, 3450.0, 10000.0},
     /* small with [Fe/H] and [alpha/Fe] twice as dense: separates those
      * axes' interpolation error from the rest (1,155 models) */
     {"small-fa", 4000, 7000, 500, 1.0, 5.0, 1.0, -2.0, 0.5, 0.25, 0.0, 0.4,
-     0.2, 1e-5},
+     0.2, 1e-5, 3450.0, 10000.0},
+    /* for the LAMOST MRS arms (R ~ 7500, 5.6 km/s pixels): 0.9 km/s
+     * sampling, as the observation's own grid, over the arms and a
+     * velocity padding of 1000 km/s only; small's steps over a narrower
+     * range (200 models, ~100 MB) */
+    {"mrs", 4500, 6500, 500, 2.0, 5.0, 1.0, -1.5, 0.5, 0.5, 0.0, 0.4, 0.4,
+     3e-6, 4800.0, 6950.0},
 };
 
 const ind_preset *ind_preset_find(const char *name)
