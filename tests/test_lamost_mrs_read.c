@@ -11,7 +11,6 @@
  * LMJM, MJD = LMJM / 1440 - 8/24, a coadd's the mean of its LMJMLIST);
  * the LAMOST table's MRS columns; HELIO = F; selection; the template
  * arms and the new options; and clear errors for malformed files. */
-#include <dlfcn.h>
 #include <fitsio.h>
 #include <string.h>
 
@@ -594,22 +593,8 @@ int main(void)
     const char *dir = tu_tmpdir("lamost_mrs_read");
     host = tu_host(RVFIT_LOG_WARN);
     host.log = keep_log;
-    const rvfit_plugin *(*entry)(void) = NULL;
     ops = tu_plugin_ops("rvfit_instrument_lamost.so");
-    /* the epochs extension, from the descriptor's ext table */
-    char lib[4200];
-    snprintf(lib, sizeof lib, "%s/rvfit_instrument_lamost.so",
-             tu_env("RVFIT_PLUGIN_PATH"));
-    void *dl = dlopen(lib, RTLD_NOW);
-    if (dl)
-        *(void **)&entry = dlsym(dl, "rvfit_plugin_entry");
-    for (const rvfit_ext *x = entry ? entry()->ext : NULL; x && x->name; x++)
-        if (!strcmp(x->name, RVFIT_EXT_EPOCHS))
-            eops = x->table;
-    if (!eops) {
-        fprintf(stderr, "no epochs extension in %s\n", lib);
-        return 1;
-    }
+    eops = tu_epochs_ops("lamost");
     test_coadd(dir);
     test_exposures(dir);
     test_frame(dir);
@@ -617,7 +602,5 @@ int main(void)
     test_errors(dir);
     test_options();
     test_resolution(dir);
-    if (dl)
-        dlclose(dl);
     return tu_finish("test_lamost_mrs_read");
 }
