@@ -149,10 +149,11 @@ static int lamost_mrs_tables(fitsfile *fp, const lamost_handle *h,
             continue;
         for (size_t i = 0; i < *n; i++)
             if (t[i].lmjm == x.lmjm && t[i].arm == x.arm) {
+                int rc = rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU %s "
+                                       "appears twice (HDUs %d and %d)",
+                                       h->path, name, t[i].hdu, k);
                 free(t);
-                return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU %s "
-                                     "appears twice (HDUs %d and %d)",
-                                     h->path, name, t[i].hdu, k);
+                return rc;
             }
         t[(*n)++] = x;
     }
