@@ -30,27 +30,46 @@
 
 #include "lamost_internal.h"
 
+/* Where the entry of key whose value is v came from: "FILE:LINE". */
+static const char *lamost_where(const rvfit_kv *opts, int nopt,
+                                const char *key, const char *v, char *buf,
+                                size_t n)
+{
+    for (int i = 0; i < nopt; i++)
+        if (!strcmp(opts[i].key, key) && opts[i].value == v)
+            return rvfit_kv_where(opts[i].file, opts[i].line, buf, n);
+    return rvfit_kv_where(NULL, 0, buf, n);
+}
+
+/* Key `key` as one of names[0..n) (any case): *out = vals[i]; absent: *out
+ * kept; otherwise RVFIT_ERR_CONFIG "FILE:LINE: key 'K': 'V' is not
+ * WHAT". */
+static int lamost_parse_choice(const rvfit_kv *opts, int nopt,
+                               const char *key, const char *const *names,
+                               const int *vals, int n, const char *what,
+                               int *out, rvfit_err *err)
+{
+    const char *v = rvfit_kv_get(opts, nopt, key);
+    if (!v)
+        return RVFIT_OK;
+    for (int i = 0; i < n; i++)
+        if (!strcasecmp(v, names[i])) {
+            *out = vals[i];
+            return RVFIT_OK;
+        }
+    char at[300];
+    return rvfit_err_set(err, RVFIT_ERR_CONFIG, "%s: key '%s': '%s' is not "
+                         "%s", lamost_where(opts, nopt, key, v, at,
+                                            sizeof at), key, v, what);
+}
+
 static int lamost_parse_layout(const rvfit_kv *opts, int nopt, int *layout,
                                rvfit_err *err)
 {
-    const char *v = rvfit_kv_get(opts, nopt, "mock_layout");
-    if (!v)
-        return RVFIT_OK;
-    if (!strcasecmp(v, "dr7"))
-        *layout = LAMOST_DR7;
-    else if (!strcasecmp(v, "dr8"))
-        *layout = LAMOST_DR8;
-    else if (!strcasecmp(v, "both"))
-        *layout = 0;
-    else {
-        for (int i = 0; i < nopt; i++)
-            if (!strcmp(opts[i].key, "mock_layout"))
-                return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                                     "%s:%d: key 'mock_layout': '%s' is "
-                                     "not dr7, dr8 or both", opts[i].file,
-                                     opts[i].line, v);
-    }
-    return RVFIT_OK;
+    static const char *const names[3] = {"dr7", "dr8", "both"};
+    static const int vals[3] = {LAMOST_DR7, LAMOST_DR8, 0};
+    return lamost_parse_choice(opts, nopt, "mock_layout", names, vals, 3,
+                               "dr7, dr8 or both", layout, err);
 }
 
 /* The one arm, with its defaults. */
@@ -60,16 +79,6 @@ static const rvfit_template_arm lamost_arm = {
 
 const lamost_mrs_arm lamost_mrs_arms[LAMOST_MRS_NARM] = {
     {"MRS_B", "B", 4900.0, 5400.0}, {"MRS_R", "R", 6250.0, 6850.0}};
-
-/* The option's line, for messages: "FILE:LINE: " or "". */
-static void lamost_where(const rvfit_kv *opts, int nopt, const char *key,
-                         char *buf, size_t n)
-{
-    buf[0] = '\0';
-    for (int i = 0; i < nopt; i++)
-        if (!strcmp(opts[i].key, key))
-            snprintf(buf, n, "%s:%d: ", opts[i].file, opts[i].line);
-}
 
 /* arms = lrs | mrs | lrs, mrs (any order, blanks and commas between). */
 static int lamost_parse_arms(const rvfit_kv *opts, int nopt, int *arms,
@@ -92,9 +101,10 @@ static int lamost_parse_arms(const rvfit_kv *opts, int nopt, int *arms,
     }
     if (bad || !bits) {
         char at[300];
-        lamost_where(opts, nopt, "arms", at, sizeof at);
-        return rvfit_err_set(err, RVFIT_ERR_CONFIG, "%skey 'arms': '%s' is "
-                             "not lrs, mrs or 'lrs, mrs'", at, v);
+        return rvfit_err_set(err, RVFIT_ERR_CONFIG, "%s: key 'arms': '%s' "
+                             "is not lrs, mrs or 'lrs, mrs'",
+                             lamost_where(opts, nopt, "arms", v, at,
+                                          sizeof at), v);
     }
     *arms = bits;
     return RVFIT_OK;
@@ -103,20 +113,10 @@ static int lamost_parse_arms(const rvfit_kv *opts, int nopt, int *arms,
 static int lamost_parse_mrs(const rvfit_kv *opts, int nopt, int *mrs,
                             rvfit_err *err)
 {
-    const char *v = rvfit_kv_get(opts, nopt, "mrs");
-    if (!v)
-        return RVFIT_OK;
-    if (!strcasecmp(v, "coadd"))
-        *mrs = LAMOST_MRS_COADD;
-    else if (!strcasecmp(v, "exposures"))
-        *mrs = LAMOST_MRS_EXPOSURES;
-    else {
-        char at[300];
-        lamost_where(opts, nopt, "mrs", at, sizeof at);
-        return rvfit_err_set(err, RVFIT_ERR_CONFIG, "%skey 'mrs': '%s' is "
-                             "not coadd or exposures", at, v);
-    }
-    return RVFIT_OK;
+    static const char *const names[2] = {"coadd", "exposures"};
+    static const int vals[2] = {LAMOST_MRS_COADD, LAMOST_MRS_EXPOSURES};
+    return lamost_parse_choice(opts, nopt, "mrs", names, vals, 2,
+                               "coadd or exposures", mrs, err);
 }
 
 int lamost_parse_opts(const rvfit_kv *opts, int nopt, lamost_opts *o,
