@@ -402,24 +402,16 @@ static void truth_coadds(fitsfile *fp, const mrs_ctx *c, int *st)
 
 static int write_truth(const mrs_ctx *c, ind_err *e)
 {
-    const char *path = c->a->truth;
-    char tmp[4200], clobber[4300];
-    ind_tmpname(tmp, sizeof tmp, path, 0);
-    snprintf(clobber, sizeof clobber, "!%s", tmp);
-    fitsfile *fp = NULL;
+    char tmp[4200];
     int s = 0;
-    fits_create_file(&fp, clobber, &s);
+    fitsfile *fp = ind_fits_create(c->a->truth, tmp, sizeof tmp, &s);
     fits_create_img(fp, BYTE_IMG, 0, NULL, &s);
     fits_write_key(fp, TSTRING, "GENERATR", "rvfit-indep mrs", NULL, &s);
     truth_stars(fp, c, &s);
     truth_exposures(fp, c, &s);
     truth_coadds(fp, c, &s);
-    fits_close_file(fp, &s);
-    if (s) {
-        remove(tmp);
-        return ind_fits_fail(e, s, path, "writing truth table");
-    }
-    return ind_commit(tmp, path, e);
+    return ind_fits_commit(fp, s, tmp, c->a->truth, "writing truth table",
+                           e);
 }
 
 static void ctx_free(mrs_ctx *c, ind_linelist *ll)

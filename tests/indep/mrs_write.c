@@ -160,20 +160,12 @@ int ind_mrs_file_write(const ind_mrs_file *f, ind_err *e)
         return ind_fail(e, "%s: out of memory", f->path);
     }
     b.iv = b.fl + n, b.ll = b.iv + n, b.mk[1] = b.mk[0] + n;
-    char tmp[4200], clobber[4300];
-    ind_tmpname(tmp, sizeof tmp, f->path, 0);
-    snprintf(clobber, sizeof clobber, "!%s", tmp);
-    fitsfile *fp = NULL;
+    char tmp[4200];
     int st = 0;
-    fits_create_file(&fp, clobber, &st);
+    fitsfile *fp = ind_fits_create(f->path, tmp, sizeof tmp, &st);
     put_primary(fp, f, &st);
     put_coadds(fp, f, &b, &st);
     put_exposures(fp, f, b.ll, &st);
-    fits_close_file(fp, &st);
     free(b.fl), free(b.mk[0]), free(b.w);
-    if (st) {
-        remove(tmp);
-        return ind_fits_fail(e, st, f->path, "writing MRS file");
-    }
-    return ind_commit(tmp, f->path, e);
+    return ind_fits_commit(fp, st, tmp, f->path, "writing MRS file", e);
 }
