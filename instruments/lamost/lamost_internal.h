@@ -11,8 +11,9 @@
  * (MRS) spectra of one target on one night: the coadds COADD_B and
  * COADD_R and one table per exposure and arm, B-<LMJM> and R-<LMJM>, all
  * of one row per pixel (lamost_mrs_scan.c); a spectrum is the coadd or one
- * exposure, with two arms, MRS_B and MRS_R.  LAMOST publishes vacuum wavelengths in the
- * heliocentric frame on a log-linear grid (COEFF0/COEFF1).  Batches that
+ * exposure, with two arms, MRS_B and MRS_R.  LAMOST publishes vacuum
+ * wavelengths in the heliocentric frame on a log-linear grid (LRS:
+ * COEFF0/COEFF1).  Batches that
  * span files are the core's job: a handle is one file.  Only the entry
  * symbol is exported; lamost_* names are shared between the plugin's
  * files.  All CFITSIO calls happen on the handle's thread. */
