@@ -146,6 +146,47 @@ double *tu_read_col(const char *path, const char *ext, const char *col,
     return v;
 }
 
+char *tu_read_strcol(const char *path, const char *ext, const char *col,
+                     size_t width, long *n)
+{
+    fitsfile *f;
+    int st = 0, cn;
+    char *v = NULL, **p = NULL;
+    *n = 0;
+    if (fits_open_file(&f, path, READONLY, &st)) {
+        fprintf(stderr, "tu_read_strcol: cannot open %s (%d)\n", path, st);
+        return NULL;
+    }
+    fits_movnam_hdu(f, BINARY_TBL, (char *)ext, 0, &st);
+    fits_get_colnum(f, CASEINSEN, (char *)col, &cn, &st);
+    fits_get_num_rows(f, n, &st);
+    if (!st) {
+        v = calloc((size_t)(*n ? *n : 1), width);
+        p = malloc((size_t)(*n ? *n : 1) * sizeof *p);
+        for (long r = 0; v && p && r < *n; r++)
+            p[r] = v + (size_t)r * width;
+        if (!v || !p)
+            st = MEMORY_ALLOCATION;
+    }
+    long w = 0;
+    if (!st)
+        fits_get_coltype(f, cn, NULL, &w, NULL, &st);
+    if (!st && (size_t)w >= width) /* would not fit with its NUL */
+        st = BAD_TFORM;
+    if (!st && *n)
+        fits_read_col(f, TSTRING, cn, 1, 1, *n, NULL, p, NULL, &st);
+    if (st) {
+        fprintf(stderr, "tu_read_strcol: %s[%s] %s: status %d\n", path, ext,
+                col, st);
+        free(v);
+        v = NULL;
+    }
+    free(p);
+    int st2 = 0;
+    fits_close_file(f, &st2);
+    return v;
+}
+
 long long tu_read_key(const char *path, int hdu, const char *key)
 {
     fitsfile *f;
@@ -244,33 +285,59 @@ const void *tu_plugin_ops(const char *file)
     return entry()->ops;
 }
 
-const rvfit_instrument_mock_ops *tu_mock_ops(const char *name)
+/* Instrument NAME through the core loader, into *h (path: its file). */
+static void tu_load_instrument(const char *name, rvfit_plugin_handle *h,
+                               char *path, size_t n)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/rvfit_instrument_%s.so",
-             tu_env("RVFIT_PLUGIN_PATH"), name);
-    rvfit_plugin_handle h;
     rvfit_err err;
     int stage;
-    if (rvfit_plugin_load_file(path, RVFIT_PLUGIN_INSTRUMENT, name, &h,
+    snprintf(path, n, "%s/rvfit_instrument_%s.so",
+             tu_env("RVFIT_PLUGIN_PATH"), name);
+    if (rvfit_plugin_load_file(path, RVFIT_PLUGIN_INSTRUMENT, name, h,
                                &stage, &err)) {
         fprintf(stderr, "cannot load %s: %s\n", path, err.msg);
         exit(1);
     }
-    const rvfit_instrument_mock_ops *m = rvfit_instrument_mock(&h, &err);
+}
+
+/* Table m of handle h (NULL: err says why); the plugin stays mapped after
+ * the handle is released (as tu_plugin_ops keeps its module). */
+static const void *tu_keep(const char *path, rvfit_plugin_handle *h,
+                           const void *m, const rvfit_err *err)
+{
     if (!m) {
-        fprintf(stderr, "%s: %s\n", path, err.msg);
+        fprintf(stderr, "%s: %s\n", path, err->msg);
         exit(1);
     }
-    /* The table lives in the plugin: take one more reference so that it
-     * stays mapped after the handle is released (as tu_plugin_ops keeps
-     * its module). */
     if (!dlopen(path, RTLD_NOW | RTLD_LOCAL)) {
         fprintf(stderr, "%s: %s\n", path, dlerror());
         exit(1);
     }
-    rvfit_plugin_unload(&h);
+    rvfit_plugin_unload(h);
     return m;
+}
+
+const rvfit_instrument_mock_ops *tu_mock_ops(const char *name)
+{
+    char path[4096];
+    rvfit_plugin_handle h;
+    rvfit_err err;
+    tu_load_instrument(name, &h, path, sizeof path);
+    return tu_keep(path, &h, rvfit_instrument_mock(&h, &err), &err);
+}
+
+const rvfit_instrument_epochs_ops *tu_epochs_ops(const char *name)
+{
+    char path[4096];
+    rvfit_plugin_handle h;
+    rvfit_err err;
+    tu_load_instrument(name, &h, path, sizeof path);
+    return tu_keep(path, &h,
+                   rvfit_plugin_ext(&h, RVFIT_EXT_EPOCHS,
+                                    RVFIT_EPOCHS_EXT_VERSION,
+                                    sizeof(rvfit_instrument_epochs_ops),
+                                    &err),
+                   &err);
 }
 
 /* Column c of the current HDU as nrow*repeat int64, double or strings. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "rvfit/host.h"
+#include "rvfit/instrument_epochs.h"
 #include "rvfit/instrument_mock.h"
 #include "rvfit/library.h"
 
@@ -73,6 +74,8 @@ const void *tu_plugin_ops(const char *file);
  * it; the plugin stays loaded.  Exits with the loader's message when it
  * cannot be loaded or has no such extension. */
 const rvfit_instrument_mock_ops *tu_mock_ops(const char *name);
+/* The 'epochs' extension of instrument NAME, found the same way. */
+const rvfit_instrument_epochs_ops *tu_epochs_ops(const char *name);
 /* Does substring `needle` occur in `hay`? */
 int tu_contains(const char *hay, const char *needle);
 /* Number of entries of dir other than . and .. (hidden ones included)
@@ -111,6 +114,11 @@ void tu_library_one_arm(rvfit_library *lib, size_t npix, float *flux);
  * rows); NULL on failure with the reason on stderr. */
 double *tu_read_col(const char *path, const char *ext, const char *col,
                     long *n);
+/* Read a whole string column of table `ext`: *n strings, string r at
+ * r * width (NUL-terminated; malloc'ed); NULL on failure (also when the
+ * column is `width` characters or wider) with the reason on stderr. */
+char *tu_read_strcol(const char *path, const char *ext, const char *col,
+                     size_t width, long *n);
 /* Run a shell command, capturing stdout+stderr into a malloc'ed string
  * (*output: NULL or an earlier output, which is freed first); returns
  * the exit status (or -1). */

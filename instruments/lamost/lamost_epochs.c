@@ -1,9 +1,13 @@
-/* lamost_epochs.c — the 'epochs' extension (rvfit/instrument_epochs.h)
- * for LRS spec files: a file is one epoch of the star its designation
- * (DESIG) names.  The OBSID changes from one observation to the next, so
- * it identifies the exposure (EXPID; -1 when the file has no usable
- * OBSID), not the object.  The epoch is the header's MJD, or, without
- * one, its LMJD (LAMOST's local day number: good to a day). */
+/* lamost_epochs.c — the 'epochs' extension (rvfit/instrument_epochs.h):
+ * every spectrum is an epoch of the star its designation (DESIG) names.
+ * An LRS file, or the coadd of an MRS file, is one epoch: the OBSID
+ * changes from one observation to the next, so it identifies the
+ * exposure (EXPID; -1 when the file has no usable OBSID), not the object.
+ * Its epoch is the header's MJD, or, without one, its LMJD (LAMOST's
+ * local day number: good to a day); an MRS coadd's the mean of its
+ * exposures' (lamost_mrs_scan.c).  An MRS exposure's EXPID is its LMJM
+ * (local Julian minute: unique among one target's exposures, across
+ * nights) and its epoch LMJM's MJD. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +31,11 @@ int lamost_epochs(void *handle, size_t first, size_t count, rvfit_epoch *out,
         e->mjd = isfinite(m->mjd) ? m->mjd
                  : m->lmjd >= 0   ? (double)m->lmjd
                                   : NAN;
+        if (h->layout == LAMOST_MRS) {
+            const lamost_mrs_spec *p = &h->mrs.spec[h->mrs.sel[first + i]];
+            e->expid = p->lmjm >= 0 ? p->lmjm : e->expid;
+            e->mjd = p->mjd;
+        }
         if (m->desig[0])
             snprintf(e->key, sizeof e->key, "%s", m->desig);
         else

@@ -1,5 +1,5 @@
-/* lamost_fits.c — the two LRS layouts: find which one a file has, and read
- * its pixels.
+/* lamost_fits.c — the two LRS layouts: find which one a file has (or that
+ * it is an MRS med- file, lamost_mrs_scan.c), and read its pixels.
  *
  * DR1-DR7: the primary image is float32 [5][npix] (NAXIS2 = 5 rows of
  * NAXIS1 pixels): flux, ivar, wavelength, andmask, ormask.  DR8 and later:
@@ -98,10 +98,16 @@ int lamost_open_file(const char *path, fitsfile **fp, int *layout,
     fits_movnam_hdu(*fp, BINARY_TBL, (char *)"COADD", 0, &st);
     if (st) {
         fits_clear_errmsg();
+        if (lamost_mrs_is(*fp)) {
+            *layout = LAMOST_MRS;
+            *npix = 0;
+            return RVFIT_OK;
+        }
         return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: neither a DR1-DR7 "
-                             "LAMOST LRS file (primary image of %d rows) nor "
-                             "a DR8+ one (HDU COADD missing)", path,
-                             LAMOST_NROW);
+                             "LAMOST LRS file (primary image of %d rows), a "
+                             "DR8+ one (HDU COADD missing) nor an MRS file "
+                             "(no HDU COADD_B, COADD_R, B-<LMJM> or "
+                             "R-<LMJM>)", path, LAMOST_NROW);
     }
     int cols[4];
     return lamost_check_coadd(*fp, path, npix, cols, err);

@@ -1,14 +1,19 @@
-/* lamost_internal.h — shared state of the LAMOST LRS instrument plugin.
+/* lamost_internal.h — shared state of the LAMOST instrument plugin.
  *
- * One spec-*.fits file holds one low-resolution spectrum, in one of two
- * layouts:
+ * One spec-*.fits file holds one low-resolution (LRS) spectrum, in one of
+ * two layouts:
  *   - DR1-DR7: the primary image, float32 [5][npix], rows flux, ivar,
  *     wavelength, andmask, ormask;
  *   - DR8 and later: a binary table COADD of one row with vector columns
  *     FLUX, IVAR, WAVELENGTH, ANDMASK, ORMASK.
  * Both keep the pipeline's results (OBSID, CLASS, Z, SNRG, HELIO_RV, ...)
- * in the primary header.  LAMOST publishes vacuum wavelengths in the
- * heliocentric frame on a log-linear grid (COEFF0/COEFF1).  Batches that
+ * in the primary header.  One med-*.fits file holds the medium-resolution
+ * (MRS) spectra of one target on one night: the coadds COADD_B and
+ * COADD_R and one table per exposure and arm, B-<LMJM> and R-<LMJM>, all
+ * of one row per pixel (lamost_mrs_scan.c); a spectrum is the coadd or one
+ * exposure, with two arms, MRS_B and MRS_R.  LAMOST publishes vacuum
+ * wavelengths in the heliocentric frame on a log-linear grid (LRS:
+ * COEFF0/COEFF1).  Batches that
  * span files are the core's job: a handle is one file.  Only the entry
  * symbol is exported; lamost_* names are shared between the plugin's
  * files.  All CFITSIO calls happen on the handle's thread. */
@@ -26,28 +31,69 @@
 
 #define LAMOST_WHO "lamost"
 #define LAMOST_ARM "LRS"
+#define LAMOST_MRS_NARM 2    /* MRS_B, MRS_R                               */
 #define LAMOST_PATH_MAX 1024
 #define LAMOST_STR_MAX 24    /* CLASS, SUBCLASS kept (SUBCLASS 'dM0' ...)  */
 #define LAMOST_NTABLE 2      /* RVTAB, LAMOST                              */
 #define LAMOST_NCOL_ID 3     /* RVTAB: TARGETID, TARGET_RA, TARGET_DEC     */
 #define LAMOST_NCOL 17       /* LAMOST: CLASS ... HELIO_RV, OBSID ... DESIG */
+#define LAMOST_NCOL_MRS 6    /* then, MRS only: LMJM ... NEXP_R            */
 #define LAMOST_DESIG_MAX 32  /* DESIG 'LAMOST J041615.64+451723.3' kept    */
 #define LAMOST_DLOGLAM 1e-4  /* LRS pixel in log10(lambda), 69 km/s        */
 #define LAMOST_C_KMS 299792.458
 /* FWHM = 2 sqrt(2 ln 2) sigma */
 #define LAMOST_FWHM_SIGMA 2.354820045030949382
 
-enum { LAMOST_DR7 = 7, LAMOST_DR8 = 8 }; /* the two layouts */
+/* The file kinds: the two LRS layouts and the MRS med- file. */
+enum { LAMOST_DR7 = 7, LAMOST_DR8 = 8, LAMOST_MRS = 9 };
+/* Which spectra of a med- file are read ([instrument.lamost] mrs). */
+enum { LAMOST_MRS_COADD = 0, LAMOST_MRS_EXPOSURES = 1 };
+/* Which template arms `rvfit templates` builds ([instrument.lamost]
+ * arms): bits. */
+enum { LAMOST_ARMS_LRS = 1, LAMOST_ARMS_MRS = 2 };
 
-/* [instrument.lamost] options: the template arm (which also bounds the
- * pixels the reader offers), the resolution and the mock layout. */
+/* [instrument.lamost] options: the LRS template arm (which also bounds
+ * the pixels the reader offers), the resolution and the mock layout; the
+ * MRS arms' step, smoothing and resolution, and which MRS spectra. */
 typedef struct lamost_opts {
     double lam_min, lam_max; /* vacuum Angstrom                         */
     double step;             /* template step at the arm centre, A      */
     double sigma_kms;        /* template smoothing, constant in v       */
     double resolution;       /* R = lambda / FWHM of the Gaussian LSF   */
     int mock_layout;         /* LAMOST_DR7, LAMOST_DR8, or 0: alternate */
+    int arms;                /* LAMOST_ARMS_* bits                      */
+    int mrs;                 /* LAMOST_MRS_COADD or _EXPOSURES          */
+    double mrs_resolution;   /* R of both MRS arms                      */
+    double mrs_step;         /* MRS template step at the arm centre, A  */
+    double mrs_sigma_kms;    /* MRS template smoothing                  */
 } lamost_opts;
+
+/* The fixed wavelength ranges of the MRS arms (vacuum A): what the
+ * templates cover and the reader offers (lamost_opts.c). */
+typedef struct lamost_mrs_arm {
+    const char *name, *tag; /* "MRS_B", "B": tables COADD_B, B-<LMJM>  */
+    double lam_min, lam_max;
+} lamost_mrs_arm;
+extern const lamost_mrs_arm lamost_mrs_arms[LAMOST_MRS_NARM];
+
+/* One MRS spectrum: the coadd or one exposure, and its two arms' tables
+ * (lamost_mrs_scan.c). */
+typedef struct lamost_mrs_spec {
+    long long lmjm;          /* local Julian minute; -1: the coadd      */
+    int hdu[LAMOST_MRS_NARM];      /* 1-based; 0: the arm's table absent */
+    size_t npix[LAMOST_MRS_NARM];  /* its rows (pixels)                  */
+    double exptime, snr[LAMOST_MRS_NARM]; /* table keys; NaN: absent    */
+    double mjd;              /* the epoch, UTC (lamost_mrs_scan.c)      */
+} lamost_mrs_spec;
+
+/* The MRS spectra of one med- file. */
+typedef struct lamost_mrs {
+    size_t nspec, nsel;
+    lamost_mrs_spec *spec;   /* [nspec], by LMJM                        */
+    size_t *sel;             /* [nsel] indices into spec                */
+    size_t npix[LAMOST_MRS_NARM]; /* the arms' lengths in the batch     */
+    int32_t nexp[LAMOST_MRS_NARM]; /* NEXP_B, NEXP_R; -1 when absent    */
+} lamost_mrs;
 
 /* What open() learns from the primary header.  NaN / "" when absent. */
 typedef struct lamost_meta {
@@ -81,12 +127,13 @@ typedef struct lamost_handle {
     const rvfit_host *host;
     char path[LAMOST_PATH_MAX];
     lamost_opts opts;
-    int layout;               /* LAMOST_DR7 or LAMOST_DR8             */
-    size_t npix;
+    int layout;               /* LAMOST_DR7, LAMOST_DR8 or LAMOST_MRS */
+    size_t npix;              /* LRS                                  */
     lamost_meta meta;
-    size_t nsel;              /* 0 or 1                               */
+    size_t nsel;              /* LRS: 0 or 1; MRS: mrs.nsel           */
+    lamost_mrs mrs;           /* MRS only                             */
     rvfit_column rvtab_cols[LAMOST_NCOL_ID];
-    rvfit_column lamost_cols[LAMOST_NCOL];
+    rvfit_column lamost_cols[LAMOST_NCOL + LAMOST_NCOL_MRS];
     rvfit_table_schema schema[LAMOST_NTABLE];
     rvfit_file_info info;
 } lamost_handle;
@@ -97,9 +144,9 @@ int lamost_parse_opts(const rvfit_kv *opts, int nopt, lamost_opts *o,
 int lamost_template_arms(const rvfit_kv *opts, int nopt, int *narm,
                          rvfit_template_arm *arms, rvfit_err *err);
 
-/* ---- lamost_fits.c: the two layouts ------------------------------------ */
-/* Open path; *layout and *npix from its HDUs.  Errors name the file and
- * say which layout was expected. */
+/* ---- lamost_fits.c: the two LRS layouts, and which kind a file is ---- */
+/* Open path; *layout and (LRS) *npix from its HDUs.  Errors name the file
+ * and say which layouts were expected. */
 int lamost_open_file(const char *path, fitsfile **fp, int *layout,
                      size_t *npix, rvfit_err *err);
 void lamost_close_file(fitsfile *fp);
@@ -132,6 +179,43 @@ int lamost_read_ids(fitsfile *fp, const char *path, lamost_meta *m,
  * applied. */
 int lamost_wave(const lamost_meta *m, const char *path, lamost_pix *p,
                 rvfit_err *err);
+/* RVFIT_ERR_FORMAT naming path (and hdu, when not NULL) unless w[0..n-1]
+ * increase within 100 A - 10 um. */
+int lamost_wave_ok(const char *path, const char *hdu, const double *w,
+                   size_t n, rvfit_err *err);
+/* w moved to the heliocentric frame when the file says HELIO = F. */
+void lamost_wave_helio(const lamost_meta *m, double *w, size_t n);
+
+/* ---- lamost_mrs_scan.c: the spectra of a med- file --------------------- */
+/* The tables of the open MRS file fp that h->opts.mrs reads, checked,
+ * into h->mrs (all selected); errors name the file and the HDU. */
+int lamost_mrs_scan(fitsfile *fp, lamost_handle *h, rvfit_err *err);
+/* 1 when an HDU of fp is named COADD_B, COADD_R, B-<LMJM> or R-<LMJM>. */
+int lamost_mrs_is(fitsfile *fp);
+void lamost_mrs_free(lamost_mrs *m);
+/* Epoch (MJD, UTC) of the local Julian minute lmjm. */
+double lamost_lmjm_mjd(long long lmjm);
+
+/* ---- lamost_mrs_read.c ------------------------------------------------- */
+/* An arm absent from every spectrum of a file still has this many pixels
+ * (none usable). */
+#define LAMOST_MRS_EMPTY_NPIX 64
+/* The name of spectrum lmjm's table of arm a: COADD_B (lmjm < 0), B-<LMJM>,
+ * ... */
+void lamost_mrs_hdu_name(long long lmjm, int a, char *buf, size_t n);
+/* Move fp to HDU hdu (called name) and check it is an MRS table of one
+ * row per pixel: *npix rows (>= 2), cols[4] the numbers of FLUX, IVAR,
+ * LOGLAM and the mask (ANDMASK for a coadd, PIXMASK for an exposure),
+ * each one number per row.  Errors name the file, the HDU and what is
+ * wrong. */
+int lamost_mrs_table(fitsfile *fp, const char *path, int hdu,
+                     const char *name, size_t *npix, int cols[4],
+                     rvfit_err *err);
+/* The selection (TARGETID, minimum S/N of either arm) of an MRS handle. */
+int lamost_mrs_select(lamost_handle *h, const rvfit_select *sel,
+                      rvfit_err *err);
+int lamost_mrs_read(lamost_handle *h, size_t first, size_t count,
+                    rvfit_batch *b, rvfit_err *err);
 
 /* ---- lamost_epochs.c: the 'epochs' extension --------------------------- */
 int lamost_epochs(void *handle, size_t first, size_t count, rvfit_epoch *out,

@@ -49,7 +49,7 @@ static int lamost_frame(fitsfile *fp, const char *path, lamost_meta *m,
     if (lamost_key_bool(fp, "VACUUM") == 0)
         return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: HDU PRIMARY: VACUUM"
                              " = F (air wavelengths); rvfit fits vacuum "
-                             "wavelengths and LAMOST LRS releases are in "
+                             "wavelengths and LAMOST releases are in "
                              "vacuum: convert the file first", path);
     m->helio_rv = rvfit_fits_key_double(fp, "HELIO_RV");
     m->helio_done = lamost_key_bool(fp, "HELIO") != 0;

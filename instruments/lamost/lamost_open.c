@@ -1,8 +1,10 @@
-/* lamost_open.c — open one LRS spec file: find its layout, read the
- * primary header once, apply the selection (TARGETID list, minimum S/N)
- * and describe the single LRS arm (own wavelengths, Gaussian LSF).  The
- * pixels are read again by read(): a handle holds a few hundred bytes, so
- * the core may keep many files open while it fills a batch across them. */
+/* lamost_open.c — open one LRS spec file or MRS med- file: find its kind
+ * and layout, read the primary header once (and an MRS file's list of
+ * tables, lamost_mrs_scan.c), apply the selection (TARGETID list, minimum
+ * S/N) and describe the arms (LRS; or MRS_B and MRS_R), each with own
+ * wavelengths and a Gaussian LSF.  The pixels are read again by read(): a
+ * handle holds a few hundred bytes (and an MRS file's table list), so the
+ * core may keep many files open while it fills a batch across them. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,14 +79,18 @@ static int lamost_select(lamost_handle *h, const rvfit_select *sel,
 static void lamost_fill_info(lamost_handle *h)
 {
     rvfit_file_info *I = &h->info;
+    int mrs = h->layout == LAMOST_MRS;
     memset(I, 0, sizeof *I);
-    I->narm = 1;
-    snprintf(I->arm[0].name, sizeof I->arm[0].name, "%s", LAMOST_ARM);
-    I->arm[0].npix = h->npix;
-    I->arm[0].res_kind = RVFIT_RES_LSF;
-    I->arm[0].ndiag = 0;
-    I->arm[0].wave_per_spec = 1;
-    I->ntotal = 1;
+    I->narm = mrs ? LAMOST_MRS_NARM : 1;
+    for (int a = 0; a < I->narm; a++) {
+        snprintf(I->arm[a].name, sizeof I->arm[a].name, "%s",
+                 mrs ? lamost_mrs_arms[a].name : LAMOST_ARM);
+        I->arm[a].npix = mrs ? h->mrs.npix[a] : h->npix;
+        I->arm[a].res_kind = RVFIT_RES_LSF;
+        I->arm[a].ndiag = 0;
+        I->arm[a].wave_per_spec = 1;
+    }
+    I->ntotal = mrs ? h->mrs.nspec : 1;
     I->nselect = h->nsel;
     I->ntable = LAMOST_NTABLE;
     I->table = h->schema;
@@ -97,13 +103,16 @@ static int lamost_open_all(lamost_handle *h, const rvfit_select *sel,
     int rc = lamost_open_file(h->path, &fp, &h->layout, &h->npix, err);
     if (!rc)
         rc = lamost_read_meta(fp, h->path, &h->meta, err);
+    if (!rc && h->layout == LAMOST_MRS)
+        rc = lamost_mrs_scan(fp, h, err);
     lamost_close_file(fp);
     /* an early-release file: a warning, once per open, not an error */
     if (!rc && h->meta.derived)
         rvfit_log(h->host, RVFIT_LOG_WARN, LAMOST_WHO, "%s: HDU PRIMARY: %s",
                   h->path, h->meta.why);
     if (!rc)
-        rc = lamost_select(h, sel, err);
+        rc = h->layout == LAMOST_MRS ? lamost_mrs_select(h, sel, err)
+                                     : lamost_select(h, sel, err);
     if (!rc) {
         lamost_tables_init(h);
         lamost_fill_info(h);
@@ -146,5 +155,8 @@ void lamost_info(void *handle, rvfit_file_info *info)
 
 void lamost_close(void *handle)
 {
-    free(handle);
+    lamost_handle *h = handle;
+    if (h)
+        lamost_mrs_free(&h->mrs);
+    free(h);
 }

@@ -1,6 +1,7 @@
-/* lamost_plugin.c — descriptor and operation table of the LAMOST LRS
- * instrument plugin (one spec-*.fits file per spectrum, DR1-DR7 image or
- * DR8+ COADD table layout). */
+/* lamost_plugin.c — descriptor and operation table of the LAMOST
+ * instrument plugin: LRS spec-*.fits files (one spectrum per file, DR1-DR7
+ * image or DR8+ COADD table layout) and MRS med-*.fits files (a coadd and
+ * the exposures of one target on one night, arms MRS_B and MRS_R). */
 #include "rvfit/plugin.h"
 
 #include "lamost_internal.h"
@@ -9,7 +10,7 @@
 /* [instrument.lamost] keys; see lamost_parse_opts() in lamost_opts.c. */
 static const char *const lamost_config_keys[] = {
     "lam_min", "lam_max", "step", "sigma_kms", "resolution", "mock_layout",
-    NULL};
+    "arms", "mrs", "mrs_resolution", "mrs_step", "mrs_sigma_kms", NULL};
 
 static const rvfit_instrument_ops lamost_ops = {
     .size = sizeof(rvfit_instrument_ops),
@@ -51,8 +52,9 @@ static const rvfit_plugin lamost_descriptor = {
     .name = "lamost",
     .version = RVFIT_RELEASE,
     .description = "LAMOST LRS spec files, DR1-DR7 image or DR8+ COADD "
-                   "table (one arm, Gaussian LSF at R ~ 1800); synthetic "
-                   "spec files",
+                   "table (one arm, Gaussian LSF at R ~ 1800), and MRS "
+                   "med- files, coadds or exposures (arms MRS_B, MRS_R, "
+                   "R ~ 7500); synthetic spec files",
     .config_keys = lamost_config_keys,
     .ops = &lamost_ops,
     .ext = lamost_ext,

@@ -45,6 +45,8 @@ int lamost_read(void *handle, size_t first, size_t count, rvfit_batch *b,
                 rvfit_err *err)
 {
     lamost_handle *h = handle;
+    if (h->layout == LAMOST_MRS)
+        return lamost_mrs_read(h, first, count, b, err);
     if (first > h->nsel || count > h->nsel - first)
         return rvfit_err_set(err, RVFIT_ERR_INVALID, "%s: read of spectra "
                              "[%zu, %zu) but %zu selected", h->path, first,

@@ -6,7 +6,10 @@
  * PLANID, SPID, FIBERID, DESIG: what a derived TARGETID came from, and
  * what matches the survey's catalogues).  Values were read at open;
  * read_rows touches no file.  Absent keywords give NaN, "", -1 (LMJD,
- * SPID, FIBERID) or 0 (OBSID). */
+ * SPID, FIBERID) or 0 (OBSID).  An MRS file's rows (one per coadd or
+ * exposure, the header columns repeated) add LMJM (-1 for the coadd),
+ * EXPTIME and SNR_B/SNR_R from the spectrum's tables and NEXP_B/NEXP_R
+ * from the primary header (-1 when absent). */
 #include <math.h>
 #include <string.h>
 
@@ -45,48 +48,77 @@ void lamost_tables_init(lamost_handle *h)
     rvfit_column_set(&l[15], "FIBERID", RVFIT_COL_I32, 1, "", "");
     rvfit_column_set(&l[16], "DESIG", RVFIT_COL_STR, LAMOST_DESIG_MAX, "",
                      "designation");
+    l += LAMOST_NCOL;
+    rvfit_column_set(&l[0], "LMJM", RVFIT_COL_I64, 1, "min",
+                     "local Julian minute of the exposure; -1: coadd");
+    rvfit_column_set(&l[1], "EXPTIME", RVFIT_COL_F32, 1, "s",
+                     "exposure time; NaN: coadd");
+    rvfit_column_set(&l[2], "SNR_B", RVFIT_COL_F32, 1, "",
+                     "SNR of the spectrum's B table");
+    rvfit_column_set(&l[3], "SNR_R", RVFIT_COL_F32, 1, "",
+                     "SNR of the spectrum's R table");
+    rvfit_column_set(&l[4], "NEXP_B", RVFIT_COL_I32, 1, "",
+                     "valid B exposures of the file");
+    rvfit_column_set(&l[5], "NEXP_R", RVFIT_COL_I32, 1, "",
+                     "valid R exposures of the file");
     snprintf(h->schema[0].extname, RVFIT_NAME_LEN, "RVTAB");
     h->schema[0].ncol = LAMOST_NCOL_ID;
     h->schema[0].cols = h->rvtab_cols;
     snprintf(h->schema[1].extname, RVFIT_NAME_LEN, "LAMOST");
-    h->schema[1].ncol = LAMOST_NCOL;
+    h->schema[1].ncol =
+        LAMOST_NCOL + (h->layout == LAMOST_MRS ? LAMOST_NCOL_MRS : 0);
     h->schema[1].cols = h->lamost_cols;
 }
 
-static void lamost_str(void *col, const char *s, size_t w)
+/* String s into row i of a column of width w. */
+static void lamost_str(void *col, size_t i, const char *s, size_t w)
 {
-    char *dst = col;
+    char *dst = (char *)col + i * w;
     memset(dst, 0, w);
     memcpy(dst, s, strnlen(s, w));
 }
 
-static void lamost_id_rows(const lamost_meta *m, void **d)
+static void lamost_id_rows(const lamost_meta *m, void **d, size_t i)
 {
-    ((int64_t *)d[10])[0] = m->obsid;
-    ((uint8_t *)d[11])[0] = (uint8_t)(m->derived != 0);
-    ((int32_t *)d[12])[0] = m->lmjd;
-    lamost_str(d[13], m->planid, LAMOST_PLANID_W);
-    ((int32_t *)d[14])[0] = m->spid;
-    ((int32_t *)d[15])[0] = m->fiberid;
-    lamost_str(d[16], m->desig, LAMOST_DESIG_MAX);
+    ((int64_t *)d[10])[i] = m->obsid;
+    ((uint8_t *)d[11])[i] = (uint8_t)(m->derived != 0);
+    ((int32_t *)d[12])[i] = m->lmjd;
+    lamost_str(d[13], i, m->planid, LAMOST_PLANID_W);
+    ((int32_t *)d[14])[i] = m->spid;
+    ((int32_t *)d[15])[i] = m->fiberid;
+    lamost_str(d[16], i, m->desig, LAMOST_DESIG_MAX);
 }
 
-static void lamost_rows(const lamost_meta *m, int t, void **d)
+/* Row i of table t from the header values. */
+static void lamost_rows(const lamost_meta *m, int t, void **d, size_t i)
 {
     if (t == LAMOST_T_RVTAB) {
-        ((int64_t *)d[0])[0] = m->targetid;
-        ((double *)d[1])[0] = m->ra;
-        ((double *)d[2])[0] = m->dec;
+        ((int64_t *)d[0])[i] = m->targetid;
+        ((double *)d[1])[i] = m->ra;
+        ((double *)d[2])[i] = m->dec;
         return;
     }
-    lamost_str(d[0], m->cls, LAMOST_STR_W);
-    lamost_str(d[1], m->subcls, LAMOST_STR_W);
-    ((double *)d[2])[0] = m->z;
-    ((double *)d[3])[0] = m->z_err;
-    for (int i = 0; i < 5; i++)
-        ((float *)d[4 + i])[0] = (float)m->snr[i];
-    ((double *)d[9])[0] = m->helio_rv;
-    lamost_id_rows(m, d);
+    lamost_str(d[0], i, m->cls, LAMOST_STR_W);
+    lamost_str(d[1], i, m->subcls, LAMOST_STR_W);
+    ((double *)d[2])[i] = m->z;
+    ((double *)d[3])[i] = m->z_err;
+    for (int k = 0; k < 5; k++)
+        ((float *)d[4 + k])[i] = (float)m->snr[k];
+    ((double *)d[9])[i] = m->helio_rv;
+    lamost_id_rows(m, d, i);
+}
+
+/* The MRS columns of row i: spectrum p of file m. */
+static void lamost_mrs_rows(const lamost_mrs *m, const lamost_mrs_spec *p,
+                            void **d, size_t i)
+{
+    d += LAMOST_NCOL;
+    ((int64_t *)d[0])[i] = p->lmjm;
+    ((float *)d[1])[i] = (float)p->exptime;
+    ((float *)d[2])[i] = (float)p->snr[0];
+    ((float *)d[3])[i] = (float)p->snr[1];
+    ((int32_t *)d[4])[i] = m->nexp[0];
+    ((int32_t *)d[5])[i] = m->nexp[1];
 }
 
 int lamost_read_rows(void *handle, int t, size_t first, size_t count,
@@ -97,8 +129,12 @@ int lamost_read_rows(void *handle, int t, size_t first, size_t count,
                               h->nsel, err);
     if (rc)
         return rc;
-    if (count)
-        lamost_rows(&h->meta, t, rows->data);
+    for (size_t i = 0; i < count; i++) {
+        lamost_rows(&h->meta, t, rows->data, i);
+        if (h->layout == LAMOST_MRS && t == LAMOST_T_LAMOST)
+            lamost_mrs_rows(&h->mrs, &h->mrs.spec[h->mrs.sel[first + i]],
+                            rows->data, i);
+    }
     rows->nrow = count;
     return RVFIT_OK;
 }

@@ -1,4 +1,5 @@
-/* lamost_wave.c — the wavelengths of one LRS spectrum.
+/* lamost_wave.c — the wavelengths of one LRS spectrum (and the checks and
+ * heliocentric shift the MRS reader shares).
  *
  * The stored wavelengths are float32 (7 digits: 0.001 A at 9000 A, 0.04
  * km/s; float64 in DR2 files), but the pixels are on the exact grid 10^(COEFF0 + i*COEFF1);
@@ -22,18 +23,27 @@
 #define LAMOST_WAVE_MIN 100.0
 #define LAMOST_WAVE_MAX 1e5
 
-static int lamost_row_ok(const char *path, const lamost_pix *p,
-                         rvfit_err *err)
+int lamost_wave_ok(const char *path, const char *hdu, const double *w,
+                   size_t n, rvfit_err *err)
 {
-    const double *w = p->wave;
-    for (size_t i = 0; i < p->npix; i++)
+    for (size_t i = 0; i < n; i++)
         if (!(w[i] >= LAMOST_WAVE_MIN && w[i] <= LAMOST_WAVE_MAX) ||
             (i && w[i] <= w[i - 1]))
-            return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: wavelength[%zu]"
-                                 " = %g is not increasing and within %g-%g "
-                                 "A", path, i, w[i], LAMOST_WAVE_MIN,
-                                 LAMOST_WAVE_MAX);
+            return rvfit_err_set(err, RVFIT_ERR_FORMAT, "%s: %s%s%s"
+                                 "wavelength[%zu] = %g is not increasing and "
+                                 "within %g-%g A", path, hdu ? "HDU " : "",
+                                 hdu ? hdu : "", hdu ? ": " : "", i, w[i],
+                                 LAMOST_WAVE_MIN, LAMOST_WAVE_MAX);
     return RVFIT_OK;
+}
+
+void lamost_wave_helio(const lamost_meta *m, double *w, size_t n)
+{
+    if (m->helio_done)
+        return;
+    double f = 1.0 + m->helio_rv / LAMOST_C_KMS;
+    for (size_t i = 0; i < n; i++)
+        w[i] *= f;
 }
 
 /* 1 when the row is COEFF0 + (k0 + i) COEFF1 for some integer k0. */
@@ -54,17 +64,13 @@ static int lamost_on_grid(const lamost_meta *m, const lamost_pix *p,
 int lamost_wave(const lamost_meta *m, const char *path, lamost_pix *p,
                 rvfit_err *err)
 {
-    int rc = lamost_row_ok(path, p, err);
+    int rc = lamost_wave_ok(path, NULL, p->wave, p->npix, err);
     if (rc)
         return rc;
     double base = 0.0;
     if (lamost_on_grid(m, p, &base))
         for (size_t i = 0; i < p->npix; i++)
             p->wave[i] = pow(10.0, base + m->coeff1 * (double)i);
-    if (!m->helio_done) {
-        double f = 1.0 + m->helio_rv / LAMOST_C_KMS;
-        for (size_t i = 0; i < p->npix; i++)
-            p->wave[i] *= f;
-    }
+    lamost_wave_helio(m, p->wave, p->npix);
     return RVFIT_OK;
 }

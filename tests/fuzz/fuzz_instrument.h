@@ -1,6 +1,7 @@
 /* fuzz_instrument.h — one input through an instrument plugin as the run
  * uses it: open (with a selection for odd-sized inputs), info, read the
- * first spectra, read every pass-through table, close.  Checked: a
+ * first spectra, read every pass-through table, the epochs (when the
+ * plugin has the extension), close.  Checked: a
  * failure names the file; what a reader hands over has finite, positive,
  * increasing wavelengths over the spectrum's own pixels, finite flux,
  * finite ivar >= 0 and finite band or LSF values (the engine and backends
@@ -11,6 +12,7 @@
 #include <math.h>
 
 #include "fuzz_util.h"
+#include "rvfit/instrument_epochs.h"
 #include "rvfit/plugin.h"
 
 #define FZ_MAX_SPEC 4 /* spectra read per input: enough to cover runs */
@@ -37,9 +39,33 @@ static inline void fz_check_arm(const rvfit_arm_batch *A, size_t s)
                        "res[%zu]", i);
 }
 
-static inline void fz_read_all(const rvfit_instrument_ops *ops, void *h,
+/* The epochs of the first n spectra: an error names the file; keys and
+ * reasons are terminated. */
+static inline void fz_epochs(const rvfit_plugin *p, void *h, size_t n,
+                             const char *path)
+{
+    for (const rvfit_ext *x = p->ext; x && x->name; x++) {
+        if (strcmp(x->name, RVFIT_EXT_EPOCHS))
+            continue;
+        const rvfit_instrument_epochs_ops *e = x->table;
+        rvfit_epoch ep[FZ_MAX_SPEC];
+        rvfit_err err;
+        rvfit_err_clear(&err);
+        if (e->epochs(h, 0, n, ep, &err) != RVFIT_OK) {
+            fz_check_error(&err, path);
+            continue;
+        }
+        for (size_t i = 0; i < n; i++)
+            FZ_REQUIRE(memchr(ep[i].key, 0, sizeof ep[i].key) &&
+                           memchr(ep[i].why, 0, sizeof ep[i].why),
+                       "epoch %zu: key or why not terminated", i);
+    }
+}
+
+static inline void fz_read_all(const rvfit_plugin *p, void *h,
                                const char *path)
 {
+    const rvfit_instrument_ops *ops = p->ops;
     rvfit_file_info I;
     rvfit_err err;
     rvfit_err_clear(&err);
@@ -51,6 +77,7 @@ static inline void fz_read_all(const rvfit_instrument_ops *ops, void *h,
     size_t n = I.nselect < FZ_MAX_SPEC ? I.nselect : FZ_MAX_SPEC;
     if (n == 0)
         return;
+    fz_epochs(p, h, n, path);
     rvfit_batch b;
     if (rvfit_batch_alloc(&b, I.narm, I.arm, n, &err) == RVFIT_OK) {
         if (ops->read(h, 0, n, &b, &err) == RVFIT_OK) {
@@ -74,10 +101,12 @@ static inline void fz_read_all(const rvfit_instrument_ops *ops, void *h,
     }
 }
 
-/* Run one input; FITS only (a gzip header would have CFITSIO inflate it
- * in memory, and an SDSS text list names other files). */
-static inline int fz_instrument(const rvfit_plugin *p, const char *tag,
-                                const uint8_t *data, size_t size)
+/* Run one input with the plugin options kv[0..nkv); FITS only (a gzip
+ * header would have CFITSIO inflate it in memory, and an SDSS text list
+ * names other files). */
+static inline int fz_instrument_kv(const rvfit_plugin *p, const char *tag,
+                                   const rvfit_kv *kv, int nkv,
+                                   const uint8_t *data, size_t size)
 {
     if (size < 9 || memcmp(data, "SIMPLE  =", 9) != 0)
         return 0;
@@ -100,8 +129,8 @@ static inline int fz_instrument(const rvfit_plugin *p, const char *tag,
     rvfit_err err;
     rvfit_err_clear(&err);
     void *h = NULL;
-    if (ops->open(&host, NULL, 0, path, &sel, &h, &err) == RVFIT_OK) {
-        fz_read_all(ops, h, path);
+    if (ops->open(&host, kv, nkv, path, &sel, &h, &err) == RVFIT_OK) {
+        fz_read_all(p, h, path);
         ops->close(h);
     } else {
         FZ_REQUIRE(h == NULL, "open failed but left a handle");
@@ -109,6 +138,12 @@ static inline int fz_instrument(const rvfit_plugin *p, const char *tag,
     }
     remove(path);
     return 0;
+}
+
+static inline int fz_instrument(const rvfit_plugin *p, const char *tag,
+                                const uint8_t *data, size_t size)
+{
+    return fz_instrument_kv(p, tag, NULL, 0, data, size);
 }
 
 #endif

@@ -274,6 +274,70 @@ static int seed_lamost(const char *dir)
     return st ? -1 : 0;
 }
 
+/* One table of a LAMOST MRS med- file: NPIX rows of FLUX, IVAR, LOGLAM
+ * and the mask (ANDMASK and ORMASK of a coadd, PIXMASK of an
+ * exposure). */
+static void mrs_table(fitsfile *f, const char *ext, double ll0, int *st)
+{
+    int coadd = !strncmp(ext, "COADD", 5);
+    char *tt[5] = {"FLUX", "IVAR", "LOGLAM", coadd ? "ANDMASK" : "PIXMASK",
+                   "ORMASK"};
+    char *tf[5] = {"E", "E", "E", "I", "I"};
+    float fl[NPIX], iv[NPIX], ll[NPIX];
+    int mk[NPIX];
+    for (int i = 0; i < NPIX; i++) {
+        fl[i] = 100.0f + (float)i;
+        iv[i] = i == 2 ? 0.0f : 0.5f;
+        ll[i] = (float)(ll0 + 8.13e-6 * i);
+        mk[i] = i == 3;
+    }
+    fits_create_tbl(f, BINARY_TBL, NPIX, coadd ? 5 : 4, tt, tf, NULL,
+                    (char *)ext, st);
+    fits_write_col(f, TFLOAT, 1, 1, 1, NPIX, fl, st);
+    fits_write_col(f, TFLOAT, 2, 1, 1, NPIX, iv, st);
+    fits_write_col(f, TFLOAT, 3, 1, 1, NPIX, ll, st);
+    fits_write_col(f, TINT, 4, 1, 1, NPIX, mk, st);
+    if (coadd) {
+        fits_write_col(f, TINT, 5, 1, 1, NPIX, mk, st);
+        fits_write_key_longstr(f, "LMJMLIST", "84420148-84420163", NULL, st);
+    } else {
+        long long lmjm = atoll(ext + 2);
+        double t = 900.0;
+        fits_write_key(f, TLONGLONG, "LMJM", &lmjm, NULL, st);
+        fits_write_key(f, TDOUBLE, "EXPTIME", &t, NULL, st);
+    }
+}
+
+/* A LAMOST MRS med- file (the facts of the format reference): keywords
+ * only in the primary HDU, the coadds and two exposures, the second
+ * without its R table. */
+static int seed_lamost_mrs(const char *dir)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "!%s/lamost/med-58625-HD041619N453442B01_sp07-"
+             "126.fits", dir);
+    fitsfile *f;
+    int st = 0, t = 1, lmjd = 58625;
+    long long obsid = 123456789;
+    fits_create_file(&f, p, &st);
+    fits_create_img(f, BYTE_IMG, 0, NULL, &st);
+    fits_write_key(f, TLONGLONG, "OBSID", &obsid, NULL, &st);
+    fits_write_key(f, TSTRING, "DESIG", "LAMOST J041615.64+451723.3", NULL,
+                   &st);
+    fits_write_key(f, TINT, "LMJD", &lmjd, NULL, &st);
+    fits_write_key(f, TLOGICAL, "VACUUM", &t, NULL, &st);
+    fits_write_key(f, TLOGICAL, "HELIO", &t, NULL, &st);
+    mrs_table(f, "COADD_B", 3.695, &st);
+    mrs_table(f, "COADD_R", 3.800, &st);
+    mrs_table(f, "B-84420148", 3.695, &st);
+    mrs_table(f, "R-84420148", 3.800, &st);
+    mrs_table(f, "B-84420163", 3.695, &st);
+    fits_close_file(f, &st);
+    if (st)
+        fits_report_error(stderr, st);
+    return st ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -290,6 +354,6 @@ int main(int argc, char **argv)
     }
     int bad = seeds_ini(argv[1]) | seed_library(argv[1]) |
               seed_desi(argv[1]) | seed_sdss(argv[1]) |
-              seed_lamost(argv[1]);
+              seed_lamost(argv[1]) | seed_lamost_mrs(argv[1]);
     return bad ? 1 : 0;
 }

@@ -31,20 +31,20 @@ int ind_model_pixels(const ind_obsctx *c, const ind_draw *d, ind_work *w)
             w->spec[k] += d->lratio * w->cum[k];
     }
     ind_cumulate(&c->g, w->spec, w->cum);
-    const ind_arm *arms = ind_desi_arms();
-    for (int a = 0; a < IND_NARM; a++)
-        ind_arm_observe(&arms[a], &d->fib, &c->g, w->spec, w->cum,
+    for (int a = 0; a < c->narm; a++)
+        ind_arm_observe(&c->arms[a], &d->fib, &c->g, w->spec, w->cum,
                         w->model[a], w->scratch);
     return 0;
 }
 
 /* Resolution matrix, sky and response on the pixels of every arm. */
-static void arm_models(const ind_draw *d, ind_obs *o, ind_work *w)
+static void arm_models(const ind_obsctx *c, const ind_draw *d, ind_obs *o,
+                       ind_work *w)
 {
-    const ind_arm *arms = ind_desi_arms();
-    for (int a = 0; a < IND_NARM; a++) {
-        const ind_arm *arm = &arms[a];
-        ind_arm_resolution(arm, &d->fib, o->res[a]);
+    for (int a = 0; a < c->narm; a++) {
+        const ind_arm *arm = &c->arms[a];
+        if (o->res[a])
+            ind_arm_resolution(arm, &d->fib, o->res[a]);
         ind_sky_pixels(arm, &d->fib, w->sky[a], w->skyl[a]);
         for (size_t i = 0; i < arm->n; i++) {
             w->sky[a][i] += w->skyl[a][i];
@@ -63,9 +63,9 @@ static double pixel_var(const ind_obsctx *c, const ind_work *w, int a,
 
 static double snr_median(const ind_obsctx *c, ind_work *w, double t)
 {
-    const ind_arm *arms = ind_desi_arms();
+    const ind_arm *arms = c->arms;
     size_t m = 0;
-    for (int a = 0; a < IND_NARM; a++)
+    for (int a = 0; a < c->narm; a++)
         for (size_t i = 0; i < arms[a].n; i++)
             w->all[m++] = w->model[a][i] / sqrt(pixel_var(c, w, a, i, t));
     return ind_median(w->all, m);
@@ -118,7 +118,7 @@ static void arm_output(const ind_obsctx *c, const ind_draw *d, int a,
                        double t, ind_rng *r, ind_rng *rcr, ind_obs *o,
                        ind_work *w)
 {
-    const ind_arm *arm = &ind_desi_arms()[a];
+    const ind_arm *arm = &c->arms[a];
     size_t n = arm->n;
     double *sig = w->all, *extra = w->all + n;
     for (size_t i = 0; i < n; i++) {
@@ -150,9 +150,8 @@ static void arm_output(const ind_obsctx *c, const ind_draw *d, int a,
 
 double ind_flux_scale(const ind_draw *d, ind_work *w)
 {
-    const ind_arm *arms = ind_desi_arms();
-    memcpy(w->all, w->model[1], arms[1].n * sizeof(double));
-    return d->fmed / ind_median(w->all, arms[1].n);
+    memcpy(w->all, w->model[1], w->n1 * sizeof(double));
+    return d->fmed / ind_median(w->all, w->n1);
 }
 
 int ind_observe(const ind_obsctx *c, const ind_draw *d, uint64_t seed,
@@ -161,11 +160,10 @@ int ind_observe(const ind_obsctx *c, const ind_draw *d, uint64_t seed,
     if (ind_model_pixels(c, d, w))
         return ind_fail(e, "star %zu: vsini %.1f km/s too large", i,
                         d->vsini);
-    arm_models(d, o, w);
-    const ind_arm *arms = ind_desi_arms();
+    arm_models(c, d, o, w);
     double k = ind_flux_scale(d, w);
-    for (int a = 0; a < IND_NARM; a++)
-        for (size_t j = 0; j < arms[a].n; j++)
+    for (int a = 0; a < c->narm; a++)
+        for (size_t j = 0; j < c->arms[a].n; j++)
             w->model[a][j] *= k;
     double t = solve_exposure(c, w, d->snr);
     o->snr_true = snr_median(c, w, t);
@@ -174,7 +172,7 @@ int ind_observe(const ind_obsctx *c, const ind_draw *d, uint64_t seed,
     ind_rng r, rcr;
     ind_rng_seed(&r, seed, i, 2);
     ind_rng_seed(&rcr, seed, i, 3);
-    for (int a = 0; a < IND_NARM; a++)
+    for (int a = 0; a < c->narm; a++)
         arm_output(c, d, a, t, &r, &rcr, o, w);
     return 0;
 }

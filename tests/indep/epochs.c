@@ -24,9 +24,7 @@
  * exposures [e0, e0 + nexp) of the job's list. */
 typedef struct {
     ind_draw d;
-    int nexp, binary, sb2;
-    double k1, period, ecc, omega, t0; /* km/s, d, -, rad, MJD */
-    double qm, lratio;                 /* SB2: mass and light ratio  */
+    ind_orbit o;
     size_t e0;
 } star_t;
 
@@ -70,7 +68,7 @@ static int night_of(double mjd)
     return (int)(y * 10000 + mo * 100 + d);
 }
 
-static void draw_orbit(const ind_epochs_args *a, size_t s, star_t *st)
+void ind_orbit_draw(const ind_epochs_args *a, size_t s, ind_orbit *st)
 {
     ind_rng r;
     ind_rng_seed(&r, a->seed, s, 4);
@@ -95,7 +93,7 @@ static void draw_orbit(const ind_epochs_args *a, size_t s, star_t *st)
 
 /* The star's exposures: epochs, velocities, S/N and files. */
 static void draw_exposures(const ind_epochs_args *a, size_t s,
-                           const star_t *st, exposure_t *x)
+                           const ind_orbit *st, double gamma, exposure_t *x)
 {
     ind_rng r;
     ind_rng_seed(&r, a->seed, s, 5);
@@ -106,12 +104,11 @@ static void draw_exposures(const ind_epochs_args *a, size_t s,
         e->snr = a->o.snr_min *
                  pow(a->o.snr_max / a->o.snr_min, ind_rng_uniform(&r));
         e->file = (int)(a->nfile * ind_rng_uniform(&r));
-        e->vrad = st->binary ? ind_kepler_rv(st->d.vrad, st->k1, st->period,
+        e->vrad = st->binary ? ind_kepler_rv(gamma, st->k1, st->period,
                                              st->ecc, st->omega, st->t0,
                                              e->mjd)
-                             : st->d.vrad;
-        e->vrad2 = st->sb2 ? st->d.vrad - (e->vrad - st->d.vrad) / st->qm
-                           : NAN;
+                             : gamma;
+        e->vrad2 = st->sb2 ? gamma - (e->vrad - gamma) / st->qm : NAN;
     }
 }
 
@@ -127,8 +124,8 @@ static void exposure_draw(const ind_epochs_args *a, const star_t *st,
     d->snr = x->snr;
     d->ra = st->d.ra;
     d->dec = st->d.dec;
-    d->vrad2 = st->sb2 ? x->vrad2 : 0;
-    d->lratio = st->sb2 ? st->lratio : 0;
+    d->vrad2 = st->o.sb2 ? x->vrad2 : 0;
+    d->lratio = st->o.sb2 ? st->o.lratio : 0;
 }
 
 static int write_files(const ind_epochs_args *a, const star_t *st,
@@ -177,13 +174,13 @@ static void truth_stars(fitsfile *fp, const star_t *st, size_t n,
     for (size_t i = 0; i < n && !*s; i++) {
         const star_t *q = &st[i];
         double s2 = 0;
-        for (int k = 0; k < q->nexp; k++)
+        for (int k = 0; k < q->o.nexp; k++)
             s2 += x[q->e0 + k].snr * x[q->e0 + k].snr;
         LONGLONG row = (LONGLONG)i + 1, tid = 1000000 + (LONGLONG)i;
         double v[7] = {q->d.p.teff, q->d.p.logg, q->d.p.feh, q->d.p.alpha,
                        q->d.vrad, q->d.vsini, sqrt(s2)};
-        double o[5] = {q->k1, q->period, q->ecc, q->omega, q->t0};
-        int ne = q->nexp, bin = q->binary, sb2 = q->sb2;
+        double o[5] = {q->o.k1, q->o.period, q->o.ecc, q->o.omega, q->o.t0};
+        int ne = q->o.nexp, bin = q->o.binary, sb2 = q->o.sb2;
         fits_write_col(fp, TLONGLONG, 1, row, 1, 1, &tid, s);
         for (int k = 0; k < 7; k++)
             fits_write_col(fp, TDOUBLE, 2 + k, row, 1, 1, &v[k], s);
@@ -192,8 +189,8 @@ static void truth_stars(fitsfile *fp, const star_t *st, size_t n,
         for (int k = 0; k < 5; k++)
             fits_write_col(fp, TDOUBLE, 11 + k, row, 1, 1, &o[k], s);
         fits_write_col(fp, TINT, 16, row, 1, 1, &sb2, s);
-        fits_write_col(fp, TDOUBLE, 17, row, 1, 1, (void *)&q->qm, s);
-        fits_write_col(fp, TDOUBLE, 18, row, 1, 1, (void *)&q->lratio, s);
+        fits_write_col(fp, TDOUBLE, 17, row, 1, 1, (void *)&q->o.qm, s);
+        fits_write_col(fp, TDOUBLE, 18, row, 1, 1, (void *)&q->o.lratio, s);
     }
 }
 
@@ -253,9 +250,9 @@ int ind_epochs_write(const ind_epochs_args *a, ind_err *e)
     size_t nx = 0;
     for (size_t s = 0; st && s < a->nstar; s++) {
         ind_draw_star(a->seed, s, a->ps, &a->o, &st[s].d);
-        draw_orbit(a, s, &st[s]);
+        ind_orbit_draw(a, s, &st[s].o);
         st[s].e0 = nx;
-        nx += (size_t)st[s].nexp;
+        nx += (size_t)st[s].o.nexp;
     }
     exposure_t *x = st ? calloc(nx ? nx : 1, sizeof *x) : NULL;
     if (!st || !x) {
@@ -263,7 +260,7 @@ int ind_epochs_write(const ind_epochs_args *a, ind_err *e)
         return ind_fail(e, "%zu stars: out of memory", a->nstar);
     }
     for (size_t s = 0; s < a->nstar; s++)
-        draw_exposures(a, s, &st[s], x + st[s].e0);
+        draw_exposures(a, s, &st[s].o, st[s].d.vrad, x + st[s].e0);
     for (size_t k = 0; k < nx; k++)
         x[k].expid = 100000 + (int64_t)k;
     ind_linelist ll;

@@ -10,8 +10,6 @@
 #include <stdlib.h>
 
 #define PHX "PHOENIX-ACES-AGSS-COND-2011"
-#define GRID_LO 3450.0
-#define GRID_HI 10000.0
 
 typedef struct {
     const char *dir;
@@ -188,7 +186,7 @@ int ind_grid_write(const char *dir, const ind_preset *ps, uint64_t seed,
     c.nf = nodes(ps->f0, ps->f1, ps->fstep);
     c.na = nodes(ps->a0, ps->a1, ps->astep);
     pthread_mutex_init(&c.io, NULL);
-    int rc = ind_hgrid_make(&c.g, GRID_LO, GRID_HI, ps->dlnl, e);
+    int rc = ind_hgrid_make(&c.g, ps->lam_lo, ps->lam_hi, ps->dlnl, e);
     if (!rc)
         rc = alloc_buffers(&c, nthreads, e);
     if (!rc)

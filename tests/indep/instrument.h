@@ -1,7 +1,9 @@
-/* The DESI-like spectrograph of rvfit-indep: three arms on 0.8 A pixels, a
- * Gram-Charlier LSF whose width and shape vary along each arm and between
- * fibres, a throughput curve and a night-sky spectrum.  Internal to the
- * generator (see indep.h for conventions). */
+/* The spectrographs of rvfit-indep: the DESI-like one (three arms on 0.8 A
+ * pixels, a Gram-Charlier LSF whose width and shape vary along each arm
+ * and between fibres) and the LAMOST MRS-like one (two arms on pixels
+ * uniform in ln lambda, a Gaussian LSF of R ~ 7500), each with a
+ * throughput curve, and a night-sky spectrum.  Internal to the generator
+ * (see indep.h for conventions). */
 #ifndef INDEP_INSTRUMENT_H
 #define INDEP_INSTRUMENT_H
 
@@ -13,17 +15,29 @@
  * shape switch (1: Gram-Charlier, 0: pure Gaussian, for ablations). */
 typedef struct { double scale, dh3, shape; } ind_fibre;
 
+/* An arm's pixels are uniform in its coordinate x: x = lambda (A) for a
+ * linear arm, x = ln lambda for a log arm (logpix).  lo, step and the LSF
+ * sigma are in units of x. */
 typedef struct {
     const char *name;        /* "B", "R", "Z" */
-    double lo, step;         /* first pixel centre, pixel width (A) */
+    double lo, step;         /* first pixel centre, pixel width (x) */
     size_t n;
-    double s0, s1, s2;       /* LSF sigma (A) = s0 + s1 x + s2 x^2 */
+    double s0, s1, s2;       /* LSF sigma (x) = s0 + s1 x + s2 x^2 */
     double h3a, h3b, h4a, h4b; /* h3 = h3a + h3b x, h4 = h4a + h4b x^2 */
     double tc, tw;           /* throughput peak centre and width (A) */
+    int logpix;              /* 1: x = ln lambda                    */
+    double reach;            /* kernel reach, pixels each side      */
+    int sub;                 /* detector sub-steps per pixel        */
 } ind_arm;
 
 const ind_arm *ind_desi_arms(void);
+/* The LAMOST MRS-like arms B (about 4950-5350 A) and R (6300-6750 A). */
+#define IND_MRS_NARM 2
+const ind_arm *ind_mrs_arms(void);
+/* Pixel centre i in A. */
 double ind_arm_lam(const ind_arm *a, size_t i);
+/* lambda (A) at fractional pixel position p (p = -0.5: the first edge). */
+double ind_arm_lam_at(const ind_arm *a, double p);
 /* LSF of pixel i seen by fibre f. */
 void ind_arm_lsf(const ind_arm *a, size_t i, const ind_fibre *f, double *s,
                  double *h3, double *h4);

@@ -1,7 +1,8 @@
 /* rvfit-indep: an independent synthetic-data generator for testing rvfit
  * (see docs/independent-generator.md).  Subcommands: grid, spectra,
- * epochs, model, bound, score, score-epochs. */
+ * epochs, mrs, model, bound, score, score-epochs. */
 #include "bound.h"
+#include "mrs.h"
 #include "util.h"
 
 #include <getopt.h>
@@ -10,7 +11,8 @@
 #include <string.h>
 
 static const char USAGE[] =
-    "usage: rvfit-indep grid --out DIR [--preset small|std|small-fa] [--seed S]\n"
+    "usage: rvfit-indep grid --out DIR [--preset small|std|small-fa|mrs]\n"
+    "           [--seed S]\n"
     "           [--threads N]\n"
     "       rvfit-indep spectra --out FILE --truth FILE [--nstar N] [--seed S]\n"
     "           [--preset small|std|small-fa] [--snr-min 3] [--snr-max 60]\n"
@@ -29,6 +31,11 @@ static const char USAGE[] =
     "           [--nexp-min 2] [--nexp-max 8] [--nfile 4] [--binary-frac 0.3]\n"
     "           [--k-min 0.5] [--k-max 100] [--p-min 1] [--p-max 1000]\n"
     "           [--span 1500] [--sb2-frac 0] and the options of spectra\n"
+    "       rvfit-indep mrs --out DIR --truth FILE [--nstar N] [--seed S]\n"
+    "           [--preset mrs] [--nnight-max 3] [--nexp-min 2] [--nexp-max 8]\n"
+    "           [--binary-frac 0.3] [--k-min 0.5] [--k-max 100] [--p-min 1]\n"
+    "           [--p-max 1000] [--span 1500] [--snr-min 3] [--snr-max 60]\n"
+    "           [--vmax 500] [--vsini-max 10] [--model-seed S] [--threads N]\n"
     "       rvfit-indep score-epochs RVTAB TRUTH [SINGLE_RVTAB...] [--check\n"
     "           --ks-p 0.01 --frac-lo 3e-4 --frac-hi 3e-3 --pull-lo 0.9\n"
     "           --pull-hi 1.1 --pull-min-n 20 --joint-better --complete-k 8\n"
@@ -39,7 +46,7 @@ enum { O_NSTAR, O_SEED, O_SNRMIN, O_SNRMAX, O_VMAX, O_VSINI, O_MSEED,
        O_CHECK, O_NEXPMIN, O_NEXPMAX, O_NFILE, O_BFRAC, O_KMIN, O_KMAX,
        O_PMIN, O_PMAX, O_SPAN, O_KSP, O_FLO, O_FHI, O_PLO, O_PHI, O_CK,
        O_CMIN, O_SB2FRAC, O_PMINN, O_FIRST, O_COUNT, O_NPOLY, O_STEP,
-       O_NUM };
+       O_NNIGHT, O_NUM };
 
 typedef struct {
     const char *out, *truth, *preset, *ablate, *basis, *bound;
@@ -75,6 +82,7 @@ static int parse(int argc, char **argv, opts *o, double *check_snr)
         {"pull-min-n", 1, 0, 1000 + O_PMINN},
         {"sb2-frac", 1, 0, 1000 + O_SB2FRAC},
         {"joint-better", 0, 0, 'J'},
+        {"nnight-max", 1, 0, 1000 + O_NNIGHT},
         {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "o:t:p:nh", lo, NULL)) != -1) {
@@ -209,6 +217,26 @@ static int cmd_epochs(const opts *o, const ind_preset *ps, int nth,
     return ind_epochs_write(&a, e);
 }
 
+static int cmd_mrs(const opts *o, const ind_preset *ps, int nth, ind_err *e)
+{
+    if (!o->out || !o->truth)
+        return ind_fail(e, "mrs: --out DIR and --truth are required");
+    ind_mrs_args a = {o->out, o->truth, (size_t)o->num[O_NSTAR],
+        (uint64_t)o->num[O_SEED], (uint64_t)o->num[O_MSEED], ps,
+        {o->num[O_SNRMIN], o->num[O_SNRMAX], o->num[O_VMAX],
+         o->num[O_VSINI], 0}, (int)o->num[O_NNIGHT],
+        (int)o->num[O_NEXPMIN], (int)o->num[O_NEXPMAX], o->num[O_BFRAC],
+        o->num[O_KMIN], o->num[O_KMAX], o->num[O_PMIN], o->num[O_PMAX],
+        o->num[O_SPAN], nth};
+    if (!(a.o.snr_min > 0 && a.o.snr_max >= a.o.snr_min &&
+          a.o.vmax >= 0 && a.o.vmax + a.k_max < 0.5 * IND_C_KMS &&
+          a.o.vsini_max >= 0 && a.o.vsini_max < 1000 &&
+          a.binary_frac >= 0 && a.binary_frac <= 1))
+        return ind_fail(e, "mrs: bad --snr-min/--snr-max/--vmax/"
+                        "--vsini-max/--binary-frac");
+    return ind_mrs_write(&a, e);
+}
+
 static int cmd_score_epochs(const opts *o, int nargs, char **args,
                             ind_err *e)
 {
@@ -229,11 +257,14 @@ static int run(const char *cmd, const opts *o, int nargs, char **args,
 {
     int nth = o->num[O_THREADS] > 0 ? (int)o->num[O_THREADS]
                                     : ind_default_threads();
-    const ind_preset *ps = ind_preset_find(o->preset);
+    /* mrs draws its stars inside the mrs grid; the rest inside small */
+    const char *pname = o->preset ? o->preset
+                        : strcmp(cmd, "mrs") ? "small" : "mrs";
+    const ind_preset *ps = ind_preset_find(pname);
     if (!ps && strcmp(cmd, "score") && strcmp(cmd, "model") &&
         strcmp(cmd, "score-epochs") && strcmp(cmd, "bound"))
-        return ind_fail(e, "unknown preset '%s' (small, std or small-fa)",
-                        o->preset);
+        return ind_fail(e, "unknown preset '%s' (small, std, small-fa or "
+                        "mrs)", pname);
     if (strcmp(cmd, "grid") == 0) {
         if (!o->out)
             return ind_fail(e, "grid: --out DIR is required");
@@ -257,6 +288,8 @@ static int run(const char *cmd, const opts *o, int nargs, char **args,
     }
     if (strcmp(cmd, "epochs") == 0)
         return cmd_epochs(o, ps, nth, e);
+    if (strcmp(cmd, "mrs") == 0)
+        return cmd_mrs(o, ps, nth, e);
     if (strcmp(cmd, "score-epochs") == 0)
         return cmd_score_epochs(o, nargs, args, e);
     if (strcmp(cmd, "model") == 0)
@@ -282,7 +315,7 @@ int main(int argc, char **argv)
         fputs(USAGE, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
-    opts o = {.preset = "small"};
+    opts o = {.preset = NULL};
     double check_snr = 10.0;
     o.num[O_NSTAR] = 200;
     o.num[O_SEED] = 1;
@@ -314,6 +347,7 @@ int main(int argc, char **argv)
     o.num[O_PMINN] = 20;
     o.num[O_NPOLY] = 10;
     o.num[O_STEP] = 1;
+    o.num[O_NNIGHT] = 3;
     int rc = parse(argc - 1, argv + 1, &o, &check_snr);
     if (rc)
         return rc > 0 ? 0 : 2;

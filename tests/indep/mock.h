@@ -12,6 +12,7 @@ typedef struct {
     double f0, f1, fstep;   /* [Fe/H] grid */
     double a0, a1, astep;   /* [alpha/Fe] grid */
     double dlnl;            /* template sampling */
+    double lam_lo, lam_hi;  /* grid range, vacuum A */
 } ind_preset;
 
 const ind_preset *ind_preset_find(const char *name);
@@ -47,10 +48,19 @@ typedef struct {
     const ind_linelist *ll;
     ind_hgrid g;                 /* observed-frame high-resolution grid */
     double rn2;                  /* read noise variance per pixel, e-^2 */
+    const ind_arm *arms;         /* the spectrograph's arms             */
+    int narm;
 } ind_obsctx;
 
+/* The DESI-like spectrograph. */
 int ind_obsctx_make(ind_obsctx *c, const ind_linelist *ll, double vsini_max,
                     ind_err *e);
+/* Any arms (narm <= IND_NARM); the high-resolution grid covers each log
+ * arm `margin` pixels beyond its kernels' reach, for copies of the arms
+ * moved by up to that much (ind_mrs). */
+int ind_obsctx_make_arms(ind_obsctx *c, const ind_linelist *ll,
+                         double vsini_max, const ind_arm *arms, int narm,
+                         double margin, ind_err *e);
 void ind_obsctx_free(ind_obsctx *c);
 
 /* Scratch space of one worker: high-resolution arrays, then per-arm pixel
@@ -63,11 +73,13 @@ typedef struct {
     double *all;                 /* all arm pixels together (medians) */
     double *scratch;             /* ind_arm_observe */
     double *buf;
+    size_t n1;                   /* pixels of arm 1 (ind_flux_scale)    */
 } ind_work;
 int ind_work_make(ind_work *w, const ind_obsctx *c, ind_err *e);
 void ind_work_free(ind_work *w);
 
-/* Caller-provided output buffers of one star (n = arm pixels). */
+/* Caller-provided output buffers of one star (n = arm pixels); res[a]
+ * NULL: no resolution matrix (an arm described by its LSF alone). */
 typedef struct {
     float *flux[IND_NARM], *ivar[IND_NARM], *res[IND_NARM];
     int32_t *mask[IND_NARM];
@@ -82,8 +94,8 @@ int ind_observe(const ind_obsctx *c, const ind_draw *d, uint64_t seed,
 /* The noiseless detector pixels of every arm (w->model, before the flux
  * scale) of the star d describes; -1 when its vsini is too large. */
 int ind_model_pixels(const ind_obsctx *c, const ind_draw *d, ind_work *w);
-/* The factor that brings the median R-arm pixel of w->model to d->fmed
- * (w->all is overwritten). */
+/* The factor that brings the median pixel of arm 1 (R) of w->model to
+ * d->fmed (w->all is overwritten). */
 double ind_flux_scale(const ind_draw *d, ind_work *w);
 /* Calibration distortion 1 + sum c_k P_k(x) at x in [-1, 1]. */
 double ind_distortion(const double *cf, double x);
@@ -157,6 +169,17 @@ typedef struct {
     double sb2_frac;             /* of the binaries: double-lined       */
 } ind_epochs_args;
 int ind_epochs_write(const ind_epochs_args *a, ind_err *e);
+/* Star s's number of epochs (in [nexp_min, nexp_max]) and orbit, from the
+ * stream (seed, s, 4): a binary_frac of stars are binaries (K1
+ * log-uniform in [k_min, k_max] km/s, period log-uniform in [p_min,
+ * p_max] d, e uniform in [0, 0.6], omega uniform, periastron t0 within a
+ * period of MJD 59000), a sb2_frac of those double-lined twins. */
+typedef struct {
+    int nexp, binary, sb2;
+    double k1, period, ecc, omega, t0; /* km/s, d, -, rad, MJD */
+    double qm, lratio;                 /* SB2: mass and light ratio  */
+} ind_orbit;
+void ind_orbit_draw(const ind_epochs_args *a, size_t s, ind_orbit *o);
 /* Radial velocity (km/s) at MJD t of a Keplerian orbit: systemic gamma,
  * semi-amplitude k, period (d), eccentricity, argument of periastron
  * omega (rad), time of periastron t0 (MJD). */

@@ -495,6 +495,52 @@ static int shared(score *s, char *const *single, int nsingle,
     return rc;
 }
 
+/* The OBJKEY column of HDU ext (n rows of at most 47 characters) into
+ * keys[n * 48]; 0 when read. */
+static int objkeys(fitsfile *fp, const char *ext, long n, char *keys)
+{
+    int st = 0, col = 0;
+    char **p = malloc((size_t)(n ? n : 1) * sizeof *p);
+    if (!p)
+        return -1;
+    for (long r = 0; r < n; r++)
+        p[r] = keys + 48 * r;
+    fits_movnam_hdu(fp, BINARY_TBL, (char *)ext, 0, &st);
+    fits_get_colnum(fp, CASEINSEN, "OBJKEY", &col, &st);
+    if (n)
+        fits_read_col(fp, TSTRING, col, 1, 1, n, NULL, p, NULL, &st);
+    free(p);
+    fits_clear_errmsg();
+    return st ? -1 : 0;
+}
+
+/* RVEPOCH's TARGETID is the object's (as RVTAB), matched by OBJKEY: an
+ * instrument whose exposures carry identifiers of their own (LAMOST: the
+ * OBSID of each file) may write those there.  Left as read when the file
+ * has no OBJKEY columns. */
+static void epochs_to_objects(const char *rvtab, const tab *jt, tab *je)
+{
+    fitsfile *fp = NULL;
+    int st = 0;
+    char *kt = malloc((size_t)(jt->n + 1) * 48);
+    char *ke = malloc((size_t)(je->n + 1) * 48);
+    fits_open_table(&fp, rvtab, READONLY, &st);
+    if (!st && kt && ke && !objkeys(fp, "RVTAB", jt->n, kt) &&
+        !objkeys(fp, "RVEPOCH", je->n, ke))
+        for (long r = 0, t = 0; r < je->n; r++) {
+            /* rows of one object are consecutive, in RVTAB's order */
+            for (long q = 0; q < jt->n && strcmp(kt + 48 * t, ke + 48 * r);
+                 q++)
+                t = (t + 1) % jt->n;
+            if (!strcmp(kt + 48 * t, ke + 48 * r))
+                je->k1[r] = jt->k1[t];
+        }
+    if (fp)
+        fits_close_file(fp, &(int){0});
+    fits_clear_errmsg();
+    free(kt), free(ke);
+}
+
 int ind_score_epochs(const char *rvtab, const char *truth,
                      char *const *single, int nsingle,
                      const ind_epoch_checks *ck, ind_err *e)
@@ -510,6 +556,8 @@ int ind_score_epochs(const char *rvtab, const char *truth,
     int rc = tab_read(rvtab, "RVTAB", "TARGETID", NULL, jc, 5, &s.jt, e);
     if (!rc)
         rc = tab_read(rvtab, "RVEPOCH", "TARGETID", "EXPID", ec, 3, &s.je, e);
+    if (!rc)
+        epochs_to_objects(rvtab, &s.jt, &s.je);
     if (!rc)
         rc = tab_read(truth, "TRUTH", "TARGETID", NULL, tc, 9, &s.tr, e);
     if (!rc)

@@ -8,17 +8,22 @@
 
 typedef struct { double lam, flux; } sky_line; /* A, 1e-17 erg/s/cm^2 */
 
-/* An unresolved line seen through each pixel's kernel. */
+/* An unresolved line seen through each pixel's kernel (in a log arm the
+ * kernel is per unit ln lambda: per Angstrom it is divided by lambda). */
 static void add_line(const ind_arm *a, const ind_fibre *fib, double lam,
                      double flux, double *out)
 {
+    double x = a->logpix ? log(lam) : lam;
     for (size_t i = 0; i < a->n; i++) {
-        double u = ind_arm_lam(a, i) - lam;
-        if (fabs(u) > 5.5 * a->step)
+        double u = a->lo + a->step * (double)i - x;
+        if (fabs(u) > a->reach * a->step)
             continue;
-        double s, h3, h4;
+        double s, h3, h4, k;
         ind_arm_lsf(a, i, fib, &s, &h3, &h4);
-        out[i] += flux * ind_pixel_kernel(u, s, h3, h4, a->step);
+        k = ind_pixel_kernel(u, s, h3, h4, a->step);
+        if (a->logpix)
+            k /= ind_arm_lam(a, i);
+        out[i] += flux * k;
     }
 }
 

@@ -7,13 +7,19 @@
 
 static const ind_preset PRESETS[] = {
     {"small", 4000, 7000, 500, 1.0, 5.0, 1.0, -2.0, 0.5, 0.5, 0.0, 0.4, 0.4,
-     1e-5},
+     1e-5, 3450.0, 10000.0},
     {"std", 4000, 7000, 250, 1.0, 5.0, 0.5, -2.0, 0.5, 0.5, 0.0, 0.4, 0.4,
-     6e-6},
+     6e-6, 3450.0, 10000.0},
     /* small with [Fe/H] and [alpha/Fe] twice as dense: separates those
      * axes' interpolation error from the rest (1,155 models) */
     {"small-fa", 4000, 7000, 500, 1.0, 5.0, 1.0, -2.0, 0.5, 0.25, 0.0, 0.4,
-     0.2, 1e-5},
+     0.2, 1e-5, 3450.0, 10000.0},
+    /* for the LAMOST MRS arms (R ~ 7500, 5.6 km/s pixels): 0.9 km/s
+     * sampling, as the observation's own grid, over the arms and a
+     * velocity padding of 1000 km/s only; small's steps over a narrower
+     * range (200 models, ~100 MB) */
+    {"mrs", 4500, 6500, 500, 2.0, 5.0, 1.0, -1.5, 0.5, 0.5, 0.0, 0.4, 0.4,
+     3e-6, 4800.0, 6950.0},
 };
 
 const ind_preset *ind_preset_find(const char *name)
@@ -96,16 +102,32 @@ void ind_draw_star(uint64_t seed, size_t i, const ind_preset *ps,
 int ind_obsctx_make(ind_obsctx *c, const ind_linelist *ll, double vsini_max,
                     ind_err *e)
 {
+    return ind_obsctx_make_arms(c, ll, vsini_max, ind_desi_arms(), IND_NARM,
+                                0.0, e);
+}
+
+int ind_obsctx_make_arms(ind_obsctx *c, const ind_linelist *ll,
+                         double vsini_max, const ind_arm *arms, int narm,
+                         double margin, ind_err *e)
+{
     memset(c, 0, sizeof *c);
     c->ll = ll;
     c->rn2 = 100.0; /* 4 exposures x (5 e-)^2 */
-    const ind_arm *arms = ind_desi_arms();
+    c->arms = arms;
+    c->narm = narm;
     /* cover the reach of every pixel's kernel plus the rotation kernel of
      * the fastest star */
     double pad = exp(vsini_max / IND_C_KMS), lo = 1e30, hi = 0;
-    for (int a = 0; a < IND_NARM; a++) {
-        lo = fmin(lo, arms[a].lo - 6.0 * arms[a].step);
-        hi = fmax(hi, ind_arm_lam(&arms[a], arms[a].n - 1) + 6.0 * arms[a].step);
+    for (int a = 0; a < narm; a++) {
+        const ind_arm *A = &arms[a];
+        double r = A->reach + 0.5;
+        if (A->logpix) {
+            lo = fmin(lo, ind_arm_lam_at(A, -r - margin));
+            hi = fmax(hi, ind_arm_lam_at(A, (double)(A->n - 1) + r + margin));
+        } else {
+            lo = fmin(lo, A->lo - r * A->step);
+            hi = fmax(hi, ind_arm_lam(A, A->n - 1) + r * A->step);
+        }
     }
     return ind_hgrid_make(&c->g, lo / pad - 1.0, hi * pad + 1.0, 3e-6, e);
 }
@@ -117,9 +139,9 @@ void ind_obsctx_free(ind_obsctx *c)
 
 int ind_work_make(ind_work *w, const ind_obsctx *c, ind_err *e)
 {
-    const ind_arm *arms = ind_desi_arms();
+    const ind_arm *arms = c->arms;
     size_t npix = 0, n = c->g.n, ns = 0;
-    for (int a = 0; a < IND_NARM; a++) {
+    for (int a = 0; a < c->narm; a++) {
         npix += arms[a].n;
         size_t q = ind_arm_observe_scratch(&arms[a]);
         ns = q > ns ? q : ns;
@@ -132,7 +154,7 @@ int ind_work_make(ind_work *w, const ind_obsctx *c, ind_err *e)
     w->spec = w->hires + 4 * n;
     w->cum = w->spec + n;
     double *p = w->cum + n;
-    for (int a = 0; a < IND_NARM; a++) {
+    for (int a = 0; a < c->narm; a++) {
         w->model[a] = p;
         w->sky[a] = p + npix;
         w->skyl[a] = p + 2 * npix;
@@ -141,6 +163,7 @@ int ind_work_make(ind_work *w, const ind_obsctx *c, ind_err *e)
     }
     w->all = w->buf + 6 * n + 4 * npix;
     w->scratch = w->all + npix;
+    w->n1 = arms[1].n;
     return 0;
 }
 

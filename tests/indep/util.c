@@ -118,3 +118,24 @@ int ind_mkdir(const char *path, ind_err *e)
     return ind_fail(e, "%s: cannot create directory: %s", path,
                     strerror(errno));
 }
+
+fitsfile *ind_fits_create(const char *final, char *tmp, size_t n, int *st)
+{
+    char clobber[4300];
+    fitsfile *fp = NULL;
+    ind_tmpname(tmp, n, final, 0);
+    snprintf(clobber, sizeof clobber, "!%s", tmp);
+    fits_create_file(&fp, clobber, st);
+    return fp;
+}
+
+int ind_fits_commit(fitsfile *fp, int st, const char *tmp,
+                    const char *final, const char *what, ind_err *e)
+{
+    fits_close_file(fp, &st);
+    if (st) {
+        remove(tmp);
+        return ind_fits_fail(e, st, final, what);
+    }
+    return ind_commit(tmp, final, e);
+}

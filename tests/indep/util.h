@@ -21,6 +21,12 @@ int ind_fits_fail(ind_err *e, int status, const char *path, const char *what);
  * rename.  tag keeps concurrent writers apart. */
 void ind_tmpname(char *buf, size_t n, const char *final, unsigned long tag);
 int ind_commit(const char *tmp, const char *final, ind_err *e);
+/* The two ends of an atomic FITS write: create the temporary for `final`
+ * (name into tmp[n]) with the chained CFITSIO status *st; then close it
+ * and rename it into place, or remove it and report `what` failed. */
+fitsfile *ind_fits_create(const char *final, char *tmp, size_t n, int *st);
+int ind_fits_commit(fitsfile *fp, int st, const char *tmp,
+                    const char *final, const char *what, ind_err *e);
 /* mkdir -p for one level; an existing directory is fine. */
 int ind_mkdir(const char *path, ind_err *e);
 
