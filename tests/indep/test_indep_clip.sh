@@ -7,10 +7,10 @@
 # deterministic):
 #  - every arm with an unflagged hit above 20 sigma has NCLIP >= 1 there;
 #  - those spectra's velocities lie within 0.5 VRAD_ERR of the cosmic-free
-#    twin's, rms at most 0.2 (measured max 0.20, rms 0.085), where without
+#    twin's, rms at most 0.2 (measured max 0.19, rms 0.082), where without
 #    clipping their rms is at least 0.3 (measured 0.53: the data can show
 #    the effect);
-#  - on the twin at most 1e-4 of the pixels are rejected (measured 2e-5).
+#  - on the twin at most 1e-4 of the pixels are rejected (measured 6e-6).
 # Library: the indep_lib fixture.
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 py=

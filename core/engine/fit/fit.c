@@ -11,7 +11,7 @@
 const char *rvfit_stage_label(int stage)
 {
     static const char *names[] = {"read",    "init",    "optimize",
-                                  "clip",    "vrefine", "hessian",
+                                  "vrefine", "clip",    "hessian",
                                   "diagnostics", "write", "wait"};
     _Static_assert(sizeof names / sizeof *names == RVFIT_NSTAGE,
                    "a label per stage");
@@ -113,8 +113,8 @@ static void teardown(fit_ctx *f)
 const fit_stage fit_stages[FIT_NSTAGES] = {
     {RVFIT_ST_INIT, fit_stage_init},       /* stage_init.c    */
     {RVFIT_ST_OPTIM, fit_stage_optim},     /* stage_optim.c   */
-    {RVFIT_ST_CLIP, fit_stage_clip},       /* stage_clip.c    */
     {RVFIT_ST_VREFINE, fit_stage_vrefine}, /* stage_vrefine.c */
+    {RVFIT_ST_CLIP, fit_stage_clip},       /* stage_clip.c    */
     {RVFIT_ST_HESSIAN, fit_stage_hessian}, /* stage_hessian.c */
     {RVFIT_ST_DIAG, fit_stage_diag},       /* stage_diag.c    */
 };

@@ -131,8 +131,8 @@ int fit_end(fit_ctx *f, int rc);
 /* The stages (stage_*.c), in the order fit.c runs them. */
 int fit_stage_init(fit_ctx *f);
 int fit_stage_optim(fit_ctx *f);
-int fit_stage_clip(fit_ctx *f);
 int fit_stage_vrefine(fit_ctx *f);
+int fit_stage_clip(fit_ctx *f);
 int fit_stage_hessian(fit_ctx *f);
 int fit_stage_diag(fit_ctx *f);
 

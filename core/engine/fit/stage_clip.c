@@ -1,8 +1,13 @@
-/* stage_clip.c — between the optimiser and the velocity refinement:
- * pixels far ABOVE the best-fit model (cosmic rays the extraction did not
+/* stage_clip.c — after the velocity refinement: pixels far ABOVE the
+ * best-fit model (cosmic rays the extraction did not
  * flag, hot pixels, sky-line residuals) get ivar 0, the batch is loaded
  * again, and the objects that lost much chi^2 are re-optimised from where
- * they were.  One unflagged cosmic ray of a few hundred sigma otherwise
+ * they were, their velocities refined again.  It follows the velocity
+ * refinement because at the optimiser's velocity (stage 1's) a residual
+ * offset leaves every line with a positive and a negative wing: at R
+ * 7500 and high S/N those pass 5 sigma, and rejecting one wing of each
+ * line held the velocity where it was (LAMOST MRS coadds: 7 sigma off).
+ * One unflagged cosmic ray of a few hundred sigma otherwise
  * carries most of an arm's chi^2 and drags the velocity by several of its
  * errors (docs/benchmarks.md, "Joint fits").  Pixels below the model are
  * never rejected: there the model lacks absorption (template mismatch),
@@ -233,26 +238,10 @@ static int clip_mark(clip_ctx *c, size_t *nhit)
     return rc;
 }
 
-/* After the reload: -2 ln L at the optimum of every object that lost
- * pixels, then the optimiser for those that lost more than CLIP_REOPT;
- * the next pass's candidates are the spectra of the latter. */
-static int clip_refit(clip_ctx *c)
+/* The optimiser again for the nr objects sub[], at most CLIP_REOPT_ITER
+ * models each where it is the Newton method. */
+static int clip_reoptimise(fit_ctx *f, size_t *sub, size_t nr)
 {
-    fit_ctx *f = c->f;
-    size_t nh = 0, nr = 0;
-    for (size_t i = 0; i < f->nact; i++)
-        if (c->hit[f->act[i]])
-            c->pts[nh] = f->best[f->act[i]], c->sub[nh++] = f->act[i];
-    int rc = nh ? fit_chisq_obj(f, nh, c->pts, c->m) : RVFIT_OK;
-    for (size_t i = 0; i < nh && !rc; i++) {
-        f->fbest[c->sub[i]] = c->m[i];
-        if (c->drop[c->sub[i]] > CLIP_REOPT)
-            c->sub[nr++] = c->sub[i];
-    }
-    if (rc || nr == 0) {
-        c->n = 0;
-        return rc;
-    }
     size_t *act = f->act, nact = f->nact;
     const rvfit_fit_opts *o = f->o;
     rvfit_fit_opts short_o = *o;
@@ -261,15 +250,43 @@ static int clip_refit(clip_ctx *c)
     if (rvfit_interp_kinks_on_nodes(o->interp) &&
         short_o.max_iter > CLIP_REOPT_ITER)
         short_o.max_iter = CLIP_REOPT_ITER;
-    f->act = c->sub, f->nact = nr, f->o = &short_o;
-    rc = fit_stage_optim(f);
+    f->act = sub, f->nact = nr, f->o = &short_o;
+    int rc = fit_stage_optim(f);
     f->act = act, f->nact = nact, f->o = o;
+    return rc;
+}
+
+/* After the reload, for every object that lost pixels: -2 ln L at its
+ * optimum anew, the optimiser where the pixels carried more than
+ * CLIP_REOPT, and the velocity refinement of all its spectra with the
+ * pixels they have now; those spectra are the next pass's candidates. */
+static int clip_refit(clip_ctx *c)
+{
+    fit_ctx *f = c->f;
+    size_t nh = 0, nr = 0;
     c->n = 0;
-    for (size_t i = 0; i < nr; i++) {
+    for (size_t i = 0; i < f->nact; i++) {
+        if (!c->hit[f->act[i]])
+            continue;
         const size_t *mem;
-        size_t nm = fit_group_members(f, &c->sub[i], &mem);
+        size_t nm = fit_group_members(f, &f->act[i], &mem);
         memcpy(c->cand + c->n, mem, nm * sizeof *mem);
         c->n += nm;
+        c->pts[nh] = f->best[f->act[i]], c->sub[nh++] = f->act[i];
+    }
+    int rc = nh ? fit_chisq_obj(f, nh, c->pts, c->m) : RVFIT_OK;
+    for (size_t i = 0; i < nh && !rc; i++) {
+        f->fbest[c->sub[i]] = c->m[i];
+        if (c->drop[c->sub[i]] > CLIP_REOPT)
+            c->sub[nr++] = c->sub[i];
+    }
+    if (!rc && nr)
+        rc = clip_reoptimise(f, c->sub, nr);
+    if (!rc && c->n) {
+        size_t *xact = f->xact, nxact = f->nxact;
+        f->xact = c->cand, f->nxact = c->n;
+        rc = fit_stage_vrefine(f);
+        f->xact = xact, f->nxact = nxact;
     }
     return rc;
 }

@@ -85,8 +85,8 @@ typedef struct rvfit_result {
  * overlap the fit when a run reads ahead; WAIT is the time the fit spent
  * waiting for input. */
 enum rvfit_stage_id {
-    RVFIT_ST_READ = 0, RVFIT_ST_INIT, RVFIT_ST_OPTIM, RVFIT_ST_CLIP,
-    RVFIT_ST_VREFINE,
+    RVFIT_ST_READ = 0, RVFIT_ST_INIT, RVFIT_ST_OPTIM, RVFIT_ST_VREFINE,
+    RVFIT_ST_CLIP,
     RVFIT_ST_HESSIAN, RVFIT_ST_DIAG, RVFIT_ST_WRITE, RVFIT_ST_WAIT,
     RVFIT_NSTAGE
 };
