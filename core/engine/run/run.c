@@ -31,13 +31,18 @@ static void fit_one(run_ctx *c, run_batch *rb)
     if (!rc && !c->J)
         rc = plot_select(c, rb, &e);
     if (!rc) {
+        double t1 = rvfit_now();
         rc = r->be->ops->load_batch(r->be->state, &rb->b, &r->fo.model, &e);
+        r->loading += rvfit_now() - t1;
         if (rc)
             rvfit_err_prefix(&e, "backend '%s': load_batch", r->be->name);
         /* the two-velocity test reads the flux after the fit */
         rb_drop_spectra(c, &rb->b, 0, c->J && r->fo.sb2);
     }
     float *const *models = r->cfg->write_models ? rb->models : NULL;
+    rvfit_counters c0, c1;
+    r->be->ops->counters(r->be->state, &c0);
+    double t2 = rvfit_now();
     if (!rc && c->J)
         rc = rvfit_fit_joint(r->be, r->lib, &rb->b, rb->j.nobj,
                              rb->j.obj_off, &r->fo, rb->res, rb->j.jres,
@@ -45,6 +50,8 @@ static void fit_one(run_ctx *c, run_batch *rb)
     else if (!rc)
         rc = rvfit_fit_batch(r->be, r->lib, &rb->b, &r->fo, rb->res, models,
                              &r->prof, r->host, &e);
+    r->be->ops->counters(r->be->state, &c1);
+    r->driver += rvfit_now() - t2 - (c1.seconds - c0.seconds);
     if (!rc && !c->J)
         rc = plot_models(c, rb, &e);
     r->busy += rvfit_now() - t0;
