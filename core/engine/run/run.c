@@ -27,7 +27,7 @@ static void fit_one(run_ctx *c, run_batch *rb)
     rvfit_err e;
     rvfit_err_clear(&e);
     double t0 = rvfit_now();
-    int rc = rb_alloc_results(rb, (int)r->cfg->write_models, &e);
+    int rc = rb_alloc_results(c, rb, (int)r->cfg->write_models, &e);
     if (!rc && !c->J)
         rc = plot_select(c, rb, &e);
     if (!rc) {
