@@ -13,7 +13,16 @@
  * only wavelengths, results and models, so the band matrices (most of a
  * batch's bytes) and the flux go at once and ivar after the fit, to the
  * reader's next batch (run_mem.c).  Memory then holds about one full
- * batch besides the backend's copy. */
+ * batch besides the backend's copy.  Once the reader is done no batch
+ * takes them, and giving them back to the system (hundreds of MB
+ * unmapped) is left to the writer's rb_clear instead of this thread,
+ * whose time between backend calls the backend waits for. */
+static void fit_drop(run_ctx *c, rvfit_batch *b, int ivar_too, int keep_flux)
+{
+    if (!run_mem_closed(&c->mem))
+        rb_drop_spectra(c, b, ivar_too, keep_flux);
+}
+
 static void fit_one(run_ctx *c, run_batch *rb)
 {
     rvfit_run *r = c->r;
@@ -37,7 +46,7 @@ static void fit_one(run_ctx *c, run_batch *rb)
         if (rc)
             rvfit_err_prefix(&e, "backend '%s': load_batch", r->be->name);
         /* the two-velocity test reads the flux after the fit */
-        rb_drop_spectra(c, &rb->b, 0, c->J && r->fo.sb2);
+        fit_drop(c, &rb->b, 0, c->J && r->fo.sb2);
     }
     float *const *models = r->cfg->write_models ? rb->models : NULL;
     rvfit_counters c0, c1;
@@ -55,7 +64,7 @@ static void fit_one(run_ctx *c, run_batch *rb)
     if (!rc && !c->J)
         rc = plot_models(c, rb, &e);
     r->busy += rvfit_now() - t0;
-    rb_drop_spectra(c, &rb->b, 1, 0);
+    fit_drop(c, &rb->b, 1, 0);
     if (rc)
         run_fatal(c, rc, &e);
     else

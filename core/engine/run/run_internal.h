@@ -182,6 +182,8 @@ void run_mem_init(run_mem *m);
 void run_mem_destroy(run_mem *m);
 /* No more batches: free what waits, and what comes from now on. */
 void run_mem_close(run_mem *m);
+/* Whether run_mem_close was called: put now frees. */
+int run_mem_closed(run_mem *m);
 void *run_mem_take(run_mem *m, size_t bytes);
 void *run_mem_get(run_mem *m, size_t bytes);
 void run_mem_put(run_mem *m, void *p, size_t bytes);

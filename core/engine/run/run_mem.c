@@ -38,6 +38,14 @@ void run_mem_destroy(run_mem *m)
     pthread_mutex_destroy(&m->mu);
 }
 
+int run_mem_closed(run_mem *m)
+{
+    pthread_mutex_lock(&m->mu);
+    int closed = m->closed;
+    pthread_mutex_unlock(&m->mu);
+    return closed;
+}
+
 void *run_mem_take(run_mem *m, size_t bytes)
 {
     if (bytes < RUN_MEM_MIN)
