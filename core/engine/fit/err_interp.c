@@ -113,27 +113,12 @@ static void templates(const fit_ctx *f, size_t i, const double *c,
             ew + a * RVFIT_MAX_STENCIL);
 }
 
-/* The points of a block of consecutive spectra and their stencil table:
- * blocks are built apart (on the fit's pool) and joined in order, so the
- * table is the same whatever the threads. */
-typedef struct sys_part {
-    csr t;
-    rvfit_point *pts;
-    size_t npts, cap;
-    int nomem;
-} sys_part;
-
-#define SYS_BLOCK 32 /* spectra per block */
-
 typedef struct sys_ctx {
     fit_ctx *f;
     const double *c, *h;
-    const int *ok;
-    sys_part *part;   /* [npart] */
-    size_t npart;
-    csr t;            /* the joined table and points */
+    csr t;
     rvfit_point *pts;
-    size_t npts;
+    size_t npts, cap;
     int *ne; /* [nact*d] error-template entries (0: no column) */
 } sys_ctx;
 
@@ -141,8 +126,8 @@ typedef struct sys_ctx {
 static int col_points(int d) { return d + 1; }
 
 /* Points (c, z_a = 1) and (c + h_j, z_a = 1) of spectrum i for every
- * column a it has, appended to part b. */
-static int add_points(sys_ctx *s, sys_part *b, size_t i, const uint32_t *ei,
+ * column a it has. */
+static int add_points(sys_ctx *s, size_t i, const uint32_t *ei,
                       const double *ew)
 {
     fit_ctx *f = s->f;
@@ -152,92 +137,33 @@ static int add_points(sys_ctx *s, sys_part *b, size_t i, const uint32_t *ei,
     for (int a = 0; a < d; a++) {
         if (!ne[a])
             continue;
-        if (b->npts + (size_t)col_points(d) > b->cap) {
-            size_t cap = 2 * b->cap + (size_t)col_points(d) * 64;
-            rvfit_point *p = realloc(b->pts, cap * sizeof *p);
+        if (s->npts + (size_t)col_points(d) > s->cap) {
+            size_t cap = 2 * s->cap + (size_t)col_points(d) * 64;
+            rvfit_point *p = realloc(s->pts, cap * sizeof *p);
             if (!p)
                 return -1;
-            b->pts = p, b->cap = cap;
+            s->pts = p, s->cap = cap;
         }
-        size_t first = b->npts, ent = b->t.nent, pt = b->t.npt;
+        size_t first = s->npts, ent = s->t.nent, pt = s->t.npt;
         int rc = 0;
         for (int k = 0; k < col_points(d) && !rc; k++) {
-            rvfit_point *p = &b->pts[b->npts++];
+            rvfit_point *p = &s->pts[s->npts++];
             *p = f->best[f->act[i]];
             for (int l = 0; l < d; l++)
                 p->theta[f->free_axis[l]] = c[l];
             if (k > 0)
                 p->theta[f->free_axis[k - 1]] += h[k - 1];
-            rc = csr_add(&b->t, f->o->interp, p->theta,
+            rc = csr_add(&s->t, f->o->interp, p->theta,
                          ei + a * RVFIT_MAX_STENCIL,
                          ew + a * RVFIT_MAX_STENCIL, ne[a]);
         }
         if (rc < 0)
             return -1;
         if (rc > 0) { /* wider than a stencil may be: drop the column */
-            b->npts = first, b->t.nent = ent, b->t.npt = pt;
+            s->npts = first, s->t.nent = ent, s->t.npt = pt;
             ne[a] = 0;
         }
     }
-    return 0;
-}
-
-/* Pool item: error templates and points of block k's spectra that have
- * an inverse Hessian. */
-static void build_part(void *ctx, int tid, size_t k)
-{
-    (void)tid;
-    sys_ctx *s = ctx;
-    fit_ctx *f = s->f;
-    sys_part *b = &s->part[k];
-    int d = f->nfree;
-    size_t i0 = k * SYS_BLOCK, i1 = i0 + SYS_BLOCK;
-    i1 = i1 < f->nact ? i1 : f->nact;
-    uint32_t *ei = malloc((size_t)d * RVFIT_MAX_STENCIL * sizeof *ei);
-    double *ew = malloc((size_t)d * RVFIT_MAX_STENCIL * sizeof *ew);
-    b->nomem = !ei || !ew;
-    for (size_t i = i0; i < i1 && !b->nomem; i++) {
-        int *ne = s->ne + i * (size_t)d;
-        memset(ne, 0, (size_t)d * sizeof *ne);
-        if (!s->ok[i])
-            continue;
-        templates(f, i, s->c + i * (size_t)d, ei, ew, ne);
-        b->nomem = add_points(s, b, i, ei, ew) != 0;
-    }
-    free(ei), free(ew);
-}
-
-/* The parts joined in order into s->t and s->pts. */
-static int join_parts(sys_ctx *s)
-{
-    size_t npt = 0, nent = 0;
-    for (size_t k = 0; k < s->npart; k++) {
-        if (s->part[k].nomem)
-            return -1;
-        npt += s->part[k].t.npt;
-        nent += s->part[k].t.nent;
-    }
-    csr *t = &s->t;
-    t->off = malloc((npt + 1) * sizeof *t->off);
-    t->pen = malloc((npt ? npt : 1) * sizeof *t->pen);
-    t->idx = malloc((nent ? nent : 1) * sizeof *t->idx);
-    t->w = malloc((nent ? nent : 1) * sizeof *t->w);
-    s->pts = malloc((npt ? npt : 1) * sizeof *s->pts);
-    if (!t->off || !t->pen || !t->idx || !t->w || !s->pts)
-        return -1;
-    t->off[0] = 0;
-    for (size_t k = 0; k < s->npart; k++) {
-        const sys_part *b = &s->part[k];
-        memcpy(s->pts + t->npt, b->pts, b->npts * sizeof *s->pts);
-        memcpy(t->pen + t->npt, b->t.pen, b->t.npt * sizeof *t->pen);
-        memcpy(t->idx + t->nent, b->t.idx, b->t.nent * sizeof *t->idx);
-        memcpy(t->w + t->nent, b->t.w, b->t.nent * sizeof *t->w);
-        for (size_t q = 0; q < b->t.npt; q++)
-            t->off[t->npt + q + 1] = (uint32_t)t->nent + b->t.off[q + 1];
-        t->npt += b->t.npt;
-        t->nent += b->t.nent;
-    }
-    s->npts = t->npt;
     return 0;
 }
 
@@ -271,28 +197,24 @@ static void project(const sys_ctx *s, size_t i, const double *m,
     }
 }
 
-/* Error templates and points of every spectrum with an inverse Hessian,
- * built by blocks on the fit's pool and joined. */
-static int build(sys_ctx *s)
+/* Error templates and points of every spectrum with an inverse Hessian. */
+static int build(sys_ctx *s, const int *ok)
 {
     fit_ctx *f = s->f;
-    s->npart = (f->nact + SYS_BLOCK - 1) / SYS_BLOCK;
-    s->part = calloc(s->npart ? s->npart : 1, sizeof *s->part);
-    if (!s->part)
-        return -1;
-    fit_par(f, s->npart, build_part, s);
-    return join_parts(s);
-}
-
-static void sys_free(sys_ctx *s)
-{
-    for (size_t k = 0; k < s->npart; k++) {
-        csr_free(&s->part[k].t);
-        free(s->part[k].pts);
+    int d = f->nfree;
+    uint32_t *ei = malloc((size_t)d * RVFIT_MAX_STENCIL * sizeof *ei);
+    double *ew = malloc((size_t)d * RVFIT_MAX_STENCIL * sizeof *ew);
+    int rc = ei && ew ? 0 : -1;
+    for (size_t i = 0; i < f->nact && !rc; i++) {
+        int *ne = s->ne + i * (size_t)d;
+        memset(ne, 0, (size_t)d * sizeof *ne);
+        if (!ok[i])
+            continue;
+        templates(f, i, s->c + i * (size_t)d, ei, ew, ne);
+        rc = add_points(s, i, ei, ew);
     }
-    free(s->part);
-    csr_free(&s->t);
-    free(s->pts), free(s->ne);
+    free(ei), free(ew);
+    return rc; /* -1: out of memory */
 }
 
 /* The backend takes no stencil tables (it declares no
@@ -332,9 +254,9 @@ int fit_interp_var(fit_ctx *f, const double *c, const double *h,
         return no_error_stencils(f);
     if (!(f->be->ops->caps & RVFIT_BACKEND_CAP_STENCILS))
         return no_tables(f);
-    sys_ctx s = {.f = f, .c = c, .h = h, .ok = ok};
-    s.ne = malloc((n ? n : 1) * (size_t)d * sizeof *s.ne);
-    int rc = s.ne ? build(&s) : -1;
+    sys_ctx s = {.f = f, .c = c, .h = h};
+    s.ne = malloc(n * (size_t)d * sizeof *s.ne);
+    int rc = s.ne ? build(&s, ok) : -1;
     if (rc)
         rc = rvfit_err_set(f->err, RVFIT_ERR_NOMEM, "fit: out of memory");
     double *m = rc ? NULL : malloc((s.npts ? s.npts : 1) * sizeof *m);
@@ -353,7 +275,7 @@ int fit_interp_var(fit_ctx *f, const double *c, const double *h,
         for (int a = 0; a < d; a++)
             mi += ne[a] ? col_points(d) : 0;
     }
-    free(m);
-    sys_free(&s);
+    free(m), free(s.ne), free(s.pts);
+    csr_free(&s.t);
     return rc;
 }

@@ -85,8 +85,6 @@ static int setup(fit_ctx *f)
 
 static void teardown(fit_ctx *f)
 {
-    rvfit_pool_destroy(f->pool);
-    f->pool = NULL;
     fit_group_free(f);
     free(f->act);
     free(f->best);
@@ -141,11 +139,6 @@ int fit_begin(fit_ctx *f)
                                         f->be->name, f->err);
     if (!rc)
         rc = setup(f);
-    /* The driver's threads: one pool per batch (starting a thread costs
-     * far less than a batch's driver work); the backend's own threads
-     * wait while the driver works, so the two never compete. */
-    if (!rc && f->host && f->host->nthreads > 1)
-        rc = rvfit_pool_create(f->host->nthreads, &f->pool, f->err);
     for (size_t s = 0; s < f->b->nspec && rc == RVFIT_OK; s++) {
         memset(&f->res[s], 0, sizeof f->res[s]);
         if (f->b->flags[s] & RVFIT_SPEC_BAD)

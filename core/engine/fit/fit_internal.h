@@ -7,7 +7,6 @@
 #define RVFIT_FIT_INTERNAL_H
 
 #include "rvfit/fit.h"
-#include "rvfit/pool.h"
 
 /* The spectra of each object of a batch (fit_group.c) and the scratch of
  * the expansion of an object's points. */
@@ -58,9 +57,6 @@ typedef struct fit_ctx {
     const rvfit_interpolator *hs;       /* stencils from the core, or NULL   */
     rvfit_stencil_buf sbuf;       /* their buffers, reused per call    */
     int cur_stage;
-    /* Threads for the driver's own per-spectrum work between backend
-     * calls (fit_par); NULL: that work runs on the calling thread. */
-    rvfit_pool *pool;
     rvfit_result *res;            /* [nspec] the caller's results       */
     float *const *models;         /* [narm] best-fit models, or NULL   */
 } fit_ctx;
@@ -103,21 +99,6 @@ void fit_group_sync_errors(fit_ctx *f);
 
 /* Sets the out-of-memory error; returns its status. */
 int fit_nomem(fit_ctx *f);
-
-/* fn(ctx, tid, i) for every i < n, on the fit's pool when it has one
- * (fit_begin makes it).  Items must be independent, each writing only
- * its own outputs, so that the results do not depend on the thread
- * count.  Inline: the stages that use it are called by fit.c. */
-static inline void fit_par(fit_ctx *f, size_t n, rvfit_pool_fn fn,
-                           void *ctx)
-{
-    if (f->pool && n > 1) {
-        rvfit_pool_run(f->pool, n, fn, ctx);
-        return;
-    }
-    for (size_t i = 0; i < n; i++)
-        fn(ctx, 0, i);
-}
 
 /* The driver (fit.c), in the order a fit uses it: fit_begin checks the
  * backend against the interpolator, allocates the state, makes act[]

@@ -79,17 +79,11 @@ int fit_diag_eval(fit_ctx *f, size_t nx, const rvfit_point *px, double *mx)
     return rc;
 }
 
-static void finish_item(void *ctx, int tid, size_t i)
-{
-    (void)tid;
-    const fit_ctx *f = ctx;
-    fit_result_finish(f, &f->res[f->xact[i]], f->xact[i]);
-}
 
 int fit_stage_diag(fit_ctx *f)
 {
     int rc = fit_diag_eval(f, 0, NULL, NULL);
-    if (!rc)
-        fit_par(f, f->nxact, finish_item, f);
+    for (size_t i = 0; i < f->nxact && !rc; i++)
+        fit_result_finish(f, &f->res[f->xact[i]], f->xact[i]);
     return rc;
 }

@@ -152,18 +152,12 @@ typedef struct nt_ctx {
     double *nodes;       /* node positions in y, per free axis       */
     rvfit_point *pts;    /* [nact * NT_MAXPTS] one round's points    */
     double *fv;
-    size_t *who, *first; /* [nact] the round's stars, in order, and
-                            the first of each one's points           */
+    size_t *own;
 } nt_ctx;
-
-/* Rounds with fewer stars than this receive on the calling thread: the
- * values of one star take a few microseconds, waking the pool more. */
-#define NT_PAR_MIN 64
 
 static void nt_free(nt_ctx *c)
 {
-    free(c->st), free(c->nodes), free(c->pts), free(c->fv), free(c->who);
-    free(c->first);
+    free(c->st), free(c->nodes), free(c->pts), free(c->fv), free(c->own);
 }
 
 /* Coordinates: vsini (when fitted) in units of nt_vs_unit() km/s over
@@ -179,9 +173,8 @@ static int nt_setup(fit_ctx *f, nt_ctx *c)
     c->nodes = malloc((tot ? tot : 1) * sizeof *c->nodes);
     c->pts = malloc((n ? n : 1) * NT_MAXPTS * sizeof *c->pts);
     c->fv = malloc((n ? n : 1) * NT_MAXPTS * sizeof *c->fv);
-    c->who = malloc((n ? n : 1) * sizeof *c->who);
-    c->first = malloc((n ? n : 1) * sizeof *c->first);
-    if (!c->st || !c->nodes || !c->pts || !c->fv || !c->who || !c->first)
+    c->own = malloc((n ? n : 1) * NT_MAXPTS * sizeof *c->own);
+    if (!c->st || !c->nodes || !c->pts || !c->fv || !c->own)
         return fit_nomem(f);
     nt_prob *P = &c->P;
     int k = 0;
@@ -231,38 +224,25 @@ static void nt_from_point(const fit_ctx *f, const rvfit_point *p, double *y)
     }
 }
 
-/* The values of the round's k-th star (pool item; each star's state is
- * its own). */
-static void nt_receive_item(void *ctx, int tid, size_t k)
-{
-    (void)tid;
-    nt_ctx *c = ctx;
-    nt_receive(&c->P, &c->st[c->who[k]], c->fv + c->first[k]);
-}
-
 /* One round: every unfinished spectrum's requests in one backend call. */
 static int nt_round(fit_ctx *f, nt_ctx *c, size_t *left)
 {
-    size_t np = 0, nw = 0;
-    for (size_t i = 0; i < f->nact; i++) {
-        int m = c->st[i].phase != NT_DONE ? c->st[i].np : 0;
-        if (m > 0)
-            c->who[nw] = i, c->first[nw++] = np;
-        for (int q = 0; q < m; q++)
-            nt_to_point(f, i, c->st[i].pts[q], &c->pts[np++]);
-    }
+    size_t np = 0;
+    for (size_t i = 0; i < f->nact; i++)
+        for (int q = 0; c->st[i].phase != NT_DONE && q < c->st[i].np; q++) {
+            nt_to_point(f, i, c->st[i].pts[q], &c->pts[np]);
+            c->own[np++] = i;
+        }
     int rc = fit_chisq_obj(f, np, c->pts, c->fv);
-    if (rc)
-        return rc;
-    if (nw >= NT_PAR_MIN)
-        fit_par(f, nw, nt_receive_item, c);
-    else
-        for (size_t k = 0; k < nw; k++)
-            nt_receive_item(c, 0, k);
     *left = 0;
-    for (size_t k = 0; k < nw; k++)
-        *left += c->st[c->who[k]].phase != NT_DONE;
-    return RVFIT_OK;
+    for (size_t k = 0; k < np && !rc;) {
+        nt_star *s = &c->st[c->own[k]];
+        size_t m = (size_t)s->np;
+        nt_receive(&c->P, s, c->fv + k);
+        *left += s->phase != NT_DONE;
+        k += m;
+    }
+    return rc;
 }
 
 static int optim_newton(fit_ctx *f)

@@ -1,10 +1,6 @@
 /* pool.c — rvfit_pool: a small persistent pthread pool.  Work items are
  * claimed from an atomic counter; the calling thread works as thread 0,
- * so a pool of one thread starts no thread at all.  A run ends when its
- * items are done: the caller waits for the workers that took part, not
- * for those still asleep when the items ran out (on a machine busy with
- * other work a woken thread may wait milliseconds for a core, longer
- * than a small run takes). */
+ * so a pool of one thread starts no thread at all. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -24,8 +20,7 @@ struct rvfit_pool {
     pthread_cond_t go, done;
     unsigned long gen;     /* bumped for every run                    */
     int quit;
-    int open;              /* the current run takes workers           */
-    int inside;            /* workers inside the current run          */
+    int active;            /* workers still inside the current run    */
     rvfit_pool_fn fn;
     void *ctx;
     size_t nitems;
@@ -49,17 +44,15 @@ static void *pool_main(void *arg)
     unsigned long seen = 0;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        /* a run not seen yet that still takes workers */
-        while (!p->quit && (p->gen == seen || !p->open))
+        while (p->gen == seen && !p->quit)
             pthread_cond_wait(&p->go, &p->mu);
         if (p->quit)
             break;
         seen = p->gen;
-        p->inside++;
         pthread_mutex_unlock(&p->mu);
         pool_drain(p, w->tid);
         pthread_mutex_lock(&p->mu);
-        if (--p->inside == 0)
+        if (--p->active == 0)
             pthread_cond_signal(&p->done);
     }
     pthread_mutex_unlock(&p->mu);
@@ -110,20 +103,14 @@ void rvfit_pool_run(rvfit_pool *p, size_t nitems, rvfit_pool_fn fn,
     p->ctx = ctx;
     p->nitems = nitems;
     atomic_store(&p->next, 0);
-    p->open = 1;
+    p->active = p->n - 1;
     p->gen++;
     pthread_cond_broadcast(&p->go);
     pthread_mutex_unlock(&p->mu);
     pool_drain(p, 0);
-    /* Every item is claimed now; a worker's items are done when it
-     * leaves.  Closing the run in the same hold of the lock keeps out
-     * workers that wake later: they sleep on until the next run (and
-     * none is left inside to claim that run's items with this one's
-     * function). */
     pthread_mutex_lock(&p->mu);
-    while (p->inside > 0)
+    while (p->active > 0)
         pthread_cond_wait(&p->done, &p->mu);
-    p->open = 0;
     pthread_mutex_unlock(&p->mu);
 }
 

@@ -38,8 +38,7 @@ RVFIT_EXPORT int rvfit_pool_create(int nthreads, rvfit_pool **out,
 /* Threads of the pool, the caller's included. */
 RVFIT_EXPORT int rvfit_pool_size(const rvfit_pool *p);
 /* fn(ctx, tid, i) for i = 0..nitems-1 on every thread; returns when all
- * items are done, without waiting for threads that had not woken up by
- * then (they take no item of this run). */
+ * items are done. */
 RVFIT_EXPORT void rvfit_pool_run(rvfit_pool *p, size_t nitems,
                                  rvfit_pool_fn fn, void *ctx);
 /* Stop and join the threads; p may be NULL. */
