@@ -1,7 +1,8 @@
 /* test_pool.c — rvfit/pool.h: every item runs exactly once on a valid
  * thread id, a pool serves many runs, and rvfit_parallel_for gives each
  * thread one scratch, frees them all and passes the first failure up
- * (on one thread, no item after it starts). */
+ * (on one thread, no item after it starts); many tiny runs in a row, each
+ * item once with its own run's function. */
 #include <stdatomic.h>
 #include <string.h>
 
@@ -54,6 +55,69 @@ static void test_pool(void)
     CHECK(rvfit_pool_create(0, &one, &err) == RVFIT_OK);
     CHECK(one && rvfit_pool_size(one) == 1);
     rvfit_pool_destroy(one);
+}
+
+/* Many small runs in a row, two functions on two contexts in turn: a
+ * run returns only when its items are done, and a worker that wakes late
+ * takes no item of a later run with an earlier run's function or context
+ * (each item counted once, in its own run's context, by its own
+ * function). */
+typedef struct tiny_ctx {
+    atomic_int count[8];
+    atomic_int wrong;
+    int tag;
+} tiny_ctx;
+
+/* A microsecond or so of work, so that a worker's item can still be
+ * running when the caller has done its own. */
+static void tiny_work(void)
+{
+    volatile double x = 1.0;
+    for (int k = 0; k < 1000; k++)
+        x = x * 1.0000001 + 1e-9;
+}
+
+static void tiny_a(void *ctx, int tid, size_t item)
+{
+    (void)tid;
+    tiny_ctx *c = ctx;
+    tiny_work();
+    atomic_fetch_add(&c->wrong, c->tag != 'a');
+    atomic_fetch_add(&c->count[item], 1);
+}
+
+static void tiny_b(void *ctx, int tid, size_t item)
+{
+    (void)tid;
+    tiny_ctx *c = ctx;
+    tiny_work();
+    atomic_fetch_add(&c->wrong, c->tag != 'b');
+    atomic_fetch_add(&c->count[item], 1);
+}
+
+static void test_pool_tiny_runs(void)
+{
+    rvfit_pool *p = NULL;
+    rvfit_err err;
+    CHECK(rvfit_pool_create(3, &p, &err) == RVFIT_OK && p);
+    if (!p)
+        return;
+    tiny_ctx *c = calloc(2, sizeof *c);
+    c[0].tag = 'a', c[1].tag = 'b';
+    int bad = 0;
+    for (int r = 0; r < 20000 && !bad; r++) {
+        tiny_ctx *t = &c[r % 2];
+        size_t n = (size_t)(r % 8);
+        for (int i = 0; i < 8; i++)
+            atomic_store(&t->count[i], 0);
+        rvfit_pool_run(p, n, r % 2 ? tiny_b : tiny_a, t);
+        for (size_t i = 0; i < 8; i++)
+            bad |= atomic_load(&t->count[i]) != (i < n ? 1 : 0);
+        CHECK_MSG(!bad, "run %d of %zu items", r, n);
+    }
+    rvfit_pool_destroy(p);
+    CHECK(atomic_load(&c[0].wrong) == 0 && atomic_load(&c[1].wrong) == 0);
+    free(c);
 }
 
 typedef struct par_ctx {
@@ -148,6 +212,7 @@ static int no_scratch_item(void *ctx, void *scratch, size_t i,
 int main(void)
 {
     test_pool();
+    test_pool_tiny_runs();
     test_parallel_for(1);
     test_parallel_for(3);
     test_parallel_for(200); /* capped at 64 */

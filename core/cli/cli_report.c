@@ -27,14 +27,19 @@ void cli_print_profile(const rvfit_host *h, const rvfit_run *r, double wall)
               r->be->name, r->be->ops->device(r->be->state), c.points,
               c.calls, c.seconds, r->busy, wall);
     /* What a GPU run is judged by: how much of the wall time the device
-     * worked, and the host's own time per spectrum while it waited (the
-     * fit driver, load_batch and plots: fitting less the backend). */
+     * worked, and the host's own time per spectrum while it waited
+     * (fitting less the backend's evaluation calls): the fit driver, the
+     * backend's load_batch (a copy into its own memory), and the rest
+     * (results' memory, figures' models). */
     double host = r->busy > c.seconds ? r->busy - c.seconds : 0.0;
+    double ms = r->nspectra ? 1e3 / (double)r->nspectra : 0.0;
+    double rest = host - r->driver - r->loading;
     rvfit_log(h, RVFIT_LOG_INFO, "rvfit",
               "profile: backend busy %.1f %% of the wall time; host work "
-              "between backend calls %.3f ms per spectrum",
-              wall > 0 ? 100.0 * c.seconds / wall : 0.0,
-              r->nspectra ? 1e3 * host / (double)r->nspectra : 0.0);
+              "between backend calls %.3f ms per spectrum: fit driver "
+              "%.3f, load_batch %.3f, other %.3f",
+              wall > 0 ? 100.0 * c.seconds / wall : 0.0, host * ms,
+              r->driver * ms, r->loading * ms, (rest > 0 ? rest : 0.0) * ms);
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
         rvfit_log(h, RVFIT_LOG_INFO, "rvfit", "peak RSS %.1f MiB",

@@ -306,8 +306,10 @@ int fit_stage_clip(fit_ctx *f)
         rc = clip_mark(&c, &nhit);
         if (rc || nhit == 0)
             break;
+        double t0 = rvfit_now();
         rc = f->be->ops->load_batch(f->be->state, f->b, &f->o->model,
                                     f->err);
+        f->prof->reload_seconds += rvfit_now() - t0;
         if (rc)
             rvfit_err_prefix(f->err, "backend '%s': load_batch (clip)",
                              f->be->name);

@@ -7,6 +7,31 @@
 
 #include "fit_internal.h"
 
+/* The backend wrote the model of point i (spectrum xact[i]) at row i of
+ * each arm: move it to row xact[i] (xact increases, so moving from the
+ * last row down never overwrites a row still to be moved) and give the
+ * spectra not fitted here NaN. */
+static void models_to_rows(const fit_ctx *f)
+{
+    const rvfit_batch *b = f->b;
+    size_t n = f->nxact;
+    for (int a = 0; a < b->narm; a++) {
+        size_t np = b->arm[a].npix;
+        float *M = f->models[a];
+        for (size_t i = n; i-- > 0;)
+            if (f->xact[i] != i)
+                memcpy(M + f->xact[i] * np, M + i * np, np * sizeof *M);
+        for (size_t s = 0, i = 0; s < b->nspec; s++) {
+            if (i < n && f->xact[i] == s) {
+                i++;
+                continue;
+            }
+            for (size_t k = 0; k < np; k++)
+                M[s * np + k] = NAN;
+        }
+    }
+}
+
 /* chi^2 per arm at the optimum and continuum-only chi^2 into the results,
  * the best-fit models into f->models (NaN for spectra not fitted); the
  * nx points px go into the same chisq call, their -2 ln L into mx. */
@@ -44,29 +69,10 @@ int fit_diag_eval(fit_ctx *f, size_t nx, const rvfit_point *px, double *mx)
             r->chisq_c_tot += r->chisq_c[a];
         }
     }
-    if (!rc && models && n) {
-        float *mp[RVFIT_MAX_ARMS];
-        float *tmp[RVFIT_MAX_ARMS] = {0};
-        for (int a = 0; a < na && !rc; a++) {
-            tmp[a] = malloc(n * f->b->arm[a].npix * sizeof(float));
-            mp[a] = tmp[a];
-            if (!tmp[a])
-                rc = rvfit_err_set(f->err, RVFIT_ERR_NOMEM, "models");
-        }
-        if (!rc)
-            rc = fit_models(f, n, p, mp, NULL);
-        for (int a = 0; a < na && !rc; a++) {
-            size_t np = f->b->arm[a].npix;
-            for (size_t s = 0; s < f->b->nspec; s++)
-                for (size_t i = 0; i < np; i++)
-                    models[a][s * np + i] = NAN;
-            for (size_t i = 0; i < n; i++)
-                memcpy(models[a] + f->xact[i] * np, tmp[a] + i * np,
-                       np * sizeof(float));
-        }
-        for (int a = 0; a < na; a++)
-            free(tmp[a]);
-    }
+    if (!rc && models && n)
+        rc = fit_models(f, n, p, models, NULL);
+    if (!rc && models)
+        models_to_rows(f);
     free(p);
     free(m);
     free(ca);

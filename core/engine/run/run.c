@@ -15,7 +15,16 @@
  * reader's next batch (run_mem.c).  Memory then holds about one full
  * batch besides the backend's copy.  With [fit] clip the fit loads the
  * batch again, so everything stays until the fit ends: about one more
- * batch. */
+ * batch.  Once the reader is done no batch
+ * takes them, and giving them back to the system (hundreds of MB
+ * unmapped) is left to the writer's rb_clear instead of this thread,
+ * whose time between backend calls the backend waits for. */
+static void fit_drop(run_ctx *c, rvfit_batch *b, int ivar_too, int keep_flux)
+{
+    if (!run_mem_closed(&c->mem))
+        rb_drop_spectra(c, b, ivar_too, keep_flux);
+}
+
 static void fit_one(run_ctx *c, run_batch *rb)
 {
     rvfit_run *r = c->r;
@@ -29,19 +38,24 @@ static void fit_one(run_ctx *c, run_batch *rb)
     rvfit_err e;
     rvfit_err_clear(&e);
     double t0 = rvfit_now();
-    int rc = rb_alloc_results(rb, (int)r->cfg->write_models, &e);
+    int rc = rb_alloc_results(c, rb, (int)r->cfg->write_models, &e);
     if (!rc && !c->J)
         rc = plot_select(c, rb, &e);
     if (!rc) {
+        double t1 = rvfit_now();
         rc = r->be->ops->load_batch(r->be->state, &rb->b, &r->fo.model, &e);
+        r->loading += rvfit_now() - t1;
         if (rc)
             rvfit_err_prefix(&e, "backend '%s': load_batch", r->be->name);
         /* the clip stage loads the batch again (flux, resolution); the
          * two-velocity test reads the flux after the fit */
         if (!(r->fo.clip > 0))
-            rb_drop_spectra(c, &rb->b, 0, c->J && r->fo.sb2);
+            fit_drop(c, &rb->b, 0, c->J && r->fo.sb2);
     }
     float *const *models = r->cfg->write_models ? rb->models : NULL;
+    rvfit_counters c0, c1;
+    r->be->ops->counters(r->be->state, &c0);
+    double t2 = rvfit_now(), reload0 = r->prof.reload_seconds;
     if (!rc && c->J)
         rc = rvfit_fit_joint(r->be, r->lib, &rb->b, rb->j.nobj,
                              rb->j.obj_off, &r->fo, rb->res, rb->j.jres,
@@ -49,10 +63,14 @@ static void fit_one(run_ctx *c, run_batch *rb)
     else if (!rc)
         rc = rvfit_fit_batch(r->be, r->lib, &rb->b, &r->fo, rb->res, models,
                              &r->prof, r->host, &e);
+    r->be->ops->counters(r->be->state, &c1);
+    double reload = r->prof.reload_seconds - reload0; /* the clip stage's */
+    r->driver += rvfit_now() - t2 - (c1.seconds - c0.seconds) - reload;
+    r->loading += reload;
     if (!rc && !c->J)
         rc = plot_models(c, rb, &e);
     r->busy += rvfit_now() - t0;
-    rb_drop_spectra(c, &rb->b, 1, 0);
+    fit_drop(c, &rb->b, 1, 0);
     if (rc)
         run_fatal(c, rc, &e);
     else

@@ -438,14 +438,20 @@ int rb_add_end(run_batch *rb, run_unit *u, rvfit_err *err)
     return RVFIT_OK;
 }
 
-int rb_alloc_results(run_batch *rb, int models, rvfit_err *err)
+/* An arm's model buffer: a large array, kept in c->mem between batches
+ * like the spectra's (the fit writes every row). */
+static size_t model_bytes(const rvfit_batch *b, int a)
+{
+    return (b->nspec ? b->nspec : 1) * b->arm[a].npix * sizeof(float);
+}
+
+int rb_alloc_results(run_ctx *c, run_batch *rb, int models, rvfit_err *err)
 {
     size_t ns = rb->b.nspec;
     rb->res = calloc(ns ? ns : 1, sizeof *rb->res);
     int ok = rb->res != NULL;
     for (int a = 0; models && ok && a < rb->b.narm; a++) {
-        rb->models[a] = malloc((ns ? ns : 1) * rb->b.arm[a].npix *
-                               sizeof(float));
+        rb->models[a] = run_mem_get(&c->mem, model_bytes(&rb->b, a));
         ok = rb->models[a] != NULL;
     }
     return ok ? RVFIT_OK
@@ -457,6 +463,10 @@ void rb_clear(run_ctx *c, run_batch *rb)
 {
     if (rb->have_b) {
         rb_drop_spectra(c, &rb->b, 1, 0);
+        for (int a = 0; a < rb->b.narm; a++) {
+            run_mem_put(&c->mem, rb->models[a], model_bytes(&rb->b, a));
+            rb->models[a] = NULL;
+        }
         rvfit_batch_free(&rb->b);
     }
     for (int a = 0; a < RVFIT_MAX_ARMS; a++)

@@ -182,6 +182,8 @@ void run_mem_init(run_mem *m);
 void run_mem_destroy(run_mem *m);
 /* No more batches: free what waits, and what comes from now on. */
 void run_mem_close(run_mem *m);
+/* Whether run_mem_close was called: put now frees. */
+int run_mem_closed(run_mem *m);
 void *run_mem_take(run_mem *m, size_t bytes);
 void *run_mem_get(run_mem *m, size_t bytes);
 void run_mem_put(run_mem *m, void *p, size_t bytes);
@@ -210,8 +212,9 @@ int rb_add_end(run_batch *rb, run_unit *u, rvfit_err *err);
 /* *p (of *cap elements of esz bytes) grown by doubling to hold need;
  * 0, or -1 when out of memory (*p untouched). */
 int run_grow(void **p, size_t *cap, size_t need, size_t esz);
-/* Results and model buffers for the fit. */
-int rb_alloc_results(run_batch *rb, int models, rvfit_err *err);
+/* Results and model buffers for the fit (models from c->mem, given back
+ * by rb_clear). */
+int rb_alloc_results(run_ctx *c, run_batch *rb, int models, rvfit_err *err);
 /* Give the band matrices, the flux (unless keep_flux) and ivar (if
  * ivar_too) of b to c->mem. */
 void rb_drop_spectra(run_ctx *c, rvfit_batch *b, int ivar_too,

@@ -1,10 +1,11 @@
 /* run_mem.c — the large arrays of batches, kept for the next batch.
- * A batch's flux, ivar and band matrices are hundreds of kB per spectrum;
+ * A batch's flux, ivar and band matrices are hundreds of kB per spectrum
+ * (its best-fit models, the fit's output, tens);
  * given back to the system after each batch, every new batch had its
  * pages mapped and zeroed again by the kernel, which cost about as much
  * as reading the file (docs/benchmarks.md, "Reading and preparation").
- * Arrays the run no longer needs wait here instead, and the reader takes
- * them for its next batch.  Memory stays bounded by the batches alive
+ * Arrays the run no longer needs wait here instead, and the reader (the
+ * fit, for models) takes them for its next batch.  Memory stays bounded by the batches alive
  * (RUN_NBUF): what waits here is what they gave back, and once the reader
  * has read its last batch, nothing waits. */
 #include <stdlib.h>
@@ -35,6 +36,14 @@ void run_mem_destroy(run_mem *m)
 {
     run_mem_close(m);
     pthread_mutex_destroy(&m->mu);
+}
+
+int run_mem_closed(run_mem *m)
+{
+    pthread_mutex_lock(&m->mu);
+    int closed = m->closed;
+    pthread_mutex_unlock(&m->mu);
+    return closed;
 }
 
 void *run_mem_take(run_mem *m, size_t bytes)

@@ -97,6 +97,10 @@ typedef struct rvfit_profile {
     uint64_t points[RVFIT_NSTAGE];
     uint64_t calls[RVFIT_NSTAGE];
     uint64_t spectra;
+    /* Seconds of load_batch inside the fit (the clip stage's reloads),
+     * part of seconds[RVFIT_ST_CLIP]: host work of the backend, not of
+     * the driver. */
+    double reload_seconds;
 } rvfit_profile;
 
 RVFIT_EXPORT const char *rvfit_stage_label(int stage);

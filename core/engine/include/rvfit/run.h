@@ -122,6 +122,10 @@ typedef struct rvfit_run {
     const int64_t *plot_targetid;
     size_t nplot_targetid;
     size_t nplots;             /* figures written                        */
+    /* Of busy, the time outside the backend's evaluation calls that the
+     * backend's load_batch took (loading) and that the fit driver took
+     * between those calls (driver), in seconds.  Added last. */
+    double loading, driver;
 } rvfit_run;
 
 /* Fit every unit src hands out.  Returns RVFIT_OK when the run went
