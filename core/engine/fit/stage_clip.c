@@ -1,23 +1,24 @@
 /* stage_clip.c — after the velocity refinement: pixels far ABOVE the
- * best-fit model (cosmic rays the extraction did not
- * flag, hot pixels, sky-line residuals) get ivar 0, the batch is loaded
- * again, and the objects that lost much chi^2 are re-optimised from where
- * they were, their velocities refined again.  It follows the velocity
+ * best-fit model (cosmic rays the extraction did not flag, hot pixels,
+ * sky-line residuals) get ivar 0, the batch is loaded again, the objects
+ * that lost much chi^2 are re-optimised from where they were, and the
+ * velocities whose model changed are refined again.  One unflagged cosmic
+ * ray of a few hundred sigma otherwise carries most of an arm's chi^2 and
+ * drags the velocity by several of its errors (docs/benchmarks.md, "Joint
+ * fits").  Pixels below the model are never rejected: there the model
+ * lacks absorption (template mismatch), and hiding it would hide the
+ * mismatch from CHISQ_RED and the errors.  The stage follows the velocity
  * refinement because at the optimiser's velocity (stage 1's) a residual
- * offset leaves every line with a positive and a negative wing: at R
- * 7500 and high S/N those pass 5 sigma, and rejecting one wing of each
- * line held the velocity where it was (LAMOST MRS coadds: 7 sigma off).
- * One unflagged cosmic ray of a few hundred sigma otherwise
- * carries most of an arm's chi^2 and drags the velocity by several of its
- * errors (docs/benchmarks.md, "Joint fits").  Pixels below the model are
- * never rejected: there the model lacks absorption (template mismatch),
- * and hiding it would hide the mismatch from CHISQ_RED and the errors.
+ * offset leaves every line a positive and a negative wing: at R 7500 and
+ * high S/N those pass 5 sigma, and rejecting one wing of each line held
+ * the velocity where it was (LAMOST MRS coadds: 7 sigma off).
  *
- * Each pass: models of the candidate spectra (all, then those whose
- * parameters moved) in one backend call; pixels above clip * sigma and
- * their two neighbours rejected; reload; -2 ln L refreshed at the optimum
- * of every object that lost pixels; the optimiser rerun for those that
- * lost more than CLIP_REOPT in chi^2.  At most CLIP_PASSES passes. */
+ * Each pass: models of the candidate spectra (all, then those refined
+ * again) in one backend call; pixels above clip * sigma and their two
+ * neighbours rejected; reload; -2 ln L refreshed at the optimum of every
+ * object that lost pixels; the optimiser rerun for those that lost more
+ * than CLIP_REOPT in chi^2; their spectra and the others that lost pixels
+ * refined again.  At most CLIP_PASSES passes. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,9 @@ typedef struct clip_ctx {
     size_t *cand;                   /* [nspec]                          */
     float *model[RVFIT_MAX_ARMS];   /* [n * npix] their models          */
     double *drop;                   /* [nspec] chi^2 rejected, by key   */
-    unsigned char *hit;             /* [nspec] lost pixels, by key      */
+    unsigned char *hit;             /* [nspec] lost pixels, by key (2:
+                                       re-optimised)                    */
+    unsigned char *lost;            /* [nspec] lost pixels, by spectrum */
     double *r, *r2;                 /* [max npix] scratch               */
     size_t *sub;                    /* [nspec] act subset               */
     rvfit_point *pts;               /* [nspec]                          */
@@ -59,8 +62,8 @@ static void clip_free(clip_ctx *c)
 {
     for (int a = 0; a < RVFIT_MAX_ARMS; a++)
         free(c->model[a]);
-    free(c->cand), free(c->drop), free(c->hit), free(c->r), free(c->r2);
-    free(c->sub);
+    free(c->cand), free(c->drop), free(c->hit), free(c->lost);
+    free(c->r), free(c->r2), free(c->sub);
     free(c->pts), free(c->m);
 }
 
@@ -95,13 +98,14 @@ static int clip_alloc(clip_ctx *c)
     c->cand = malloc(ns * sizeof *c->cand);
     c->drop = malloc(ns * sizeof *c->drop);
     c->hit = malloc(ns);
+    c->lost = malloc(ns);
     c->r = malloc(maxpix * sizeof *c->r);
     c->r2 = malloc(maxpix * sizeof *c->r2);
     c->sub = malloc(ns * sizeof *c->sub);
     c->pts = malloc(ns * sizeof *c->pts);
     c->m = malloc(ns * sizeof *c->m);
-    if (!c->cand || !c->drop || !c->hit || !c->r || !c->r2 || !c->sub ||
-        !c->pts || !c->m)
+    if (!c->cand || !c->drop || !c->hit || !c->lost || !c->r || !c->r2 ||
+        !c->sub || !c->pts || !c->m)
         return fit_nomem(f);
     c->n = f->nxact;
     memcpy(c->cand, f->xact, f->nxact * sizeof *c->cand);
@@ -231,7 +235,7 @@ static int clip_mark(clip_ctx *c, size_t *nhit)
         if (got < 0)
             return fit_nomem(f);
         if (got) {
-            c->hit[mem[0]] = 1, c->drop[mem[0]] += d;
+            c->hit[mem[0]] = 1, c->drop[mem[0]] += d, c->lost[s] = 1;
             ++*nhit;
         }
     }
@@ -257,31 +261,36 @@ static int clip_reoptimise(fit_ctx *f, size_t *sub, size_t nr)
 }
 
 /* After the reload, for every object that lost pixels: -2 ln L at its
- * optimum anew, the optimiser where the pixels carried more than
- * CLIP_REOPT, and the velocity refinement of all its spectra with the
- * pixels they have now; those spectra are the next pass's candidates. */
+ * optimum anew, and the optimiser where the pixels carried more than
+ * CLIP_REOPT; then the velocity refinement of every spectrum of the
+ * objects re-optimised and of the other spectra that lost pixels (the
+ * model of the rest is unchanged).  Those spectra are the next pass's
+ * candidates. */
 static int clip_refit(clip_ctx *c)
 {
     fit_ctx *f = c->f;
     size_t nh = 0, nr = 0;
-    c->n = 0;
-    for (size_t i = 0; i < f->nact; i++) {
-        if (!c->hit[f->act[i]])
-            continue;
-        const size_t *mem;
-        size_t nm = fit_group_members(f, &f->act[i], &mem);
-        memcpy(c->cand + c->n, mem, nm * sizeof *mem);
-        c->n += nm;
-        c->pts[nh] = f->best[f->act[i]], c->sub[nh++] = f->act[i];
-    }
+    for (size_t i = 0; i < f->nact; i++)
+        if (c->hit[f->act[i]])
+            c->pts[nh] = f->best[f->act[i]], c->sub[nh++] = f->act[i];
     int rc = nh ? fit_chisq_obj(f, nh, c->pts, c->m) : RVFIT_OK;
     for (size_t i = 0; i < nh && !rc; i++) {
-        f->fbest[c->sub[i]] = c->m[i];
-        if (c->drop[c->sub[i]] > CLIP_REOPT)
-            c->sub[nr++] = c->sub[i];
+        size_t k = c->sub[i];
+        f->fbest[k] = c->m[i];
+        c->hit[k] = c->drop[k] > CLIP_REOPT ? 2 : 1;
+        if (c->hit[k] == 2)
+            c->sub[nr++] = k;
     }
     if (!rc && nr)
         rc = clip_reoptimise(f, c->sub, nr);
+    c->n = 0;
+    for (size_t i = 0; i < f->nact && !rc; i++) {
+        const size_t *mem;
+        size_t nm = fit_group_members(f, &f->act[i], &mem);
+        for (size_t j = 0; j < nm && c->hit[f->act[i]]; j++)
+            if (c->hit[f->act[i]] == 2 || c->lost[mem[j]])
+                c->cand[c->n++] = mem[j];
+    }
     if (!rc && c->n) {
         size_t *xact = f->xact, nxact = f->nxact;
         f->xact = c->cand, f->nxact = c->n;
@@ -302,6 +311,7 @@ int fit_stage_clip(fit_ctx *f)
     for (int pass = 0; pass < CLIP_PASSES && !rc && c.n; pass++) {
         size_t nhit;
         memset(c.hit, 0, f->b->nspec);
+        memset(c.lost, 0, f->b->nspec);
         memset(c.drop, 0, f->b->nspec * sizeof *c.drop);
         rc = clip_mark(&c, &nhit);
         if (rc || nhit == 0)
