@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "fit_internal.h"
+#include "rvfit/numeric.h"
 
 #define CLIP_PASSES 3
 /* chi^2 of the rejected pixels above which an object's parameters are
@@ -112,37 +113,6 @@ static int clip_alloc(clip_ctx *c)
     return RVFIT_OK;
 }
 
-/* The k-th smallest of x[0..n-1] (partially reorders x). */
-static double select_kth(double *x, size_t n, size_t k)
-{
-    size_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        double p = x[lo + (hi - lo) / 2];
-        size_t i = lo, j = hi;
-        while (i <= j) {
-            while (x[i] < p)
-                i++;
-            while (x[j] > p)
-                j--;
-            if (i <= j) {
-                double t = x[i];
-                x[i] = x[j], x[j] = t;
-                i++;
-                if (j == 0)
-                    break;
-                j--;
-            }
-        }
-        if (k <= j)
-            hi = j;
-        else if (k >= i)
-            lo = i;
-        else
-            break;
-    }
-    return x[k];
-}
-
 /* The arm's ivar that rejections write to: a copy of the caller's,
  * made at the first rejection in that arm. */
 static float *own_ivar(fit_ctx *f, int a)
@@ -185,7 +155,7 @@ static long clip_arm(clip_ctx *c, size_t s, int a, const float *mod,
     }
     if (n < 3)
         return 0;
-    double scale = sqrt(select_kth(c->r2, n, n / 2) / CLIP_MED_CHI2);
+    double scale = sqrt(rvfit_median(c->r2, n) / CLIP_MED_CHI2);
     double t = f->o->clip * fmax(1.0, scale);
     long k = 0;
     float *w = NULL; /* this spectrum's ivar in the clip batch */
