@@ -48,7 +48,11 @@ typedef struct clip_ctx {
     fit_ctx *f;
     size_t n;                       /* candidate spectra               */
     size_t *cand;                   /* [nspec]                          */
-    float *model[RVFIT_MAX_ARMS];   /* [n * npix] their models          */
+    float *const *model;            /* [narm][n * npix] their models:
+                                       the caller's model rows (the
+                                       diagnostics overwrite them) or
+                                       own                              */
+    float *own[RVFIT_MAX_ARMS];
     double *drop;                   /* [nspec] chi^2 rejected, by key   */
     unsigned char *hit;             /* [nspec] lost pixels, by key (2:
                                        re-optimised)                    */
@@ -62,7 +66,7 @@ typedef struct clip_ctx {
 static void clip_free(clip_ctx *c)
 {
     for (int a = 0; a < RVFIT_MAX_ARMS; a++)
-        free(c->model[a]);
+        free(c->own[a]);
     free(c->cand), free(c->drop), free(c->hit), free(c->lost);
     free(c->r), free(c->r2), free(c->sub);
     free(c->pts), free(c->m);
@@ -91,11 +95,12 @@ static int clip_alloc(clip_ctx *c)
     const rvfit_batch *b = f->b;
     size_t ns = b->nspec ? b->nspec : 1, maxpix = 1;
     for (int a = 0; a < b->narm; a++) {
-        c->model[a] = malloc(ns * b->arm[a].npix * sizeof(float));
-        if (!c->model[a])
+        if (!f->models && !(c->own[a] = malloc(ns * b->arm[a].npix *
+                                               sizeof(float))))
             return fit_nomem(f);
         maxpix = b->arm[a].npix > maxpix ? b->arm[a].npix : maxpix;
     }
+    c->model = f->models ? f->models : c->own;
     c->cand = malloc(ns * sizeof *c->cand);
     c->drop = malloc(ns * sizeof *c->drop);
     c->hit = malloc(ns);
