@@ -88,7 +88,14 @@ typedef struct rvfit_config {
     char epochs[16];     /* "single" or "joint" (rvfit/joint.h)         */
     char joint_name[256]; /* joint outputs: rvtab_<joint_name>.fits    */
     long sb2;            /* 1: joint fits test for a second velocity   */
+    /* [fit], added last likewise */
+    long starts;         /* optimiser starts per spectrum, 1 ..
+                            RVFIT_MAX_STARTS                           */
 } rvfit_config;
+
+/* [fit] starts: at most, and the default (rvfit_fit_opts.starts). */
+#define RVFIT_MAX_STARTS 3
+#define RVFIT_STARTS 2
 
 /* Fill with defaults. */
 RVFIT_EXPORT void rvfit_config_defaults(rvfit_config *c);

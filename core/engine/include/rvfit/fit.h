@@ -118,6 +118,10 @@ typedef struct rvfit_fit_opts {
     /* Non-zero: joint fits test each spectrum for a second velocity
      * (rvfit_fit_joint, rvfit_sb2). */
     int sb2;
+    /* Optimiser starts per spectrum (object), 1 .. RVFIT_MAX_STARTS
+     * (rvfit/config.h): the lowest nodes of stage 1's lattice, each
+     * optimised, the lowest result kept; 0 means RVFIT_STARTS. */
+    int starts;
 } rvfit_fit_opts;
 
 RVFIT_EXPORT int rvfit_fit_opts_from_config(const rvfit_config *c,
