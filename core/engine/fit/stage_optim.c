@@ -1,7 +1,8 @@
 /* stage_optim.c — stage 2 of the fit: the stellar parameters and vsini at
- * the velocity of stage 1, starting from the best lattice node.  A
- * trust-region Newton method (newton.c) for the regular-grid
- * interpolators; Nelder-Mead (nelder_mead.c) for the simplex one. */
+ * the velocity of stage 1, from stage 1's starts.  A trust-region Newton
+ * method (newton.c) from each start for the regular-grid interpolators,
+ * the lowest result kept; Nelder-Mead (nelder_mead.c) from the lowest
+ * start for the simplex one. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
