@@ -27,6 +27,7 @@ static const char USAGE[] =
     "           [--snr-min/--snr-max/--vmax/--vsini-max as given to spectra]\n"
     "       rvfit-indep score RVTAB TRUTH [--bound FILE]\n"
     "           [--check-absdv KMS --check-snr X]\n"
+    "           [--check-dteff K] [--check-dlogg D] [--check-dfeh D]\n"
     "       rvfit-indep epochs --out DIR --truth FILE [--nstar N] [--seed S]\n"
     "           [--nexp-min 2] [--nexp-max 8] [--nfile 4] [--binary-frac 0.3]\n"
     "           [--k-min 0.5] [--k-max 100] [--p-min 1] [--p-max 1000]\n"
@@ -46,7 +47,8 @@ enum { O_NSTAR, O_SEED, O_SNRMIN, O_SNRMAX, O_VMAX, O_VSINI, O_MSEED,
        O_CHECK, O_NEXPMIN, O_NEXPMAX, O_NFILE, O_BFRAC, O_KMIN, O_KMAX,
        O_PMIN, O_PMAX, O_SPAN, O_KSP, O_FLO, O_FHI, O_PLO, O_PHI, O_CK,
        O_CMIN, O_SB2FRAC, O_PMINN, O_FIRST, O_COUNT, O_NPOLY, O_STEP,
-       O_NNIGHT, O_NUM };
+       O_NNIGHT,
+       O_CDT, O_CDG, O_CDF, O_NUM };
 
 typedef struct {
     const char *out, *truth, *preset, *ablate, *basis, *bound;
@@ -83,6 +85,9 @@ static int parse(int argc, char **argv, opts *o, double *check_snr)
         {"sb2-frac", 1, 0, 1000 + O_SB2FRAC},
         {"joint-better", 0, 0, 'J'},
         {"nnight-max", 1, 0, 1000 + O_NNIGHT},
+        {"check-dteff", 1, 0, 1000 + O_CDT},
+        {"check-dlogg", 1, 0, 1000 + O_CDG},
+        {"check-dfeh", 1, 0, 1000 + O_CDF},
         {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "o:t:p:nh", lo, NULL)) != -1) {
@@ -300,7 +305,7 @@ static int run(const char *cmd, const opts *o, int nargs, char **args,
         if (nargs != 2)
             return ind_fail(e, "score: need RVTAB and TRUTH");
         int rc = ind_score(args[0], args[1], o->bound, o->num[O_CHECK],
-                           check_snr, e);
+                           check_snr, &o->num[O_CDT], e);
         if (rc > 0)
             e->msg[0] = '\0';
         return rc ? -1 : 0;

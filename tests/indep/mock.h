@@ -205,8 +205,11 @@ int ind_score_epochs(const char *rvtab, const char *truth,
  * (ind_bound_write) rms((fit - true) / bound) per parameter.  With
  * check_absdv > 0
  * returns 1 unless the median |VRAD - true| of the stars with S/N >
- * check_snr is below check_absdv; -1 on error. */
+ * check_snr is below check_absdv; with check_par[k] > 0 (k: TEFF, LOGG,
+ * FEH) returns 1 when any star's |fit - true| of that parameter exceeds
+ * it (each such star printed); -1 on error. */
 int ind_score(const char *rvtab, const char *truth, const char *bound,
-              double check_absdv, double check_snr, ind_err *e);
+              double check_absdv, double check_snr, const double *check_par,
+              ind_err *e);
 
 #endif

@@ -281,9 +281,35 @@ static void print_bound(const table *t, const double *bd)
     free(x);
 }
 
+/* Stars whose TEFF, LOGG or FEH lies further than lim[] from the truth
+ * (lim[k] <= 0: not checked), each printed; returns their number. */
+static size_t check_params(const table *t, const double *lim)
+{
+    static const int fit[3] = {C_TEFF, C_LOGG, C_FEH};
+    static const int tru[3] = {T_TEFF, T_LOGG, T_FEH};
+    static const char *name[3] = {"TEFF", "LOGG", "FEH"};
+    size_t bad = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        int out = 0;
+        for (int k = 0; k < 3; k++)
+            out |= lim[k] > 0 &&
+                   !(fabs(t->col[fit[k]][i] - t->tv[tru[k]][i]) <= lim[k]);
+        if (!out)
+            continue;
+        printf("check: TARGETID %lld outside the limits:", t->tid[i]);
+        for (int k = 0; k < 3; k++)
+            printf(" %s %g (true %g)", name[k], t->col[fit[k]][i],
+                   t->tv[tru[k]][i]);
+        printf("\n");
+        bad++;
+    }
+    return bad;
+}
+
 /* Prints the tables; returns 1 when --check failed, -1 on error. */
 int ind_score(const char *rvtab, const char *truth, const char *bound,
-              double check_absdv, double check_snr, ind_err *e)
+              double check_absdv, double check_snr, const double *check_par,
+              ind_err *e)
 {
     table t = {0};
     double *bd = NULL;
@@ -340,6 +366,13 @@ int ind_score(const char *rvtab, const char *truth, const char *bound,
         printf("check: median |VRAD - true| at S/N > %g = %.3f km/s over %zu "
                "stars (limit %g)\n", check_snr, r.absdv, r.n, check_absdv);
         rc = !(r.n > 0 && r.absdv < check_absdv);
+    }
+    if (check_par[0] > 0 || check_par[1] > 0 || check_par[2] > 0) {
+        size_t bad = check_params(&t, check_par);
+        printf("check: %zu of %zu stars with |TEFF - true| > %g, |LOGG - "
+               "true| > %g or |FEH - true| > %g\n", bad, t.n, check_par[0],
+               check_par[1], check_par[2]);
+        rc |= bad > 0;
     }
     free_table(&t);
     return rc;

@@ -43,6 +43,7 @@ int rvfit_fit_opts_from_config(const rvfit_config *c, rvfit_fit_opts *o,
                              "[fit] clip = %g: use 0 (off) or at least 3 "
                              "(sigma)", c->clip);
     o->clip = c->clip;
+    o->starts = (int)c->starts;
     if (strcasecmp(c->epochs, "single") && strcasecmp(c->epochs, "joint"))
         return rvfit_err_set(err, RVFIT_ERR_CONFIG,
                              "[fit] epochs '%s': use single or joint",
@@ -79,8 +80,11 @@ static int setup(fit_ctx *f)
     f->vskew = calloc(ns ? ns : 1, sizeof(double));
     f->vkurt = calloc(ns ? ns : 1, sizeof(double));
     f->npts = calloc(ns ? ns : 1, sizeof *f->npts);
+    f->start = calloc((ns ? ns : 1) * RVFIT_MAX_STARTS, sizeof *f->start);
+    f->fstart = malloc((ns ? ns : 1) * RVFIT_MAX_STARTS * sizeof *f->fstart);
+    f->nstart = calloc(ns ? ns : 1, sizeof *f->nstart);
     if (!f->act || !f->best || !f->fbest || !f->verr || !f->vskew ||
-        !f->vkurt || !f->npts)
+        !f->vkurt || !f->npts || !f->start || !f->fstart || !f->nstart)
         return rvfit_err_set(f->err, RVFIT_ERR_NOMEM, "fit: out of memory");
     f->nact = 0;
     for (size_t s = 0; s < ns; s++) {
@@ -105,6 +109,9 @@ static void teardown(fit_ctx *f)
     free(f->npts);
     for (int a = 0; a < RVFIT_MAX_ARMS; a++)
         free(f->clip_ivar[a]);
+    free(f->start);
+    free(f->fstart);
+    free(f->nstart);
     rvfit_stencil_buf_free(&f->sbuf);
 }
 

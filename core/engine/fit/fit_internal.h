@@ -52,6 +52,14 @@ typedef struct fit_ctx {
     fit_group grp_store;
     rvfit_point *best;            /* [nspec] current best point        */
     double *fbest;                /* [nspec]                           */
+    /* Starts of stage 2, the lowest nodes of stage 1's lattice
+     * (stage_init.c): item i (act[i]) has nstart[i] of them,
+     * start[i * RVFIT_MAX_STARTS + k] with -2 ln L fstart[...], lowest
+     * first (also best[act[i]]); nstart NULL: one run from best[]
+     * (the clip stage's re-optimisation of a subset). */
+    rvfit_point *start;
+    double *fstart;
+    int *nstart;
     double *verr, *vskew, *vkurt; /* [nspec] from velocity refinement  */
     uint64_t *npts;               /* [nspec] points asked for each     */
     const rvfit_interpolator *hs;       /* stencils from the core, or NULL   */

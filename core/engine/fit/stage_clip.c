@@ -229,9 +229,12 @@ static int clip_reoptimise(fit_ctx *f, size_t *sub, size_t nr)
     if (rvfit_interp_kinks_on_nodes(o->interp) &&
         short_o.max_iter > CLIP_REOPT_ITER)
         short_o.max_iter = CLIP_REOPT_ITER;
-    f->act = sub, f->nact = nr, f->o = &short_o;
+    /* one run each, from the optimum: the start tables of stage 1 are
+     * indexed by position in the whole act[] (fit_internal.h) */
+    int *nstart = f->nstart;
+    f->act = sub, f->nact = nr, f->o = &short_o, f->nstart = NULL;
     int rc = fit_stage_optim(f);
-    f->act = act, f->nact = nact, f->o = o;
+    f->act = act, f->nact = nact, f->o = o, f->nstart = nstart;
     return rc;
 }
 

@@ -191,9 +191,33 @@ static int init_vscan(fit_ctx *f, double *v0)
     return rc;
 }
 
+/* The lowest n distinct nodes of one item's lattice values m[M] into
+ * out, lowest first (ties to the earlier node). */
+static int lowest(const double *m, int M, int n, int *out)
+{
+    int k = 0;
+    for (; k < n && k < M; k++) {
+        int b = -1;
+        for (int a = 0; a < M; a++) {
+            int taken = 0;
+            for (int j = 0; j < k; j++)
+                taken |= out[j] == a;
+            if (!taken && (b < 0 || m[a] < m[b]))
+                b = a;
+        }
+        out[k] = b;
+    }
+    return k;
+}
+
 /* Stage 1b: a lattice of nodes at the velocity found (best[].v; an
- * object's at each of its spectra's own); the best node starts stage
- * 2. */
+ * object's at each of its spectra's own); its [fit] starts lowest nodes
+ * are the starts of stage 2 (stage_optim.c), the lowest also best[].
+ * Several starts because a single one, at the lowest node, ends in a
+ * wrong basin along the Teff-logg-[Fe/H] degeneracy for a few per cent
+ * of the stars (cool giants most): the lattice is coarse, and between
+ * nodes -2 ln L carries the interpolation's error, which walls the
+ * basins off from each other (docs/benchmarks.md, "Wrong basins"). */
 static int init_lattice(fit_ctx *f)
 {
     const rvfit_library *L = f->lib;
@@ -218,13 +242,19 @@ static int init_lattice(fit_ctx *f)
         node_theta(L, nodes[k % (size_t)M], p[k].theta);
     }
     int rc = fit_chisq_obj(f, np, p, m);
+    int ns = f->o->starts > 0 ? f->o->starts : RVFIT_STARTS;
+    ns = ns < RVFIT_MAX_STARTS ? ns : RVFIT_MAX_STARTS;
     for (size_t i = 0; i < f->nact && !rc; i++) {
-        size_t first = i * (size_t)M, b = first;
-        for (size_t k = first; k < first + (size_t)M; k++)
-            if (m[k] < m[b])
-                b = k;
-        f->best[f->act[i]] = p[b];
-        f->fbest[f->act[i]] = m[b];
+        size_t first = i * (size_t)M;
+        int idx[RVFIT_MAX_STARTS];
+        f->nstart[i] = lowest(m + first, M, ns, idx);
+        for (int k = 0; k < f->nstart[i]; k++) {
+            size_t q = i * RVFIT_MAX_STARTS + (size_t)k;
+            f->start[q] = p[first + (size_t)idx[k]];
+            f->fstart[q] = m[first + (size_t)idx[k]];
+        }
+        f->best[f->act[i]] = f->start[i * RVFIT_MAX_STARTS];
+        f->fbest[f->act[i]] = f->fstart[i * RVFIT_MAX_STARTS];
     }
     free(nodes), free(p), free(m);
     return rc;

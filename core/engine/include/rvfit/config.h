@@ -90,7 +90,14 @@ typedef struct rvfit_config {
     long sb2;            /* 1: joint fits test for a second velocity   */
     double clip;         /* sigma above the model that rejects a pixel
                             (0: none; stage_clip.c)                      */
+    /* [fit], added last likewise */
+    long starts;         /* optimiser starts per spectrum, 1 ..
+                            RVFIT_MAX_STARTS                           */
 } rvfit_config;
+
+/* [fit] starts: at most, and the default (rvfit_fit_opts.starts). */
+#define RVFIT_MAX_STARTS 3
+#define RVFIT_STARTS 2
 
 /* Fill with defaults. */
 RVFIT_EXPORT void rvfit_config_defaults(rvfit_config *c);

@@ -132,6 +132,10 @@ typedef struct rvfit_fit_opts {
      * returns, and the batch's flux and resolution data must still be
      * there when the fit starts (the clip stage reloads it). */
     double clip;
+    /* Optimiser starts per spectrum (object), 1 .. RVFIT_MAX_STARTS
+     * (rvfit/config.h): the lowest nodes of stage 1's lattice, each
+     * optimised, the lowest result kept; 0 means RVFIT_STARTS. */
+    int starts;
 } rvfit_fit_opts;
 
 RVFIT_EXPORT int rvfit_fit_opts_from_config(const rvfit_config *c,
