@@ -11,11 +11,11 @@
 #include <string.h>
 
 static const char USAGE[] =
-    "usage: rvfit-indep grid --out DIR [--preset small|std|small-fa|mrs]\n"
+    "usage: rvfit-indep grid --out DIR [--preset small|std|dense|small-fa|mrs]\n"
     "           [--seed S]\n"
     "           [--threads N]\n"
     "       rvfit-indep spectra --out FILE --truth FILE [--nstar N] [--seed S]\n"
-    "           [--preset small|std|small-fa] [--snr-min 3] [--snr-max 60]\n"
+    "           [--preset small|std|dense|small-fa] [--snr-min 3] [--snr-max 60]\n"
     "           [--vmax 500] [--vsini-max 10]\n"
     "           [--model-seed S (= grid --seed, default 1)]\n"
     "           [--ablate cosmics,skyres,distortion,lsfshape,rotation,nodes]\n"
