@@ -14,10 +14,10 @@ static const ind_preset PRESETS[] = {
      * axes' interpolation error from the rest (1,155 models) */
     {"small-fa", 4000, 7000, 500, 1.0, 5.0, 1.0, -2.0, 0.5, 0.25, 0.0, 0.4,
      0.2, 1e-5, 3450.0, 10000.0},
-    /* std with PHOENIX's Teff step below 7000 K (100 K) and its logg
-     * step: how far the interpolation error falls on a grid as dense as
-     * the real library's (3,348 models, ~2.3 GB) */
-    {"dense", 4000, 7000, 100, 1.0, 5.0, 0.5, -2.0, 0.5, 0.5, 0.0, 0.4, 0.4,
+    /* PHOENIX's own steps below 7000 K (Teff 100 K, logg 0.5, [Fe/H]
+     * 0.5, [alpha/Fe] 0.2): how far the interpolation error falls on a
+     * grid as dense as the real library's (5,022 models, ~3.5 GB) */
+    {"dense", 4000, 7000, 100, 1.0, 5.0, 0.5, -2.0, 0.5, 0.5, 0.0, 0.4, 0.2,
      6e-6, 3450.0, 10000.0},
     /* for the LAMOST MRS arms (R ~ 7500, 5.6 km/s pixels): 0.9 km/s
      * sampling, as the observation's own grid, over the arms and a
