@@ -24,6 +24,10 @@
  *     it the template) sits h from the node inside the cell, the term is
  *     the same expression with e taken there (fit/stage_hessian.c, fit/err_interp.c;
  *     the forward difference of B is then not at a minimum of -ln L).
+ *  C. pca, whose backend holds a mean and components: on part B's
+ *     library, which 4 components rebuild exactly, its fits and
+ *     <AXIS>_ERR_INTERP equal multilinear's (the error templates turned
+ *     into stencils over the components, rvfit_interp_to_vectors).
  */
 #include <string.h>
 
@@ -262,7 +266,14 @@ static int b_vscan(void *st, size_t nq, const rvfit_point *base,
             rvfit_point p = base[q];
             p.v = vel[q * nvel + k];
             rvfit_chisq_out out = {&m[q * nvel + k], NULL};
-            b_chisq(st, 1, &p, NULL, &out, err);
+            if (!sc) {
+                b_chisq(st, 1, &p, NULL, &out, err);
+                continue;
+            }
+            uint32_t o = sc->off[q]; /* base q's stencil, at every v */
+            m[q * nvel + k] = m2lnl_b(st, &p, sc->idx + o, sc->w + o,
+                                      (int)(sc->off[q + 1] - o),
+                                      sc->pen[q]);
         }
     return RVFIT_OK;
 }
@@ -402,7 +413,8 @@ static int fit_b(bstate *s, const rvfit_fit_opts *o, rvfit_result *res)
     rvfit_profile prof;
     memset(&prof, 0, sizeof prof);
     rvfit_host host = tu_host(1);
-    int rc = rvfit_fit_batch(&be, s->lib, &b, o, res, NULL, &prof, &host,
+    int rc = rvfit_fit_batch(&be, o->interp->lib, &b, o, res, NULL, &prof,
+                             &host,
                              &err);
     CHECK_MSG(rc == RVFIT_OK, "fit: %s", err.msg);
     rvfit_batch_free(&b);
@@ -546,10 +558,71 @@ static void part_b(const bcase *bc)
     rvfit_interp_close(&ip);
 }
 
+/* ---- C: pca, whose backend holds components --------------------------- */
+
+/* The part-B library's flux spans 5 pixel patterns, so a pca of it with
+ * 4 components rebuilds every model to float rounding, and the pca
+ * interpolator's template is multilinear's.  Its error templates, over
+ * the models, reach the backend turned into stencils over the mean and
+ * components (rvfit_interp_to_vectors): the fit must report the
+ * interpolation term multilinear reports, which part B checked against
+ * the shift it predicts (before, pca had none: NaN). */
+static void part_c(void)
+{
+    static float flux[NG * NF * NPB];
+    static uint8_t ex[NG * NF];
+    rvfit_library L;
+    b_library(&COHERENT, &L, flux, ex);
+    rvfit_interpolator ml, pca;
+    rvfit_err err = {0};
+    CHECK(rvfit_interp_open(&ml, &L, NULL, 0, &err) == RVFIT_OK);
+    CHECK_MSG(rvfit_interp_open_pca(&pca, &L, 4, 0, &err) == RVFIT_OK,
+              "pca: %s", err.msg);
+    if (rvfit_interp_pca_k(&pca) != 4)
+        return;
+    printf("pca of the part-B library: rms %.2g\n",
+           rvfit_interp_pca_rms(&pca, 0));
+    CHECK(rvfit_interp_pca_rms(&pca, 0) < 1e-6);
+    bstate s_ml = {.lib = &L}, s_pca = {.lib = rvfit_interp_vectors(&pca)};
+    for (int k = 0; k < NSPEC; k++)
+        for (int p = 0; p < NPB; p++)
+            s_ml.data[k][p] = s_pca.data[k][p] =
+                bflux(&COHERENT, truth_b[k][0], truth_b[k][1], p);
+    rvfit_fit_opts o = {.vmin = -1000, .vmax = 1000, .ccf_vstep = 20,
+                        .vsini_max = 500, .fit_vsini = 0, .max_iter = 4000,
+                        .model = {1, RVFIT_BASIS_CHEB}, .interp = &ml,
+                        .interp_errors = 1};
+    rvfit_result rm[NSPEC], rp[NSPEC];
+    int rc = fit_b(&s_ml, &o, rm);
+    o.interp = &pca;
+    rc = rc ? rc : fit_b(&s_pca, &o, rp);
+    for (int i = 0; i < NSPEC && !rc; i++) {
+        if (i == S_BAD)
+            continue;
+        for (int j = 0; j < 2; j++) {
+            printf("pca vs multilinear, spectrum %d axis %d: %.6f / %.6f, "
+                   "ERR_INTERP %.6g / %.6g\n", i, j, rp[i].param[j],
+                   rm[i].param[j], rp[i].param_err_interp[j],
+                   rm[i].param_err_interp[j]);
+            CHECK_MSG(fabs(rp[i].param[j] - rm[i].param[j]) < 1e-5,
+                      "spectrum %d axis %d: %g vs %g", i, j, rp[i].param[j],
+                      rm[i].param[j]);
+            CHECK_MSG(fabs(rp[i].param_err_interp[j] /
+                           rm[i].param_err_interp[j] - 1) < 1e-3,
+                      "spectrum %d axis %d: pca ERR_INTERP %g, multilinear "
+                      "%g", i, j, rp[i].param_err_interp[j],
+                      rm[i].param_err_interp[j]);
+        }
+    }
+    rvfit_interp_close(&pca);
+    rvfit_interp_close(&ml);
+}
+
 int main(void)
 {
     part_a();
     part_b(&COHERENT);
     part_b(&FLOOR);
+    part_c();
     return tu_finish("test_interp_err");
 }

@@ -33,11 +33,13 @@
 
 #include "fit_internal.h"
 
-/* A growable stencil table (CSR, as rvfit_stencils). */
+/* A growable stencil table (CSR, as rvfit_stencils), nw weights per
+ * entry. */
 typedef struct csr {
     uint32_t *off, *idx;
     double *w, *pen;
     size_t npt, cap_pt, nent, cap_ent;
+    int nw;
 } csr;
 
 static int csr_room(csr *t, size_t more)
@@ -56,7 +58,7 @@ static int csr_room(csr *t, size_t more)
         size_t c = 2 * t->cap_ent + more;
         uint32_t *i = realloc(t->idx, c * sizeof *i);
         t->idx = i ? i : t->idx;
-        double *w = realloc(t->w, c * sizeof *w);
+        double *w = realloc(t->w, c * (size_t)t->nw * sizeof *w);
         t->w = w ? w : t->w;
         if (!i || !w)
             return -1;
@@ -70,15 +72,16 @@ static void csr_free(csr *t)
     free(t->off), free(t->idx), free(t->w), free(t->pen);
 }
 
-/* Append the stencil of theta plus the error template (ei, ew)[0..ne):
- * -1 without memory, 1 when the sum exceeds RVFIT_MAX_STENCIL. */
+/* Append the stencil of theta plus the error template (ei, ew)[0..ne),
+ * both over the models, as a stencil over the backend's vectors: -1
+ * without memory, 1 when the sum exceeds RVFIT_MAX_STENCIL. */
 static int csr_add(csr *t, const rvfit_interpolator *ip, const double *theta,
                    const uint32_t *ei, const double *ew, int ne)
 {
-    if (csr_room(t, 2 * RVFIT_MAX_STENCIL))
+    if (csr_room(t, RVFIT_MAX_STENCIL))
         return -1;
-    uint32_t *idx = t->idx + t->nent;
-    double *w = t->w + t->nent, pen = 0;
+    uint32_t idx[RVFIT_MAX_STENCIL];
+    double w[RVFIT_MAX_STENCIL], pen = 0;
     int n = rvfit_interp_stencil(ip, theta, idx, w, &pen);
     n = n < 0 ? 0 : n;
     for (int e = 0; e < ne; e++) {
@@ -91,6 +94,8 @@ static int csr_add(csr *t, const rvfit_interpolator *ip, const double *theta,
             idx[n] = ei[e], w[n++] = 0;
         w[k] += ew[e];
     }
+    n = rvfit_interp_to_vectors(ip, idx, w, n, t->idx + t->nent,
+                                t->w + t->nent * (size_t)t->nw);
     t->off[0] = 0;
     t->pen[t->npt] = pen;
     t->nent += (size_t)n;
@@ -217,26 +222,15 @@ static int build(sys_ctx *s, const int *ok)
     return rc; /* -1: out of memory */
 }
 
-/* The backend takes no stencil tables (it declares no
- * RVFIT_BACKEND_CAP_STENCILS): no term, said once per batch. */
+/* The backend takes no stencil tables of nw weights per entry (it
+ * declares no RVFIT_BACKEND_CAP_STENCILS, or for pca no
+ * RVFIT_BACKEND_CAP_ARM_WEIGHTS): no term, said once per batch. */
 static int no_tables(fit_ctx *f)
 {
     rvfit_log(f->host, RVFIT_LOG_WARN, "fit",
               "backend '%s' takes no stencil tables from the core (caps "
               "0x%x): parameter errors without the interpolation term",
               f->be->name, (unsigned)f->be->ops->caps);
-    return RVFIT_OK;
-}
-
-/* An interpolator whose error stencils name models the backend does not
- * hold (pca: it holds components): there is no term (said once per
- * batch). */
-static int no_error_stencils(fit_ctx *f)
-{
-    rvfit_log(f->host, RVFIT_LOG_WARN, "fit",
-              "%s library: parameter errors without the interpolation "
-              "term (its stencils name models; the backend holds other "
-              "vectors)", rvfit_interp_name(f->o->interp));
     return RVFIT_OK;
 }
 
@@ -250,11 +244,12 @@ int fit_interp_var(fit_ctx *f, const double *c, const double *h,
         var[k] = NAN;
     if (!f->o->interp_errors || !f->o->interp)
         return RVFIT_OK;
-    if (!rvfit_interp_has_error_stencils(f->o->interp))
-        return no_error_stencils(f);
-    if (!(f->be->ops->caps & RVFIT_BACKEND_CAP_STENCILS))
+    int nw = rvfit_interp_nweights(f->o->interp);
+    if (!(f->be->ops->caps & (nw > 1 ? RVFIT_BACKEND_CAP_ARM_WEIGHTS
+                                     : RVFIT_BACKEND_CAP_STENCILS)))
         return no_tables(f);
     sys_ctx s = {.f = f, .c = c, .h = h};
+    s.t.nw = nw;
     s.ne = malloc(n * (size_t)d * sizeof *s.ne);
     int rc = s.ne ? build(&s, ok) : -1;
     if (rc)
@@ -262,7 +257,8 @@ int fit_interp_var(fit_ctx *f, const double *c, const double *h,
     double *m = rc ? NULL : malloc((s.npts ? s.npts : 1) * sizeof *m);
     if (!rc && !m)
         rc = rvfit_err_set(f->err, RVFIT_ERR_NOMEM, "fit: out of memory");
-    rvfit_stencils st = {s.t.off, s.t.idx, s.t.w, s.t.pen, 1, 0};
+    rvfit_stencils st = {s.t.off, s.t.idx, s.t.w, s.t.pen,
+                         (uint32_t)s.t.nw, 0};
     if (!rc)
         rc = fit_chisq_obj_st(f, s.npts, s.pts, &st, m);
     const double *mi = m;

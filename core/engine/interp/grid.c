@@ -12,7 +12,6 @@ const rvfit_interp_kind interp_multilinear = {
     .device = 1,
     .kinks_on_nodes = 1,
     .cubaxes = INTERP_CUB_NONE,
-    .error_stencils = 1,
 };
 
 const rvfit_interp_kind interp_cubic = {
@@ -21,5 +20,4 @@ const rvfit_interp_kind interp_cubic = {
     .device = 1,
     .kinks_on_nodes = 1,
     .cubaxes = INTERP_CUB_SOME,
-    .error_stencils = 1,
 };

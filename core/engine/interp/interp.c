@@ -125,6 +125,17 @@ int rvfit_interp_vec_stencil(const rvfit_interpolator *ip,
     return rvfit_interp_stencil(ip, theta, idx, w, pen);
 }
 
+int rvfit_interp_to_vectors(const rvfit_interpolator *ip,
+                            const uint32_t *midx, const double *mw, int n,
+                            uint32_t *idx, double *w)
+{
+    if (ip->kind->to_vectors)
+        return ip->kind->to_vectors(ip, midx, mw, n, idx, w);
+    memmove(idx, midx, (size_t)n * sizeof *idx);
+    memmove(w, mw, (size_t)n * sizeof *w);
+    return n;
+}
+
 const rvfit_library *rvfit_interp_vectors(const rvfit_interpolator *ip)
 {
     return ip->kind->vectors ? ip->kind->vectors(ip) : ip->lib;
@@ -145,10 +156,6 @@ int rvfit_interp_at_edge(const rvfit_interpolator *ip, const double *theta)
     return ip && ip->kind->at_edge ? ip->kind->at_edge(ip, theta) : 0;
 }
 
-int rvfit_interp_has_error_stencils(const rvfit_interpolator *ip)
-{
-    return ip && ip->kind->error_stencils;
-}
 
 void rvfit_interp_describe(const rvfit_interpolator *ip, char *buf,
                            size_t n)

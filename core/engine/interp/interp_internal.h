@@ -34,9 +34,6 @@ struct rvfit_interp_kind {
     /* its file's arms are read (read_arm) as models already in the
      * interpolation space LOGFLUX names */
     int models_in_space;
-    /* the interpolation-error stencils (interp_error.c) name what the
-     * backend holds (the library's models) */
-    int error_stencils;
     /* weights per stencil entry: 1, or one per library arm */
     int arm_weights;
 
@@ -52,6 +49,11 @@ struct rvfit_interp_kind {
                    uint32_t *idx, double *w, double *pen);
     int (*vec_stencil)(const rvfit_interpolator *ip, const double *theta,
                        uint32_t *idx, double *w, double *pen);
+    /* A stencil over the library's models as one over the vectors the
+     * backend holds, arm_weights weights per entry (NULL: the same
+     * stencil, the backend holding the models). */
+    int (*to_vectors)(const rvfit_interpolator *ip, const uint32_t *midx,
+                      const double *mw, int n, uint32_t *idx, double *w);
     /* The library the backend loads (NULL: ip->lib). */
     const rvfit_library *(*vectors)(const rvfit_interpolator *ip);
     /* theta at or beyond the edge of the kind's domain inside the axes'

@@ -102,14 +102,10 @@ RVFIT_EXPORT void rvfit_interp_close(rvfit_interpolator *ip);
  *   or on the faces of a triangulation (0); ip NULL: 1.
  * at_edge: theta lies at or beyond the edge of its domain inside the
  *   axes' box (a hull with holes or a missing corner), within 1e-3 node
- *   spacings (the axes' own edges are the fit's to check).
- * has_error_stencils: rvfit_interp_error_stencil names vectors the
- *   backend holds (not for pca, whose backend holds components). */
+ *   spacings (the axes' own edges are the fit's to check). */
 RVFIT_EXPORT int rvfit_interp_kinks_on_nodes(const rvfit_interpolator *ip);
 RVFIT_EXPORT int rvfit_interp_at_edge(const rvfit_interpolator *ip,
                                       const double *theta);
-RVFIT_EXPORT int
-rvfit_interp_has_error_stencils(const rvfit_interpolator *ip);
 
 /* Open a pca interpolator over lib by decomposing its models now: k
  * components per arm, or with k == 0 the fewest that bring the rms
@@ -168,6 +164,17 @@ RVFIT_EXPORT int rvfit_interp_vec_stencil(const rvfit_interpolator *ip,
                                           const double *theta,
                                           uint32_t *idx, double *w,
                                           double *pen);
+/* A stencil over the library's models (midx, mw)[0..n), e.g. a point's
+ * rvfit_interp_stencil plus an error template, as a stencil over the
+ * vectors the backend holds into idx/w (room for RVFIT_MAX_STENCIL
+ * entries of rvfit_interp_nweights weights each): the same stencil for
+ * the kinds whose backend holds the models (idx, w may be midx, mw), for
+ * pca its K+1 vectors with per-arm weights, exact for the models it
+ * rebuilds.  Returns the entry count. */
+RVFIT_EXPORT int rvfit_interp_to_vectors(const rvfit_interpolator *ip,
+                                         const uint32_t *midx,
+                                         const double *mw, int n,
+                                         uint32_t *idx, double *w);
 /* The library a backend loads (load_library) to evaluate this
  * interpolator's stencils: the library itself, or for pca its vectors
  * (one axis "PCA" of K+1 nodes; arm a's flux holds the mean, then the
@@ -178,7 +185,7 @@ rvfit_interp_vectors(const rvfit_interpolator *ip);
 RVFIT_EXPORT int rvfit_interp_nweights(const rvfit_interpolator *ip);
 
 /* The interpolation-error template of point theta (scaled coordinates)
- * along library axis a: a stencil over the library's vectors (room for
+ * along library axis a: a stencil over the library's models (room for
  * RVFIT_MAX_STENCIL entries in idx, w) whose weighted sum estimates
  * interpolant minus true spectrum to leading order, from divided
  * differences of the library's own nodes (second along a linear share,

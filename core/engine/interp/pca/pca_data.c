@@ -104,29 +104,26 @@ void pca_reconstruct(const float *vec, const double *coef, int k,
     }
 }
 
-int pca_stencil(const rvfit_library *lib, const pca_data *pd,
-                const double *theta, uint32_t *idx, double *w, double *pen)
+int pca_to_vectors(const pca_data *pd, const uint32_t *midx,
+                   const double *mw, int n, uint32_t *idx, double *w)
 {
-    size_t corner[RVFIT_MAX_CORNERS];
-    double cw[RVFIT_MAX_CORNERS];
-    int nc = rvfit_library_stencil(lib, theta, corner, cw, pen);
-    if (nc == 0) /* a cell of holes: the flat template */
+    if (n == 0)
         return 0;
     int k = pd->k, na = pd->narm;
     double sum = 0.0;
-    for (int j = 0; j < nc; j++)
-        sum += cw[j];
+    for (int j = 0; j < n; j++)
+        sum += mw[j];
     for (int a = 0; a < na; a++) {
         double acc[RVFIT_MAX_STENCIL];
         for (int i = 0; i < k; i++)
             acc[i] = 0.0;
-        for (int j = 0; j < nc; j++) {
-            const double *c = pd->coef[a] + corner[j] * (size_t)k;
+        for (int j = 0; j < n; j++) {
+            const double *c = pd->coef[a] + (size_t)midx[j] * (size_t)k;
             for (int i = 0; i < k; i++)
-                acc[i] += cw[j] * c[i];
+                acc[i] += mw[j] * c[i];
         }
-        /* the mean weighs sum(cw) = 1: exactly the grid stencil applied
-         * to the reconstructed models */
+        /* the mean weighs sum(mw): 1 for a point's stencil, 0 for an
+         * error template (a divided difference) */
         w[a] = sum;
         for (int i = 0; i < k; i++)
             w[(size_t)(i + 1) * (size_t)na + (size_t)a] = acc[i];
@@ -134,4 +131,17 @@ int pca_stencil(const rvfit_library *lib, const pca_data *pd,
     for (int e = 0; e <= k; e++)
         idx[e] = (uint32_t)e;
     return k + 1;
+}
+
+int pca_stencil(const rvfit_library *lib, const pca_data *pd,
+                const double *theta, uint32_t *idx, double *w, double *pen)
+{
+    size_t corner[RVFIT_MAX_CORNERS];
+    uint32_t mi[RVFIT_MAX_CORNERS];
+    double cw[RVFIT_MAX_CORNERS];
+    int nc = rvfit_library_stencil(lib, theta, corner, cw, pen);
+    for (int j = 0; j < nc; j++)
+        mi[j] = (uint32_t)corner[j];
+    /* no corners (a cell of holes): the flat template */
+    return pca_to_vectors(pd, mi, cw, nc, idx, w);
 }

@@ -45,6 +45,11 @@ void pca_free(pca_data *pd);
  * out[npix] (mean + sum of coefficients times components, in double). */
 void pca_reconstruct(const float *vec, const double *coef, int k,
                      size_t npix, size_t m, float *out);
+/* A stencil over the models (midx, mw)[0..n) as one over the vectors,
+ * exact for the reconstructed models: k+1 entries (index = vector),
+ * weights w[e * narm + a]; returns the entry count (0 when n is 0). */
+int pca_to_vectors(const pca_data *pd, const uint32_t *midx,
+                   const double *mw, int n, uint32_t *idx, double *w);
 /* The stencil of a point over the vectors: k+1 entries (index = vector),
  * weights w[e * narm + a]; returns the entry count (0: flat template). */
 int pca_stencil(const rvfit_library *lib, const pca_data *pd,

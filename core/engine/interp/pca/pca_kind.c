@@ -77,6 +77,13 @@ static int pca_vec_stencil(const rvfit_interpolator *ip,
     return pca_stencil(ip->lib, ip->data, theta, idx, w, pen);
 }
 
+static int pca_kind_to_vectors(const rvfit_interpolator *ip,
+                               const uint32_t *midx, const double *mw,
+                               int n, uint32_t *idx, double *w)
+{
+    return pca_to_vectors(ip->data, midx, mw, n, idx, w);
+}
+
 static const rvfit_library *pca_vectors(const rvfit_interpolator *ip)
 {
     return &((const pca_data *)ip->data)->view;
@@ -94,12 +101,12 @@ const rvfit_interp_kind interp_pca = {
     .kinks_on_nodes = 1,
     .cubaxes = INTERP_CUB_ANY,
     .models_in_space = 1,
-    .error_stencils = 0, /* the backend holds components, not models */
     .arm_weights = 1,
     .build = pca_kind_build,
     .free_data = pca_free_data,
     .stencil = pca_model_stencil,
     .vec_stencil = pca_vec_stencil,
+    .to_vectors = pca_kind_to_vectors,
     .vectors = pca_vectors,
     .describe = pca_describe,
     .read_begin = pca_read_begin,

@@ -257,7 +257,6 @@ const rvfit_interp_kind interp_simplex = {
     .device = 0,
     .kinks_on_nodes = 0,
     .cubaxes = INTERP_CUB_NONE,
-    .error_stencils = 1,
     .build = sx_build,
     .free_data = sx_free_data,
     .stencil = sx_point,
