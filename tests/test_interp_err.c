@@ -175,6 +175,12 @@ static void part_a(void)
     CHECK(!strcmp(rvfit_interp_name(&ip), "cubic"));
     check_templates(&ip, 1, "cubic FEH, cubic flux");
     rvfit_interp_close(&ip);
+    /* pca interpolates its coefficients as the grid does its models: the
+     * same Catmull-Rom term along FEH (it had the linear one, which
+     * vanishes for Catmull-Rom weights) */
+    CHECK(rvfit_interp_open_pca(&ip, &L, 0, 1e-6, &err) == RVFIT_OK);
+    check_templates(&ip, 1, "pca, cubic FEH coefficients, cubic flux");
+    rvfit_interp_close(&ip);
 }
 
 /* ---- B: the error term through the fit driver ------------------------ */

@@ -142,8 +142,9 @@ static double shape_of(const rvfit_interpolator *ip, const double *theta,
         hi = n[a] > hi ? n[a] : hi;
         var += cw[i] * pow(ax->node[n[a]] - theta[a], 2);
     }
-    *cubic = ip->kind == &interp_cubic &&
-             ax->interp == RVFIT_INTERP_CUBIC && hi - lo >= 2 &&
+    /* cubic axes: the cubic kind's, and pca's coefficients (the kinds
+     * whose stencil is the grid's; the others have none) */
+    *cubic = ax->interp == RVFIT_INTERP_CUBIC && hi - lo >= 2 &&
              ax->nnode >= 4;
     *k = cell(ax, theta[a], &t);
     if (!*cubic)
