@@ -45,7 +45,7 @@ static const int nn_a[NAX] = {7, 5, 6, 2};
 
 /* Flux of pixel p at scaled coordinates x: quadratic in each axis, an
  * [alpha/H] = [Fe/H] + [alpha/Fe] term, and (cubic != 0) a cubic [Fe/H]
- * term. */
+ * term, (cubic == 2) a quartic one too. */
 static double poly(const double *x, int p, int cubic)
 {
     double u0 = (x[AT] - 3.7) / 0.04, u1 = x[AG] - 3, u2 = x[AF] + 0.75;
@@ -53,7 +53,8 @@ static double poly(const double *x, int p, int cubic)
     double f = 1 + 0.02 * u0 * s + 0.03 * u1 + 0.04 * u2 * cos(p) +
                0.015 * u0 * u0 * cos(2.1 * p) - 0.01 * u1 * u1 * s +
                0.03 * u2 * u2 * (1 + s) + 0.05 * u0 * u1 + 0.2 * ah * ah * s;
-    return f + (cubic ? 0.05 * u2 * u2 * u2 * cos(0.7 * p) : 0);
+    return f + (cubic ? 0.05 * u2 * u2 * u2 * cos(0.7 * p) : 0) +
+           (cubic == 2 ? 0.04 * u2 * u2 * u2 * u2 * sin(0.9 * p + 1) : 0);
 }
 
 static void poly_library(rvfit_library *L, float *flux, uint8_t *ex,
@@ -180,6 +181,13 @@ static void part_a(void)
      * vanishes for Catmull-Rom weights) */
     CHECK(rvfit_interp_open_pca(&ip, &L, 0, 1e-6, &err) == RVFIT_OK);
     check_templates(&ip, 1, "pca, cubic FEH coefficients, cubic flux");
+    rvfit_interp_close(&ip);
+    /* quartic flux: the f'''' term too (without it the template misses
+     * the whole error at mid-cell) */
+    poly_library(&L, flux, ex, 2);
+    CHECK(rvfit_library_set_cubic(&L, "FEH", &err) == RVFIT_OK);
+    CHECK(rvfit_interp_open(&ip, &L, NULL, 0, &err) == RVFIT_OK);
+    check_templates(&ip, 2, "cubic FEH, quartic flux");
     rvfit_interp_close(&ip);
 }
 

@@ -7,10 +7,12 @@
  * +1/2 f''(x) sum_i w_i (x_i - x)^2 to leading order (for two nodes,
  * 1/2 f'' (x - x_k)(x_{k+1} - x)); along a cubic Hermite share with node
  * slopes from the quadratic through neighbours (Catmull-Rom) it is
- * -h^3 f''' t (1 - t)(2t - 1) / 6 on evenly spaced nodes.  f'' and f'''
+ * -h^3 f''' t (1 - t)(2t - 1) / 6 + h^4 f'''' t (1 - t)(t^2 - t - 2) / 24
+ * on evenly spaced nodes, f''' taken over the cell's 4 nodes (the second
+ * term matters at mid-cell, where the first vanishes).  The derivatives
  * are divided differences of the library's nodes around each stencil
  * corner, weighted like the corners: the estimate is exact for flux
- * quadratic (cubic) along the axis and needs nothing but the library.
+ * quadratic (quartic) along the axis and needs nothing but the library.
  * Its use is a covariance, where the sign drops out; the known-answer
  * test (test_interp_err) checks it anyway.
  */
@@ -26,7 +28,7 @@ static int deriv(const rvfit_library *L, int a, const int *n, int j0,
                  int order, uint32_t *idx, double *w)
 {
     const double *x = L->axis[a].node;
-    double fact = order == 3 ? 6.0 : 2.0;
+    double fact = order == 4 ? 24.0 : order == 3 ? 6.0 : 2.0;
     int nn[RVFIT_MAX_PARAMS];
     memcpy(nn, n, (size_t)L->nparam * sizeof *nn);
     for (int i = 0; i <= order; i++) {
@@ -127,10 +129,11 @@ static int cell(const rvfit_axis *ax, double x, double *t)
 
 /* Leading-order shape factor of axis a at theta for the corners ci/cw:
  * 1/2 sum_i w_i (x_ia - theta_a)^2 on a linear share, the Catmull-Rom
- * factor on a cubic one (*cubic set, *k the cell). */
+ * factor of f''' on a cubic one (*cubic set, *k the cell) and in *s4 that
+ * of f'''' (0 on a linear share or an axis of 4 nodes). */
 static double shape_of(const rvfit_interpolator *ip, const double *theta,
                        int a, const uint32_t *ci, const double *cw, int nc,
-                       int *cubic, int *k)
+                       int *cubic, int *k, double *s4)
 {
     const rvfit_library *L = ip->lib;
     const rvfit_axis *ax = &L->axis[a];
@@ -147,9 +150,15 @@ static double shape_of(const rvfit_interpolator *ip, const double *theta,
     *cubic = ax->interp == RVFIT_INTERP_CUBIC && hi - lo >= 2 &&
              ax->nnode >= 4;
     *k = cell(ax, theta[a], &t);
+    *s4 = 0;
     if (!*cubic)
         return 0.5 * var;
     double h = ax->node[*k + 1] - ax->node[*k];
+    /* The f'''' term vanishes nowhere inside the cell and is the whole
+     * error at mid-cell, where the f''' one changes sign: exact for flux
+     * quartic along the axis with f''' from the cell's 4 nodes. */
+    if (ax->nnode >= 5)
+        *s4 = h * h * h * h * t * (1 - t) * (t * t - t - 2) / 24;
     return -h * h * h * t * (1 - t) * (2 * t - 1) / 6;
 }
 
@@ -177,8 +186,8 @@ int rvfit_interp_error_stencil(const rvfit_interpolator *ip,
     int b = partner(L, a), cubic, k;
     if (nc <= 0 || (L->axis[a].nnode < 3 && b < 0))
         return 0; /* two nodes hold no curvature */
-    double shape = shape_of(ip, theta, a, ci, cw, nc, &cubic, &k);
-    if (shape == 0 || !isfinite(shape))
+    double s4, shape = shape_of(ip, theta, a, ci, cw, nc, &cubic, &k, &s4);
+    if ((shape == 0 && s4 == 0) || !isfinite(shape) || !isfinite(s4))
         return 0;
     /* The curvature along a is taken on the line of nodes through the
      * heaviest corner only: it varies slowly across the other axes, and
@@ -190,8 +199,8 @@ int rvfit_interp_error_stencil(const rvfit_interpolator *ip,
     int ne = 0, n[RVFIT_MAX_PARAMS];
     double wsum = 0, wline = 0;
     for (int i = 0; i < nc; i++) {
-        uint32_t di[4];
-        double dw[4];
+        uint32_t di[5];
+        double dw[5];
         if (!same_others(L, a, ci[i], ci[top]))
             continue;
         wline += cw[i];
@@ -204,6 +213,11 @@ int rvfit_interp_error_stencil(const rvfit_interpolator *ip,
         wsum += cw[i];
         for (int e = 0; e < nd; e++)
             if (put(di[e], cw[i] * shape * dw[e], idx, w, &ne))
+                return 0;
+        /* with a hole among 5 nodes the f''' term stands alone */
+        nd = s4 != 0 ? window(L, a, n, k - 1, 4, di, dw) : 0;
+        for (int e = 0; e < nd; e++)
+            if (put(di[e], cw[i] * s4 * dw[e], idx, w, &ne))
                 return 0;
     }
     if (!(wsum > 0.5 * wline))

@@ -189,7 +189,8 @@ RVFIT_EXPORT int rvfit_interp_nweights(const rvfit_interpolator *ip);
  * RVFIT_MAX_STENCIL entries in idx, w) whose weighted sum estimates
  * interpolant minus true spectrum to leading order, from divided
  * differences of the library's own nodes (second along a linear share,
- * third along a cubic one; error_stencil.c).  Returns the entry count, 0
+ * third and fourth along a cubic one; error_stencil.c).  Returns the
+ * entry count, 0
  * when there is no estimate: a point on a node, an axis of two nodes,
  * holes all around.  Reentrant. */
 RVFIT_EXPORT int rvfit_interp_error_stencil(const rvfit_interpolator *ip,
