@@ -150,14 +150,20 @@ static long clip_arm(clip_ctx *c, size_t s, int a, const float *mod,
     const rvfit_arm_batch *A = &f->b->arm[a];
     size_t np = rvfit_arm_npix(A, s), off = s * A->npix, n = 0;
     const float *fl = A->flux + off, *iv = A->ivar + off;
-    double *r = c->r;
+    double *r = c->r, rmax = -INFINITY;
     for (size_t i = 0; i < np; i++) {
         r[i] = iv[i] > 0 && isfinite(mod[i])
                    ? (fl[i] - mod[i]) * sqrt((double)iv[i])
                    : NAN;
+        rmax = r[i] > rmax ? r[i] : rmax;
+    }
+    /* the threshold is at least clip: an arm with no pixel above it (most
+     * arms without cosmic rays) needs no robust scale, the costly part */
+    if (!(rmax > f->o->clip))
+        return 0;
+    for (size_t i = 0; i < np; i++)
         if (!isnan(r[i]))
             c->r2[n++] = r[i] * r[i];
-    }
     if (n < 3)
         return 0;
     double scale = sqrt(rvfit_median(c->r2, n) / CLIP_MED_CHI2);
