@@ -56,7 +56,7 @@ typedef struct fit_ctx {
      * (stage_init.c): item i (act[i]) has nstart[i] of them,
      * start[i * RVFIT_MAX_STARTS + k] with -2 ln L fstart[...], lowest
      * first (also best[act[i]]); nstart NULL: one run from best[]
-     * (the clip stage's re-optimisation of a subset). */
+     * (fit_stage_optim_warm). */
     rvfit_point *start;
     double *fstart;
     int *nstart;
@@ -139,6 +139,10 @@ int fit_end(fit_ctx *f, int rc);
 /* The stages (stage_*.c), in the order fit.c runs them. */
 int fit_stage_init(fit_ctx *f);
 int fit_stage_optim(fit_ctx *f);
+/* Stage 2 again for the objects sub[0..nr) (act[] spectra), each one run
+ * warm from best[] (no lattice starts), at most max_iter models each
+ * where it is the Newton method. */
+int fit_stage_optim_warm(fit_ctx *f, size_t *sub, size_t nr, int max_iter);
 int fit_stage_vrefine(fit_ctx *f);
 int fit_stage_clip(fit_ctx *f);
 int fit_stage_hessian(fit_ctx *f);

@@ -223,27 +223,6 @@ static int clip_mark(clip_ctx *c, size_t *nhit)
     return rc;
 }
 
-/* The optimiser again for the nr objects sub[], at most CLIP_REOPT_ITER
- * models each where it is the Newton method. */
-static int clip_reoptimise(fit_ctx *f, size_t *sub, size_t nr)
-{
-    size_t *act = f->act, nact = f->nact;
-    const rvfit_fit_opts *o = f->o;
-    rvfit_fit_opts short_o = *o;
-    /* Nelder-Mead (simplex interpolator) starts a new simplex, vsini
-     * from its usual start: no shorter cap for it. */
-    if (rvfit_interp_kinks_on_nodes(o->interp) &&
-        short_o.max_iter > CLIP_REOPT_ITER)
-        short_o.max_iter = CLIP_REOPT_ITER;
-    /* one run each, from the optimum: the start tables of stage 1 are
-     * indexed by position in the whole act[] (fit_internal.h) */
-    int *nstart = f->nstart;
-    f->act = sub, f->nact = nr, f->o = &short_o, f->nstart = NULL;
-    int rc = fit_stage_optim(f);
-    f->act = act, f->nact = nact, f->o = o, f->nstart = nstart;
-    return rc;
-}
-
 /* After the reload, for every object that lost pixels: -2 ln L at its
  * optimum anew, and the optimiser where the pixels carried more than
  * CLIP_REOPT; then the velocity refinement of every spectrum of the
@@ -266,7 +245,7 @@ static int clip_refit(clip_ctx *c)
             c->sub[nr++] = k;
     }
     if (!rc && nr)
-        rc = clip_reoptimise(f, c->sub, nr);
+        rc = fit_stage_optim_warm(f, c->sub, nr, CLIP_REOPT_ITER);
     c->n = 0;
     for (size_t i = 0; i < f->nact && !rc; i++) {
         const size_t *mem;

@@ -368,3 +368,21 @@ int fit_stage_optim(fit_ctx *f)
         fit_group_sync(f);
     return rc;
 }
+
+int fit_stage_optim_warm(fit_ctx *f, size_t *sub, size_t nr, int max_iter)
+{
+    size_t *act = f->act, nact = f->nact;
+    const rvfit_fit_opts *o = f->o;
+    rvfit_fit_opts short_o = *o;
+    /* Nelder-Mead starts a new simplex, vsini from its usual start: no
+     * shorter cap for it */
+    if (rvfit_interp_kinks_on_nodes(o->interp) && short_o.max_iter > max_iter)
+        short_o.max_iter = max_iter;
+    /* one run each, from best[]: stage 1's start tables are indexed by
+     * position in the whole act[] */
+    int *nstart = f->nstart;
+    f->act = sub, f->nact = nr, f->o = &short_o, f->nstart = NULL;
+    int rc = fit_stage_optim(f);
+    f->act = act, f->nact = nact, f->o = o, f->nstart = nstart;
+    return rc;
+}
