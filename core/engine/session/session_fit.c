@@ -78,6 +78,17 @@ int rvfit_session_chisq(rvfit_session *s, size_t n, const uint32_t *spec,
     return rc;
 }
 
+/* Whether the clip stage rejected any pixel of the last fit (and so left
+ * the backend's batch with them at ivar 0). */
+static int clipped(const rvfit_session *s)
+{
+    for (size_t i = 0; i < s->nspec; i++)
+        for (int a = 0; a < s->narm; a++)
+            if (s->res[i].nclip[a])
+                return 1;
+    return 0;
+}
+
 int rvfit_session_fit(rvfit_session *s, int models, rvfit_err *err)
 {
     int rc = need_loaded(s, err);
@@ -103,7 +114,7 @@ int rvfit_session_fit(rvfit_session *s, int models, rvfit_err *err)
                          models ? s->models : NULL, &s->prof, &s->host, err);
     /* The clip stage leaves its rejections in the backend's batch: later
      * chisq calls evaluate the spectra as loaded. */
-    if (rc == RVFIT_OK && s->fo.clip > 0) {
+    if (rc == RVFIT_OK && clipped(s)) {
         rc = s->be.ops->load_batch(s->be.state, &s->b, &s->fo.model, err);
         if (rc)
             rvfit_err_prefix(err, "backend '%s': load_batch", s->be.name);
