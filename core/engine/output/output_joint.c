@@ -173,7 +173,8 @@ static void put_strings(fitsfile *f, int col, LONGLONG r0, size_t n,
     fits_write_col(f, TSTRING, col, r0, 1, (LONGLONG)n, (void *)v, st);
 }
 
-/* A numeric column's value into *k (integer forms) or *d. */
+/* A numeric column's value (out_value: counts and RVS_WARN too) into *k
+ * (integer forms) or *d. */
 static void out_number(const out_col *col, const rvfit_result *r, double *d,
                        long long *k)
 {
@@ -201,8 +202,6 @@ static void rvtab_col(rvfit_output *o, int c, LONGLONG r0,
         case OC_VRAD_SCATTER: d[i] = J->vrad_scatter; break;
         case OC_TARGETID: k[i] = id->targetid; break;
         case OC_OBJKEY: s[i] = id->key; break;
-        case OC_NPIX_TOT: k[i] = J->r.npix_tot; break;
-        case OC_WARN: k[i] = J->r.warn; break;
         case OC_SUCCESS: l[i] = J->r.warn == 0; break;
         default: out_number(col, &J->r, &d[i], &k[i]);
         }
@@ -233,7 +232,6 @@ static void epoch_col(rvfit_output *o, int c, LONGLONG r0,
         case OC_MJD: d[i] = id->mjd; break;
         case OC_INPUT: s[i] = id->input; break;
         case OC_ROW: k[i] = id->row; break;
-        case OC_WARN: k[i] = r->res[i].warn; break;
         case OC_SB2_DCHISQ: d[i] = r->sb2 ? r->sb2[i].dchisq : NAN; break;
         case OC_SB2_VRAD2: d[i] = r->sb2 ? r->sb2[i].vrad2 : NAN; break;
         case OC_SB2_FRATIO: d[i] = r->sb2 ? r->sb2[i].fratio : NAN; break;

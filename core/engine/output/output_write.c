@@ -55,8 +55,7 @@ static void write_rvtab(rvfit_output *o, size_t first, size_t n,
         LONGLONG r0 = (LONGLONG)first + 1;
         if (col->form[0] == 'J') { /* counts and RVS_WARN */
             for (size_t i = 0; i < n; i++)
-                iv[i] = col->kind == OC_WARN ? (int)res[i].warn
-                                             : (int)out_value(col, &res[i]);
+                iv[i] = (int)out_value(col, &res[i]);
             fits_write_col(o->tab, TINT, c + 1, r0, 1, (LONGLONG)n, iv, st);
         } else if (col->kind == OC_SUCCESS) {
             for (size_t i = 0; i < n; i++)
