@@ -77,22 +77,26 @@ static void tiny_work(void)
         x = x * 1.0000001 + 1e-9;
 }
 
+/* Item of a run whose function is tag's: counted, and wrong unless the
+ * context is that run's too. */
+static void tiny_item(void *ctx, size_t item, int tag)
+{
+    tiny_ctx *c = ctx;
+    tiny_work();
+    atomic_fetch_add(&c->wrong, c->tag != tag);
+    atomic_fetch_add(&c->count[item], 1);
+}
+
 static void tiny_a(void *ctx, int tid, size_t item)
 {
     (void)tid;
-    tiny_ctx *c = ctx;
-    tiny_work();
-    atomic_fetch_add(&c->wrong, c->tag != 'a');
-    atomic_fetch_add(&c->count[item], 1);
+    tiny_item(ctx, item, 'a');
 }
 
 static void tiny_b(void *ctx, int tid, size_t item)
 {
     (void)tid;
-    tiny_ctx *c = ctx;
-    tiny_work();
-    atomic_fetch_add(&c->wrong, c->tag != 'b');
-    atomic_fetch_add(&c->count[item], 1);
+    tiny_item(ctx, item, 'b');
 }
 
 static void test_pool_tiny_runs(void)
