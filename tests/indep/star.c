@@ -19,6 +19,11 @@ static const ind_preset PRESETS[] = {
      * grid as dense as the real library's (5,022 models, ~3.5 GB) */
     {"dense", 4000, 7000, 100, 1.0, 5.0, 0.5, -2.0, 0.5, 0.5, 0.0, 0.4, 0.2,
      6e-6, 3450.0, 10000.0},
+    /* dense's steps over a box of dwarfs (Teff 5200-5800, logg 3.5-5,
+     * [Fe/H] -1.5-0, 336 models, ~230 MB): the interpolation error at
+     * PHOENIX's density in the time of a test (test_indep_bound_ratio) */
+    {"dense-box", 5200, 5800, 100, 3.5, 5.0, 0.5, -1.5, 0.0, 0.5, 0.0, 0.4,
+     0.2, 6e-6, 3450.0, 10000.0},
     /* for the LAMOST MRS arms (R ~ 7500, 5.6 km/s pixels): 0.9 km/s
      * sampling, as the observation's own grid, over the arms and a
      * velocity padding of 1000 km/s only; small's steps over a narrower
