@@ -190,9 +190,8 @@ RVFIT_EXPORT int rvfit_interp_nweights(const rvfit_interpolator *ip);
  * interpolant minus true spectrum to leading order, from divided
  * differences of the library's own nodes (second along a linear share,
  * third and fourth along a cubic one; error_stencil.c).  Returns the
- * entry count, 0
- * when there is no estimate: a point on a node, an axis of two nodes,
- * holes all around.  Reentrant. */
+ * entry count, 0 when there is no estimate: a point on a node, an axis of
+ * two nodes, holes all around.  Reentrant. */
 RVFIT_EXPORT int rvfit_interp_error_stencil(const rvfit_interpolator *ip,
                                             const double *theta, int a,
                                             uint32_t *idx, double *w);
