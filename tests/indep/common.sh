@@ -17,3 +17,25 @@ indep_setup() {
     "$ind" spectra --out "$d/coadd.fits" --truth "$d/truth.fits" \
         --nstar "$nstar" --seed "$seed" --threads 2
 }
+
+# score_row FILE TITLE BIN: the row of S/N bin BIN ("5-15", ">15") in the
+# table of rvfit-indep score's output FILE whose title holds TITLE ("pull
+# widths", "Cramer-Rao"), its bracketed medians dropped: "BIN n X...".
+score_row() {
+    awk -v title="$2" -v bin="$3" '
+        index($0, title) { t = 1; next }
+        t && $1 == bin { gsub(/\([^)]*\)/, ""); print; exit }' "$1"
+}
+
+# pulls_in_range LABEL ROW: fails, saying why, unless ROW (a score_row of
+# the pull widths) exists and its four widths lie in [0.8, 1.25].
+pulls_in_range() {
+    [ -n "$2" ] || { echo "$1: no pull widths in the score"; return 1; }
+    awk -v l="$1" '{
+        for (k = 3; k <= 6; k++)
+            if (!($k >= 0.8 && $k <= 1.25)) {
+                printf "%s: pull width %s of parameter %d outside [0.8, 1.25]\n", l, $k, k - 2
+                bad = 1
+            }
+        } END { exit bad }' <<< "$2"
+}

@@ -19,18 +19,13 @@ indep_setup "$d" 600 3
 "$ind" score "$d/out/rvtab_coadd.fits" "$d/truth.fits" >"$d/score.txt"
 cat "$d/score.txt"
 
-# The second table of score: bin, n, TEFF, LOGG, FEH, ALPHAFE.
-awk '/pull widths of the parameters/ { t = 1; next }
-     t && ($1 == "5-15" || $1 == ">15") {
-         if ($2 < 40) { printf "bin %s: %d stars\n", $1, $2; bad = 1 }
-         for (k = 3; k <= 6; k++)
-             if (!($k >= 0.8 && $k <= 1.25)) {
-                 printf "bin %s, column %d: pull width %s outside [0.8, 1.25]\n", $1, k - 2, $k
-                 bad = 1
-             }
-         seen++
-     }
-     END { if (seen != 2) { print "score table not found"; bad = 1 }
-           exit bad }' "$d/score.txt"
+fail=0
+for bin in 5-15 '>15'; do
+    row=$(score_row "$d/score.txt" "pull widths" "$bin")
+    pulls_in_range "bin $bin" "$row" || fail=1
+    n=$(awk '{ print $2 }' <<< "$row")
+    [ "${n:-0}" -ge 40 ] || { echo "bin $bin: ${n:-no} stars"; fail=1; }
+done
+[ "$fail" = 0 ] || { echo "FAIL: see $d"; exit 1; }
 echo "pull widths in [0.8, 1.25] at S/N >= 5"
 rm -rf "$d"
