@@ -104,12 +104,65 @@ static void test_marg(int kind, int npoly, int n, double snr)
     for (int k = 0; k < npoly; k++)
         CHECK_MSG(fabs(coef[k] - (double)a[k]) <= 1e-9 * (double)anorm,
                   "coef %d: %.15g vs %.15Lg", k, coef[k], a[k]);
-    /* too few usable pixels: not positive definite */
-    for (int i = npoly - 1; i < n; i++)
-        w[i] = 0;
+    /* too few usable pixels: not positive definite.  Pixel 1 alone: the
+     * functions that vanish there (far Gaussians, B-splines beyond the
+     * first interval) are left out (test_marg_dead), the rest are several
+     * functions on one pixel. */
+    for (int i = 0; i < n; i++)
+        if (i != 1)
+            w[i] = 0;
+    w[1] = 1.0f;
     CHECK(rvfit_marg_chisq(n, npoly, m, f, w, basis, &chi, &ld, coef) ==
           RVFIT_ERR_NUMERIC);
     free(m), free(f), free(w), free(basis), free(S), free(D);
+}
+
+/* B-splines with usable pixels only at x < -0.2: the functions living
+ * wholly above are exactly 0 in every sum and left out (coefficient 0,
+ * nothing in ln det); the rest must match the long-double QR solution of
+ * the live columns alone. */
+static void test_marg_dead(void)
+{
+    enum { N = 2000, P = 10 };
+    static double m[N], basis[N * P];
+    static float f[N], w[N];
+    static long double S[N * P], D[N];
+    int live[P] = {0}, nlive = 0, nuse = 0;
+    for (int i = 0; i < N; i++) {
+        double x = -1 + 2.0 * i / (N - 1);
+        rvfit_basis(RVFIT_BASIS_BSPLINE, P, x, basis + i * P);
+        m[i] = 1 - 0.3 * exp(-0.5 * pow((x + 0.5) / 0.01, 2));
+        f[i] = (float)((2 + x) * m[i] + 0.01 * (urand() - 0.5));
+        w[i] = x < -0.2 ? 1e4f : 0.0f;
+        for (int k = 0; k < P && w[i] > 0; k++)
+            live[k] |= basis[i * P + k] != 0.0;
+    }
+    int col[P];
+    for (int k = 0; k < P; k++)
+        if (live[k])
+            col[nlive++] = k;
+    CHECK(nlive == 6); /* intervals of 2/7: x < -0.2 ends in interval 2,
+                        * where functions 2..5 live */
+    for (int i = 0; i < N; i++)
+        if (w[i] > 0) {
+            long double sw = sqrtl((long double)w[i]);
+            for (int j = 0; j < nlive; j++)
+                S[nuse * nlive + j] = sw * m[i] * basis[i * P + col[j]];
+            D[nuse++] = sw * f[i];
+        }
+    long double a[P], chi_ref, ld_ref;
+    qr_lsq(nuse, nlive, S, D, a, &chi_ref, &ld_ref);
+    double chi, ld, coef[P];
+    CHECK(rvfit_marg_chisq(N, P, m, f, w, basis, &chi, &ld, coef) ==
+          RVFIT_OK);
+    CHECK_MSG(fabs(chi - (double)chi_ref) <= 1e-9 * (double)chi_ref,
+              "dead rows: chisq %.15g vs %.15Lg", chi, chi_ref);
+    CHECK_MSG(fabs(ld - (double)ld_ref) <= 1e-9 * fabsl(ld_ref),
+              "dead rows: logdet %.15g vs %.15Lg", ld, ld_ref);
+    for (int j = 0, k = 0; k < P; k++)
+        CHECK_MSG(live[k] ? fabs(coef[k] - (double)a[j++]) < 1e-8
+                          : coef[k] == 0.0,
+                  "dead rows: coef %d = %.15g", k, coef[k]);
 }
 
 static void test_basis(void)
@@ -136,6 +189,51 @@ static void test_basis(void)
     CHECK_NEAR(b[5], 16 * 0.00243 - 20 * 0.027 + 1.5, 1e-14);
     rvfit_basis(RVFIT_BASIS_CHEB, 32, cos(0.7), b);
     CHECK_NEAR(b[31], cos(31 * 0.7), 1e-12);
+}
+
+/* Clamped cubic B-splines against closed forms: the uniform cubic
+ * B-spline's pieces in the middle interval, the clamped end functions
+ * (Bernstein-like near -1) and exact zeros off each support. */
+static void test_basis_bspline(void)
+{
+    double b[RVFIT_MAX_POLY];
+    /* npoly 10: 7 intervals of width 2/7; the middle one, [-1/7, 1/7),
+     * holds functions 3..6, all with distinct knots: at local u,
+     * (1-u)^3/6, (3u^3 - 6u^2 + 4)/6, (-3u^3 + 3u^2 + 3u + 1)/6, u^3/6 */
+    for (double u = 0.0; u < 1.0; u += 0.125) {
+        rvfit_basis(RVFIT_BASIS_BSPLINE, 10, -1.0 / 7.0 + u * 2.0 / 7.0, b);
+        double want[4] = {(1 - u) * (1 - u) * (1 - u) / 6,
+                          (3 * u * u * u - 6 * u * u + 4) / 6,
+                          (-3 * u * u * u + 3 * u * u + 3 * u + 1) / 6,
+                          u * u * u / 6};
+        for (int k = 0; k < 10; k++)
+            CHECK_MSG(k >= 3 && k <= 6 ? fabs(b[k] - want[k - 3]) < 1e-14
+                                       : b[k] == 0.0,
+                      "u %g: B_%d = %.17g", u, k, b[k]);
+    }
+    /* ends: B_0(-1) = B_9(1) = 1, all others 0; the first interval's
+     * B_0 = (1 - t)^3 in t = (x + 1) 7 / 2 */
+    rvfit_basis(RVFIT_BASIS_BSPLINE, 10, -1.0, b);
+    CHECK(b[0] == 1.0 && b[1] == 0.0 && b[2] == 0.0 && b[3] == 0.0);
+    rvfit_basis(RVFIT_BASIS_BSPLINE, 10, 1.0, b);
+    CHECK(b[9] == 1.0 && b[8] == 0.0 && b[0] == 0.0);
+    rvfit_basis(RVFIT_BASIS_BSPLINE, 10, -1.0 + 0.3 * 2.0 / 7.0, b);
+    CHECK_NEAR(b[0], 0.7 * 0.7 * 0.7, 1e-15);
+    for (int k = 4; k < 10; k++)
+        CHECK(b[k] == 0.0);
+    /* partition of unity anywhere in [-1, 1]; nothing outside (padding) */
+    for (int i = 0; i <= 1000; i++) {
+        rvfit_basis(RVFIT_BASIS_BSPLINE, 13, -1.0 + 2.0 * i / 1000, b);
+        double sum = 0.0;
+        int nz = 0;
+        for (int k = 0; k < 13; k++)
+            sum += b[k], nz += b[k] != 0.0;
+        CHECK_MSG(fabs(sum - 1.0) < 1e-14 && nz <= 4, "x %g: sum %.17g, %d",
+                  -1.0 + 2.0 * i / 1000, sum, nz);
+    }
+    rvfit_basis(RVFIT_BASIS_BSPLINE, 10, 1.01, b);
+    for (int k = 0; k < 10; k++)
+        CHECK(b[k] == 0.0);
 }
 
 static void test_cubic(void)
@@ -251,7 +349,10 @@ int main(void)
     test_marg(RVFIT_BASIS_GAUSS, 10, 8000, 300);
     test_marg(RVFIT_BASIS_CHEB, 20, 2000, 5);
     test_marg(RVFIT_BASIS_GAUSS, 3, 500, 10);
+    test_marg(RVFIT_BASIS_BSPLINE, 10, 3000, 50);
     test_basis();
+    test_basis_bspline();
+    test_marg_dead();
     test_cubic();
     test_vsini();
     test_doppler();

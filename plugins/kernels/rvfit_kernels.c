@@ -491,27 +491,52 @@ KERNEL void rvk_template(RVK_PARAMS(RVK_TEMPLATE_ARGS))
 
 /* ---- kernel 2: likelihood ---------------------------------------------- */
 
+/* Row k of sums[] (and its b) exactly 0: a basis function without a
+ * usable pixel, left out of the solve as rvfit_chol_eq_quad does. */
+DEVFN int rvk_dead_row(int np, LOCAL_PTR const real *sums, int k)
+{
+    if (sums[np * (np + 1) / 2 + k] != 0)
+        return 0;
+    for (int l = 0; l < np; l++)
+        if (sums[l <= k ? k * (k + 1) / 2 + l : l * (l + 1) / 2 + k] != 0)
+            return 0;
+    return 1;
+}
+
 /* Equilibrated Cholesky solve of the normal equations in sums[] (pairs
  * k >= l packed row by row, then b).  Writes coef[], returns ln det or
- * sets *fail.  Mirrors rvfit_marg_chisq. */
+ * sets *fail.  Mirrors rvfit_marg_chisq (rvfit_chol_eq_quad). */
 DEVFN real rvk_solve(int np, LOCAL_PTR const real *sums, LOCAL_PTR real *A,
                      LOCAL_PTR real *coef, int *fail, real *q)
 {
     real sc[RVFIT_MAX_POLY];
     int npair = np * (np + 1) / 2;
     real ld = 0;
+    int nlive = 0;
     for (int k = 0; k < np; k++) {
         real d = sums[k * (k + 1) / 2 + k];
+        if (d == 0 && rvk_dead_row(np, sums, k)) {
+            sc[k] = 1; /* a unit row below: coef 0, nothing in ln det */
+            continue;
+        }
         if (!(d > 0) || !RVK_ISFINITE(d)) {
             *fail = 1;
             return 0;
         }
         sc[k] = 1 / sqrt(d);
         ld += log(d);
+        nlive++;
+    }
+    if (nlive == 0) { /* nothing constrained (a model of zeros) */
+        *fail = 1;
+        return 0;
     }
     for (int k = 0; k < np; k++)
         for (int l = 0; l <= k; l++)
             A[k * np + l] = sums[k * (k + 1) / 2 + l] * (sc[k] * sc[l]);
+    for (int k = 0; k < np; k++)
+        if (A[k * np + k] == 0)
+            A[k * np + k] = 1;
     for (int j = 0; j < np; j++) {
         real d = A[j * np + j];
         for (int k = 0; k < j; k++)

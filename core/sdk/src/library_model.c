@@ -70,7 +70,9 @@ int rvfit_batch_opts_check(const rvfit_batch *batch,
                            const rvfit_model_opts *mo, rvfit_err *err)
 {
     if (mo->npoly < 1 || mo->npoly > RVFIT_MAX_POLY ||
-        (mo->basis != RVFIT_BASIS_GAUSS && mo->basis != RVFIT_BASIS_CHEB))
+        (mo->basis != RVFIT_BASIS_GAUSS && mo->basis != RVFIT_BASIS_CHEB &&
+         mo->basis != RVFIT_BASIS_BSPLINE) ||
+        (mo->basis == RVFIT_BASIS_BSPLINE && mo->npoly < 4))
         return rvfit_err_set(err, RVFIT_ERR_INVALID,
                              "load_batch: npoly %d or basis %d invalid",
                              mo->npoly, mo->basis);

@@ -49,6 +49,19 @@ void rvfit_chol_backward(int n, const double *l, const double *y, double *x)
     }
 }
 
+/* Row k of the lower triangle a (with b[k]) is exactly 0: an unknown no
+ * datum constrains (a basis function without a usable pixel). */
+static int rvfit_chol_dead_row(int n, const double *a, const double *b,
+                               int k)
+{
+    if (b[k] != 0.0)
+        return 0;
+    for (int l = 0; l < n; l++)
+        if ((l <= k ? a[k * n + l] : a[l * n + k]) != 0.0)
+            return 0;
+    return 1;
+}
+
 int rvfit_chol_eq_quad(int n, double *a, const double *b, double *x,
                        double *logdet, double *q)
 {
@@ -57,16 +70,27 @@ int rvfit_chol_eq_quad(int n, double *a, const double *b, double *x,
         return RVFIT_ERR_INVALID;
     /* Equilibrate to a unit diagonal: det(A) = det(DAD) / prod(D^2). */
     double ld = 0.0;
+    int nlive = 0;
     for (int k = 0; k < n; k++) {
         double d = a[k * n + k];
+        if (d == 0.0 && rvfit_chol_dead_row(n, a, b, k)) {
+            sc[k] = 1.0; /* left out: a unit row, x_k = 0 */
+            continue;
+        }
         if (!(d > 0.0) || !isfinite(d))
             return RVFIT_ERR_NUMERIC;
         sc[k] = 1.0 / sqrt(d);
         ld += log(d);
+        nlive++;
     }
+    if (nlive == 0) /* nothing constrained (a model of zeros): no fit */
+        return RVFIT_ERR_NUMERIC;
     for (int k = 0; k < n; k++)
         for (int l = 0; l <= k; l++)
             a[k * n + l] *= sc[k] * sc[l];
+    for (int k = 0; k < n; k++)
+        if (a[k * n + k] == 0.0)
+            a[k * n + k] = 1.0;
     int rc = rvfit_chol(n, a, RVFIT_CHOL_MIN_PIVOT);
     if (rc)
         return rc;

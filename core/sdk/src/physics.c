@@ -6,7 +6,9 @@
  *  - rvfit_marg_chisq solves with rvfit_chol_eq_solve (rvfit/linalg.h):
  *    the normal matrix is equilibrated (unit diagonal) before Cholesky,
  *    and an equilibrated pivot <= RVFIT_CHOL_MIN_PIVOT (1e-14: rank
- *    deficient to double precision) or not finite is a failure;
+ *    deficient to double precision) or not finite is a failure, and a
+ *    basis function without a usable pixel (its row and b exactly 0) is
+ *    left out, coefficient 0;
  *  - chisq is the explicit residual sum sum_i w_i (f_i - m_i sum_k a_k
  *    B_ik)^2, not sum w f^2 - b^T a: the residual is stationary in a, so
  *    errors in a enter only at second order, while b^T a cancels
@@ -30,12 +32,51 @@ double rvfit_dlnl_doppler(double v_kms)
     return -atanh(v_kms / RVFIT_C_KMS);
 }
 
+/* Clamped cubic B-splines on npoly - 3 equal intervals of [-1, 1]: the
+ * four that are non-zero at x by the Cox-de Boor triangle (Piegl and
+ * Tiller, The NURBS Book, A2.2), every other one exactly 0. */
+static void basis_bspline(int npoly, double x, double *b)
+{
+    int m = npoly - 3;
+    for (int k = 0; k < npoly; k++)
+        b[k] = 0.0;
+    if (!(x >= -1.0 - 1e-9 && x <= 1.0 + 1e-9)) /* padding: no support */
+        return;
+    double t = (fmin(fmax(x, -1.0), 1.0) + 1.0) * 0.5 * m;
+    int j = (int)floor(t);
+    if (j > m - 1)
+        j = m - 1;
+    /* knot i of the clamped vector, in interval units */
+#define BSP_KNOT(i) ((double)((i) < 3 ? 0 : (i) > m + 3 ? m : (i) - 3))
+    int s = j + 3;
+    double n[4] = {1.0, 0.0, 0.0, 0.0}, left[4], right[4];
+    for (int d = 1; d <= 3; d++) {
+        left[d] = t - BSP_KNOT(s + 1 - d);
+        right[d] = BSP_KNOT(s + d) - t;
+        double saved = 0.0;
+        for (int r = 0; r < d; r++) {
+            double tmp = n[r] / (right[r + 1] + left[d - r]);
+            n[r] = saved + right[r + 1] * tmp;
+            saved = left[d - r] * tmp;
+        }
+        n[d] = saved;
+    }
+#undef BSP_KNOT
+    for (int r = 0; r < 4; r++)
+        b[j + r] = n[r];
+}
+
 void rvfit_basis(int kind, int npoly, double x, double *b)
 {
     if (npoly < 1)
         return;
     if (npoly > RVFIT_MAX_POLY)
         npoly = RVFIT_MAX_POLY;
+    if (kind == RVFIT_BASIS_BSPLINE) {
+        if (npoly >= 4)
+            basis_bspline(npoly, x, b);
+        return;
+    }
     b[0] = 1.0;
     if (npoly > 1)
         b[1] = x;

@@ -40,8 +40,13 @@ RVFIT_EXPORT void rvfit_chol_backward(int n, const double *l,
 /* Equilibrated solve of the SPD system A x = b: with D = diag(A)^-1/2,
  * factor D A D (pivot threshold RVFIT_CHOL_MIN_PIVOT), solve, x = D y;
  * *logdet = ln det A.  a is overwritten; x may alias b; x and *logdet are
- * written only on success.  RVFIT_ERR_NUMERIC when a diagonal element is
- * not > 0 or finite, or the factorisation fails. */
+ * written only on success.  A row that is exactly 0 with its b (an
+ * unknown no datum constrains: a continuum basis function without a
+ * usable pixel, as B-splines beyond an instrument's wavelength cut) is
+ * left out: x = 0 there, and ln det is that of the other rows (all rows
+ * 0 is a failure: nothing to solve).
+ * RVFIT_ERR_NUMERIC when another diagonal element is not > 0 or finite,
+ * or the factorisation fails. */
 RVFIT_EXPORT int rvfit_chol_eq_solve(int n, double *a, const double *b,
                                      double *x, double *logdet);
 

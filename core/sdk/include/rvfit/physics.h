@@ -30,7 +30,8 @@ extern "C" {
 
 enum rvfit_basis_kind {
     RVFIT_BASIS_GAUSS = 0, /* 1, x, x^2, npoly-3 Gaussians (rvspecfit)   */
-    RVFIT_BASIS_CHEB = 1   /* Chebyshev T_0 .. T_{npoly-1}                */
+    RVFIT_BASIS_CHEB = 1,  /* Chebyshev T_0 .. T_{npoly-1}                */
+    RVFIT_BASIS_BSPLINE = 2 /* clamped cubic B-splines, npoly >= 4        */
 };
 
 /* Shift in ln(lambda) to add to an observed ln(lambda) to get the
@@ -49,6 +50,12 @@ RVFIT_EXPORT double rvfit_dlnl_doppler(double v_kms);
  * GAUSS: b = {1, x, x^2, g_0..g_{n-4}} with g_k = exp(-0.5((x-c_k)/s)^2)
  * for |x - c_k| < RVFIT_GAUSS_CUT s and 0 beyond,
  * c_k = -1 + 2k/(npoly-4) (c_0 = -1 when npoly-3 == 1), s = 1/(npoly-3).
+ * BSPLINE: the npoly clamped cubic B-splines on npoly - 3 equal intervals
+ * of [-1, 1] (knots -1 four times, the interior ones, 1 four times); at
+ * most four are non-zero at any x, the rest exactly 0, and all are 0
+ * outside [-1, 1] (padding pixels), so a backend may sum each product
+ * over the intervals where both factors live.  Needs npoly >= 4 (leaves
+ * b untouched otherwise; rvfit_batch_opts_check refuses it).
  * npoly in 1..RVFIT_MAX_POLY. */
 RVFIT_EXPORT void rvfit_basis(int kind, int npoly, double x, double *b);
 
