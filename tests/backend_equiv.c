@@ -390,6 +390,9 @@ const be_case be_cases[BE_NCASES] = {
     {{2, 500, 10, RVFIT_BASIS_GAUSS, 11, 3, 0.15, 35.0, 4, 0, 7, 1}, 512},
     {{1, 800, 5, RVFIT_BASIS_CHEB, 0, 2, 0.0, 0.0, 3, 1, 2, 0}, 256},
     {{2, 600, 8, RVFIT_BASIS_GAUSS, 11, 3, 0.1, 35.0, 4, 1, 0, 1}, 256},
+    /* B-splines: DESI-size arms, and per-spectrum wavelengths */
+    {{3, 3000, 10, RVFIT_BASIS_BSPLINE, 11, 3, 0.1, 35.0, 4, 0, 0, 0}, 200},
+    {{2, 500, 7, RVFIT_BASIS_BSPLINE, 5, 2, 0.2, 35.0, 4, 1, 0, 0}, 256},
 };
 
 static double be_now(void)

@@ -89,7 +89,7 @@ typedef struct be_case {
     size_t npts;
 } be_case;
 
-#define BE_NCASES 10
+#define BE_NCASES 12
 extern const be_case be_cases[BE_NCASES];
 
 /* Largest relative differences seen (over the cases of one run). */

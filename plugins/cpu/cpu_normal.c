@@ -167,6 +167,84 @@ CPU_HOT static void cpu_normal(int np, long a0, long a1, const double *g,
         b[k] = cpu_lanes_sum(acc + (npair + k) * CPU_LANES);
 }
 
+/* The sorted distinct bounds in [a0, a1] of the rows' supports, a0 and
+ * a1 included; returns their number (at most 2 np + 2). */
+static int cpu_bounds(int np, const uint32_t *sup, long a0, long a1,
+                      long *cut)
+{
+    int nc = 0;
+    cut[nc++] = a0;
+    cut[nc++] = a1;
+    for (int k = 0; k < np; k++)
+        for (int e = 0; e < 2 && sup[2 * k + 1] > sup[2 * k]; e++)
+            if ((long)sup[2 * k + e] > a0 && (long)sup[2 * k + e] < a1)
+                cut[nc++] = (long)sup[2 * k + e];
+    for (int i = 1; i < nc; i++) /* insertion sort: a few dozen values */
+        for (int j = i; j > 0 && cut[j - 1] > cut[j]; j--) {
+            long t = cut[j];
+            cut[j] = cut[j - 1];
+            cut[j - 1] = t;
+        }
+    int nu = 0;
+    for (int i = 0; i < nc; i++)
+        if (nu == 0 || cut[i] != cut[nu - 1])
+            cut[nu++] = cut[i];
+    return nu;
+}
+
+/* Normal matrix and right-hand side for a basis whose rows live on short
+ * runs (B-splines: at most four at any pixel).  The pixels split at every
+ * support bound into segments; each sums only the products of the rows
+ * r0..r1 that live there, so the work is a band, not the full triangle.
+ * Bounds are multiples of CPU_LANES: each lane sums its pixels in order,
+ * less terms that are exactly 0, as the dense sums would. */
+CPU_HOT static void cpu_normal_seg(int np, long a0, long a1, const double *g,
+                                   const double *c, const double *B,
+                                   size_t npad, const uint32_t *sup,
+                                   double *gb, double *acc, double *A,
+                                   double *b)
+{
+    int npair = np * (np + 1) / 2;
+    long cut[2 * RVFIT_MAX_POLY + 2];
+    int nc = cpu_bounds(np, sup, a0, a1, cut);
+    memset(acc, 0, sizeof(double) * (size_t)((npair + np) * CPU_LANES));
+    for (int s = 0; s + 1 < nc; s++) {
+        int r0 = np, r1 = -1;
+        for (int k = 0; k < np; k++)
+            if (sup[2 * k + 1] > sup[2 * k] && (long)sup[2 * k] < cut[s + 1] &&
+                (long)sup[2 * k + 1] > cut[s]) {
+                r0 = k < r0 ? k : r0;
+                r1 = k;
+            }
+        for (long b0 = cut[s]; r1 >= r0 && b0 < cut[s + 1]; b0 += CPU_BLOCK) {
+            long len = cut[s + 1] - b0 < CPU_BLOCK ? cut[s + 1] - b0 : CPU_BLOCK;
+            for (int k = r0; k <= r1; k++) {
+                double *gk = gb + k * CPU_BLOCK;
+                const double *bk = B + k * npad + b0;
+                for (long i = 0; i < len; i++)
+                    gk[i] = g[b0 + i] * bk[i];
+                int pr = k * (k + 1) / 2 + r0;
+                for (int l = r0, n; l <= k; l += n, pr += n) {
+                    n = k + 1 - l < 4 ? k + 1 - l : 4;
+                    cpu_dotn_any(gk, B + l * npad + b0, npad, n, len,
+                                 acc + pr * CPU_LANES);
+                }
+            }
+            for (int k = r0, n; k <= r1; k += n) {
+                n = r1 + 1 - k < 4 ? r1 + 1 - k : 4;
+                cpu_dotn_any(c + b0, B + k * npad + b0, npad, n, len,
+                             acc + (npair + k) * CPU_LANES);
+            }
+        }
+    }
+    int pr = 0;
+    for (int k = 0; k < np; k++)
+        for (int l = 0; l <= k; l++, pr++)
+            A[k * np + l] = cpu_lanes_sum(acc + pr * CPU_LANES);
+    for (int k = 0; k < np; k++)
+        b[k] = cpu_lanes_sum(acc + (npair + k) * CPU_LANES);
+}
+
 /* cont[i] = sum_k coef_k B_k[i] over [a0, a1) (multiples of CPU_LANES).
  * Skipping the rows that vanish on a chunk measured more instructions
  * (the branches) than it saved. */
@@ -259,6 +337,10 @@ CPU_HOT int cpu_solve(const cpu_state *st, int a, size_t s, const cpu_range *r,
         cpu_normal_cheb(np, ca->nmom, a0, a1, g, c,
                         ca->mom + w0 * (size_t)ca->nmom * npad, npad,
                         w->acc, A, b);
+    else if (st->mo.basis == RVFIT_BASIS_BSPLINE)
+        cpu_normal_seg(np, a0, a1, g, c, ca->basis + w0 * (size_t)np * npad,
+                       npad, ca->sup + w0 * (size_t)np * 2, w->gb, w->acc,
+                       A, b);
     else
         cpu_normal(np, a0, a1, g, c, ca->basis + w0 * (size_t)np * npad,
                    npad, ca->sup + w0 * (size_t)np * 2, w->gb, w->acc, A,
