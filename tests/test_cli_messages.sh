@@ -35,8 +35,8 @@ expect 2 "option --threads: [run] threads: 'abc' is not an integer" \
   fit -t "$tmp" --threads abc x.fits
 expect 2 "option --batch-size: [run] batch_size: '-3' is not an integer" \
   fit -t "$tmp" --batch-size -3 x.fits
-expect 2 "option --set: [fit] npoly: '0' is not an integer in [1, 32]" \
-  fit -t "$tmp" --set fit.npoly=0 x.fits
+expect 2 "option --set: [fit] npoly: '33' is not an integer in [0, 32]" \
+  fit -t "$tmp" --set fit.npoly=33 x.fits
 expect 2 "option --set: unknown key 'foo' in section [fit]" \
   fit -t "$tmp" --set fit.foo=1 x.fits
 expect 2 "--log-level loud: use error, warn, info or debug" fit -t "$tmp" --log-level loud x.fits

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "rvfit/config.h"
+#include "rvfit/fit.h"
 #include "testutil.h"
 
 static const char *write_ini(const char *name, const char *text)
@@ -80,9 +81,25 @@ int main(void)
 {
     rvfit_config c;
     rvfit_config_defaults(&c);
-    CHECK(c.npoly == 10 && !strcmp(c.backend, "cpu") &&
+    CHECK(c.npoly == 0 && !strcmp(c.backend, "cpu") &&
           !strcmp(c.instrument, "desi") && c.vmin == -1000 &&
-          c.vmax == 1000 && c.batch_size == 512 && !strcmp(c.basis, "gauss"));
+          c.vmax == 1000 && c.batch_size == 512 &&
+          !strcmp(c.basis, "bspline"));
+    /* npoly 0: each basis's own size; B-splines need 4 */
+    rvfit_fit_opts fo;
+    rvfit_err fe = {0};
+    CHECK(rvfit_fit_opts_from_config(&c, &fo, &fe) == RVFIT_OK &&
+          fo.model.basis == RVFIT_BASIS_BSPLINE && fo.model.npoly == 7);
+    strcpy(c.basis, "gauss");
+    CHECK(rvfit_fit_opts_from_config(&c, &fo, &fe) == RVFIT_OK &&
+          fo.model.basis == RVFIT_BASIS_GAUSS && fo.model.npoly == 10);
+    strcpy(c.basis, "bspline");
+    c.npoly = 3;
+    CHECK(rvfit_fit_opts_from_config(&c, &fo, &fe) == RVFIT_ERR_CONFIG &&
+          tu_contains(fe.msg, "npoly >= 4"));
+    strcpy(c.basis, "spline");
+    CHECK(rvfit_fit_opts_from_config(&c, &fo, &fe) == RVFIT_ERR_CONFIG &&
+          tu_contains(fe.msg, "use gauss, cheb or bspline"));
     rvfit_config_free(&c);
 
     /* A full file, then a command-line override wins. */

@@ -401,6 +401,14 @@ int main(void)
     CHECK_MSG(rc == RVFIT_OK, "fit with interp_errors: %s", err.msg);
     if (rc == RVFIT_OK)
         check_pinning(res, res1, cov);
+    /* a backend without RVFIT_BACKEND_CAP_BSPLINE (this one) is refused
+     * the B-spline basis before any point is evaluated */
+    o.interp_errors = 0, o.model.npoly = 8, o.model.basis = RVFIT_BASIS_BSPLINE;
+    ana.points = 0;
+    rc = tu_ana_fit(&ana, &lib, &b, &o, res1, &prof, &err);
+    CHECK_MSG(rc == RVFIT_ERR_CONFIG && ana.points == 0 &&
+                  strstr(err.msg, "RVFIT_BACKEND_CAP_BSPLINE"),
+              "bspline on a backend without the cap: rc %d, %s", rc, err.msg);
     rvfit_batch_free(&b);
     return tu_finish("test_fit_known");
 }

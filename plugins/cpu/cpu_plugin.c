@@ -65,7 +65,7 @@ static const rvfit_backend_ops cpu_ops = {
     .size = sizeof(rvfit_backend_ops),
     .version = RVFIT_BACKEND_OPS_VERSION,
     .caps = RVFIT_BACKEND_CAP_GRID | RVFIT_BACKEND_CAP_STENCILS |
-            RVFIT_BACKEND_CAP_ARM_WEIGHTS,
+            RVFIT_BACKEND_CAP_ARM_WEIGHTS | RVFIT_BACKEND_CAP_BSPLINE,
     .open = cpu_open,
     .device = cpu_device,
     .load_library = cpu_load_library,

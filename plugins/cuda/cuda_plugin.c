@@ -282,7 +282,7 @@ static const rvfit_backend_ops cuda_ops = {
     .size = sizeof(rvfit_backend_ops),
     .version = RVFIT_BACKEND_OPS_VERSION,
     .caps = RVFIT_BACKEND_CAP_GRID | RVFIT_BACKEND_CAP_STENCILS |
-            RVFIT_BACKEND_CAP_ARM_WEIGHTS,
+            RVFIT_BACKEND_CAP_ARM_WEIGHTS | RVFIT_BACKEND_CAP_BSPLINE,
     .open = cuda_open,
     .device = cuda_device,
     .load_library = cuda_load_library,

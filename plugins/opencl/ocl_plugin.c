@@ -333,7 +333,7 @@ static const rvfit_backend_ops ocl_ops = {
     .size = sizeof(rvfit_backend_ops),
     .version = RVFIT_BACKEND_OPS_VERSION,
     .caps = RVFIT_BACKEND_CAP_GRID | RVFIT_BACKEND_CAP_STENCILS |
-            RVFIT_BACKEND_CAP_ARM_WEIGHTS,
+            RVFIT_BACKEND_CAP_ARM_WEIGHTS | RVFIT_BACKEND_CAP_BSPLINE,
     .open = ocl_open,
     .device = ocl_device,
     .load_library = ocl_load_library,

@@ -48,14 +48,24 @@ int rvfit_fit_opts_from_config(const rvfit_config *c, rvfit_fit_opts *o,
         return rvfit_err_set(err, RVFIT_ERR_CONFIG,
                              "[fit] epochs '%s': use single or joint",
                              c->epochs);
-    o->model.npoly = (int)c->npoly;
     if (!strcasecmp(c->basis, "gauss"))
         o->model.basis = RVFIT_BASIS_GAUSS;
     else if (!strcasecmp(c->basis, "cheb"))
         o->model.basis = RVFIT_BASIS_CHEB;
+    else if (!strcasecmp(c->basis, "bspline"))
+        o->model.basis = RVFIT_BASIS_BSPLINE;
     else
         return rvfit_err_set(err, RVFIT_ERR_CONFIG,
-                             "[fit] basis '%s': use gauss or cheb", c->basis);
+                             "[fit] basis '%s': use gauss, cheb or bspline",
+                             c->basis);
+    /* 0: each basis's own size, chosen on the independent generator
+     * (docs/benchmarks.md) */
+    o->model.npoly = c->npoly ? (int)c->npoly
+                     : o->model.basis == RVFIT_BASIS_BSPLINE ? 7 : 10;
+    if (o->model.basis == RVFIT_BASIS_BSPLINE && o->model.npoly < 4)
+        return rvfit_err_set(err, RVFIT_ERR_CONFIG,
+                             "[fit] basis bspline needs npoly >= 4 (a cubic "
+                             "B-spline per interval), not %d", o->model.npoly);
     return RVFIT_OK;
 }
 
@@ -157,6 +167,14 @@ int fit_begin(fit_ctx *f)
         f->hs = f->o->interp;
     int rc = rvfit_interp_backend_check(f->hs, f->be->ops->caps,
                                         f->be->name, f->err);
+    if (!rc && f->o->model.basis == RVFIT_BASIS_BSPLINE &&
+        !(f->be->ops->caps & RVFIT_BACKEND_CAP_BSPLINE))
+        rc = rvfit_err_set(f->err, RVFIT_ERR_CONFIG,
+                           "backend '%s' does not declare "
+                           "RVFIT_BACKEND_CAP_BSPLINE (its caps 0x%x): it was "
+                           "built before [fit] basis = bspline existed; "
+                           "rebuild it, or set [fit] basis = gauss",
+                           f->be->name, (unsigned)f->be->ops->caps);
     if (!rc)
         rc = setup(f);
     for (size_t s = 0; s < f->b->nspec && rc == RVFIT_OK; s++) {

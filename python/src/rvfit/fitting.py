@@ -31,7 +31,7 @@ def fit(spectra, lib, backend="cpu", models=False, batch_size=256,
     spectrum in order, with units; the spectra's ids as a column; with
     models=True also <ARM>_MODEL (nspec, npix) best-fit models.
 
-    lib: rvfit.Library.  fit_settings: [fit] keys (vmin=-600, npoly=10,
+    lib: rvfit.Library.  fit_settings: [fit] keys (vmin=-600, npoly=12,
     fit_vsini=False, ...) set on the library before fitting (they stay
     set).  Spectra are fitted in batches of batch_size; the results do not
     depend on it.

@@ -53,8 +53,8 @@ typedef struct rvfit_config {
     char simplex_correction[16]; /* building with interpolator = simplex:
                                     "none" or "quadratic"             */
     /* [fit] */
-    long npoly;
-    char basis[16];      /* "gauss" or "cheb"                            */
+    long npoly;          /* 0: the basis's own (fit.c)                   */
+    char basis[16];      /* "bspline", "gauss" or "cheb"                 */
     double vmin, vmax;   /* km/s, velocity range                          */
     double ccf_vstep;    /* km/s, step of the initial velocity scan       */
     double vsini_max;    /* km/s                                          */

@@ -120,7 +120,13 @@ RVFIT_EXPORT int rvfit_stencils_check(const rvfit_library *lib, size_t n,
                                               cubic) computed from theta   */
 #define RVFIT_BACKEND_CAP_STENCILS 0x2u    /* tables with nw == 1          */
 #define RVFIT_BACKEND_CAP_ARM_WEIGHTS 0x4u /* tables with nw == narm       */
-#define RVFIT_BACKEND_CAPS_KNOWN 0x7u
+/* RVFIT_BASIS_BSPLINE in rvfit_model_opts.basis (added after 3.0): a
+ * backend that builds its tables with rvfit_pixel_tables and treats every
+ * basis other than CHEB as npoly plain rows handles it as it is; one that
+ * evaluates the basis itself must implement it before declaring this.
+ * The core refuses basis = bspline with a backend that does not. */
+#define RVFIT_BACKEND_CAP_BSPLINE 0x8u
+#define RVFIT_BACKEND_CAPS_KNOWN 0xfu
 
 typedef struct rvfit_backend_ops {
     uint32_t size;    /* sizeof(rvfit_backend_ops) as compiled by the plugin */
