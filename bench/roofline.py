@@ -105,6 +105,99 @@ def cholesky_flops(n):
     return f
 
 
+def bspline_sup(n, npoly):
+    """cpu_batch.c:cpu_support for the clamped cubic B-splines of
+    physics.c on n pixels (x linear in the pixel index, as for a coadd's
+    common wavelengths): [lo, hi) per row, widened to LANES."""
+    m = npoly - 3
+    t = (np.arange(n) / (n - 1)) * m   # (x + 1) / 2 * m
+    sup = []
+    for k in range(npoly):
+        lo_t, hi_t = max(0, k - 3), min(m, k + 1)
+        inside = (t > lo_t) & (t < hi_t)
+        if k == 0:
+            inside |= t == 0
+        if k == npoly - 1:
+            inside |= t == m
+        i = np.nonzero(inside)[0]
+        sup.append((i[0] // LANES * LANES,
+                    (i[-1] + 1 + LANES - 1) // LANES * LANES))
+    return sup
+
+
+def gauss_sup(n, npoly):
+    """cpu_batch.c:cpu_support for the Gaussian basis of physics.c (1, x,
+    x^2 everywhere; Gaussian k where |x - c_k| < RVFIT_GAUSS_CUT s)."""
+    x = -1.0 + 2.0 * np.arange(n) / (n - 1)
+    ng = npoly - 3
+    sup = [(0, (n + LANES - 1) // LANES * LANES)] * min(npoly, 3)
+    for k in range(max(ng, 0)):
+        c = -1.0 if ng == 1 else -1.0 + 2.0 * k / (ng - 1)
+        i = np.nonzero(np.abs((x - c) * ng) < 6.0)[0]
+        sup.append((i[0] // LANES * LANES,
+                    (i[-1] + 1 + LANES - 1) // LANES * LANES))
+    return sup
+
+
+def gauss_normal_flops(n, npoly, a0, a1, block=256):
+    """cpu_normal.c:cpu_normal as it runs, mean over the spectra's solve
+    ranges: per cache block, g B_k over row k's support, each group of
+    up to four rows l <= k over the hull of their supports within row
+    k's (cpu_cut), the right-hand sides likewise; then the reductions."""
+    sup = gauss_sup(n, npoly)
+
+    def cut(rows, r0, r1):
+        live = [sup[j] for j in rows if sup[j][1] > sup[j][0]]
+        if not live:
+            return r0, r0
+        return max(r0, min(lo for lo, _ in live)), min(r1, max(hi for _, hi in live))
+
+    npair = npoly * (npoly + 1) // 2
+    tot = 0.0
+    memo = {}
+    for b0s, b1s in zip(a0, a1):
+        key = (int(b0s), int(b1s))
+        if key not in memo:
+            f = 0
+            for b0 in range(key[0], key[1], block):
+                e0 = min(key[1], b0 + block)
+                for k in range(npoly):
+                    k0, k1 = cut([k], b0, e0)
+                    if k1 <= k0:
+                        continue
+                    f += k1 - k0
+                    for l in range(0, k + 1, 4):
+                        rows = list(range(l, min(k + 1, l + 4)))
+                        g0, g1 = cut(rows, k0, k1)
+                        f += max(0, g1 - g0) * 2 * len(rows)
+                for l in range(0, npoly, 4):
+                    rows = list(range(l, min(npoly, l + 4)))
+                    g0, g1 = cut(rows, b0, e0)
+                    f += max(0, g1 - g0) * 2 * len(rows)
+            memo[key] = f
+        tot += memo[key]
+    return tot / len(a0) + 7 * (npair + npoly)
+
+
+def bspline_normal_flops(n, npoly, a0, a1):
+    """cpu_normal.c:cpu_normal_seg, mean over the spectra's solve ranges
+    [a0, a1): per segment between support bounds with active rows R,
+    g B_k (R), the R(R+1)/2 pair sums and R right-hand sides (mul+add),
+    then the 8-lane reductions of every sum."""
+    sup = bspline_sup(n, npoly)
+    npair = npoly * (npoly + 1) // 2
+    tot = 0.0
+    for b0, b1 in zip(a0, a1):
+        cut = sorted({b0, b1} | {e for lo, hi in sup for e in (lo, hi)
+                                 if b0 < e < b1})
+        for p, q in zip(cut[:-1], cut[1:]):
+            act = [k for k, (lo, hi) in enumerate(sup) if lo < q and hi > p]
+            if act:
+                r = act[-1] - act[0] + 1
+                tot += (q - p) * (r + 2 * r * (r + 1) // 2 + 2 * r)
+    return tot / len(a0) + 7 * (npair + npoly)
+
+
 def arm_flops(arm, npoly, basis, ncorner, h, log_flux, span_pix=0.0, nk=1):
     """Flops of one arm at one point, per component, averaged over the
     spectra.  span_pix: template pixels between the lowest and highest
@@ -146,7 +239,9 @@ def arm_flops(arm, npoly, basis, ncorner, h, log_flux, span_pix=0.0, nk=1):
     f["band"] = n_band * 2 * arm["ndiag"]
     # cpu_normal.c:cpu_solve: wm=iv*m, g=wm*m, c=wm*f
     f["weights"] = n_solve * 3
-    if basis == "cheb":
+    if basis == "bspline":
+        f["normal"] = bspline_normal_flops(n, npoly, a0, a1)
+    elif basis == "cheb":
         # cpu_normal.c:cpu_normal_cheb: the 2 npoly - 1 moments sum g T_j
         # and the npoly sums c T_k (mul+add each), 8-lane reductions,
         # then A_kl = (mu_{k+l} + mu_{k-l}) / 2 (add, mul)
@@ -154,12 +249,11 @@ def arm_flops(arm, npoly, basis, ncorner, h, log_flux, span_pix=0.0, nk=1):
         f["normal"] = (n_solve * 2 * (nmom + npoly) + 7 * (nmom + npoly)
                        + 2 * npair)
     else:
-        # cpu_normal.c:cpu_normal: gk=g*B_k (npoly), npair lower-triangle
-        # dot products and npoly right-hand-side ones (mul+add each), then
-        # the fixed-order 8-lane reductions (7 adds per sum); the
-        # Gaussians' support cuts are not counted
-        f["normal"] = (n_solve * (npoly + 2 * npair + 2 * npoly)
-                       + 7 * (npair + npoly))
+        # cpu_normal.c:cpu_normal: gk=g*B_k, the lower-triangle dot
+        # products and the right-hand-side ones (mul+add each) over the
+        # Gaussians' support cuts as the code takes them, then the
+        # fixed-order 8-lane reductions (7 adds per sum)
+        f["normal"] = gauss_normal_flops(n, npoly, a0, a1)
     f["cholesky"] = cholesky_flops(npoly)
     # cpu_normal.c:cpu_solve: chi^2 = f^T W f - b^T A^-1 b (f^T W f once
     # per spectrum, cpu_batch.c), tot += chi + ld (cpu_eval.c); no
@@ -265,9 +359,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--library", required=True)
     ap.add_argument("--coadd", required=True)
-    ap.add_argument("--npoly", type=int, default=10,
-                    help="[fit] npoly (config.c default 10)")
-    ap.add_argument("--basis", choices=("gauss", "cheb"), default="gauss",
+    ap.add_argument("--npoly", type=int, default=0,
+                    help="[fit] npoly (0, the default: the basis's own, "
+                    "7 for bspline, 10 for gauss and cheb; fit.c)")
+    ap.add_argument("--basis", choices=("gauss", "cheb", "bspline"),
+                    default="bspline",
                     help="[fit] basis (docs/configuration.md)")
     ap.add_argument("--vsini", type=float, default=5.0,
                     help="vsini of the chisq points, km/s (optimizer start)")
@@ -291,7 +387,7 @@ def main():
     if lib["interp"] != "MULTILIN" and not args.corners:
         sys.exit("INTERP=%s: give --corners" % lib["interp"])
     nc_ = args.corners or 2 ** len(free)
-    np_ = args.npoly
+    np_ = args.npoly or (7 if args.basis == "bspline" else 10)
 
     print("# cpu backend roofline (bench/roofline.py)")
     print("date %s UTC; load average %s" % (
