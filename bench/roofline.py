@@ -10,8 +10,8 @@ Cholesky).  Integer index work, float->double conversions, sign flips,
 compares and clamps count 0.
 
   bench/.venv/bin/python bench/roofline.py \
-      --library /work/benchdata/lib-desi-std \
-      --coadd /work/benchdata/coadd-desi-1000.fits \
+      --library bench/data/lib-desi-std \
+      --coadd bench/data/coadd-desi-1000.fits \
       --points-per-s 9700 [--log rvfit-fit.log]
 """
 import argparse

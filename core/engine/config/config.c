@@ -89,9 +89,10 @@ static const key_desc keys[] = {
     {"fit", "basis", K_STR, OFF(basis), SZ(basis), 0, 0, "bspline",
      "continuum basis: bspline (clamped cubic B-splines on npoly - 3 equal "
      "intervals: at most four live at a pixel, so the cpu backend's normal "
-     "equations are a band, 1.4x the spectra/s of gauss on desi-1k at the "
-     "same accuracy on the independent generator), gauss (1, x, x^2 and "
-     "npoly - 3 Gaussians, rvspecfit's) or cheb (Chebyshev polynomials: "
+     "equations are a band; 1.5x the spectra/s of gauss on desi-1k, robust "
+     "scatter within 2.3 % of gauss's on the independent generator), gauss "
+     "(1, x, x^2 and npoly - 3 Gaussians, rvspecfit's) or cheb (Chebyshev "
+     "polynomials: "
      "3-7 % more LOGG scatter); docs/benchmarks.md"},
     {"fit", "vmin", K_DOUBLE, OFF(vmin), 0, -5000, 5000, "-1000",
      "lowest radial velocity searched, km/s"},
