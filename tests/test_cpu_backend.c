@@ -428,24 +428,28 @@ static void closed1(const float *f, const float *w, const double *m,
     *a = (double)al;
 }
 
+/* A one-model, one-arm library "B" (ln lambda from ln 5000 in steps of
+ * 1e-4) whose template tf[j] = 1 + j / scale is linear: Keys is exact. */
+static void linear_library(rvfit_library *lib, float *tf, size_t nt,
+                           double scale, uint8_t *ex)
+{
+    memset(lib, 0, sizeof *lib);
+    *ex = 1;
+    lib->nparam = 1;
+    lib->axis[0].nnode = 1;
+    lib->nmodel = 1;
+    lib->exists = ex;
+    tu_library_one_arm(lib, nt, tf);
+    for (size_t j = 0; j < nt; j++)
+        tf[j] = (float)(1.0 + (double)j / scale);
+}
+
 static void test_band(void *st, uint64_t *npts)
 {
     rvfit_library lib;
-    memset(&lib, 0, sizeof lib);
     static float tf[BT_N];
-    uint8_t ex = 1;
-    lib.nparam = 1;
-    lib.axis[0].nnode = 1;
-    lib.nmodel = 1;
-    lib.exists = &ex;
-    lib.narm = 1;
-    strcpy(lib.arm[0].name, "B");
-    lib.arm[0].lnl0 = log(5000.0);
-    lib.arm[0].dlnl = 1e-4;
-    lib.arm[0].npix = BT_N;
-    lib.arm[0].flux = tf;
-    for (int j = 0; j < BT_N; j++)
-        tf[j] = (float)(1.0 + j / 64.0); /* linear: Keys is exact */
+    uint8_t ex;
+    linear_library(&lib, tf, BT_N, 64.0, &ex);
     rvfit_arm_info info = {"B", BD_N, RVFIT_RES_BAND, BD_ND, 0};
     rvfit_batch b;
     rvfit_err err = {{0}};
@@ -572,20 +576,8 @@ static void test_solve_bases(void *st, uint64_t *npts)
     enum { NT = BS_N + 40 };
     static float tf[NT];
     rvfit_library lib;
-    memset(&lib, 0, sizeof lib);
-    uint8_t ex = 1;
-    lib.nparam = 1;
-    lib.axis[0].nnode = 1;
-    lib.nmodel = 1;
-    lib.exists = &ex;
-    lib.narm = 1;
-    strcpy(lib.arm[0].name, "B");
-    lib.arm[0].lnl0 = log(5000.0);
-    lib.arm[0].dlnl = 1e-4;
-    lib.arm[0].npix = NT;
-    lib.arm[0].flux = tf;
-    for (int j = 0; j < NT; j++)
-        tf[j] = (float)(1.0 + j / 4096.0); /* linear: Keys is exact */
+    uint8_t ex;
+    linear_library(&lib, tf, NT, 4096.0, &ex);
     rvfit_arm_info info = {"B", BS_N, RVFIT_RES_NONE, 0, 0};
     rvfit_batch b;
     rvfit_err err = {{0}};

@@ -120,6 +120,19 @@ CPU_INLINE void cpu_dot_sup(const double *x, long x0, const double *B,
                      acc);
 }
 
+/* A (lower triangle) and b from the lane sums: the npair products, then
+ * the np right-hand sides. */
+CPU_INLINE void cpu_normal_reduce(int np, const double *acc, double *A,
+                                  double *b)
+{
+    int npair = np * (np + 1) / 2, pr = 0;
+    for (int k = 0; k < np; k++)
+        for (int l = 0; l <= k; l++, pr++)
+            A[k * np + l] = cpu_lanes_sum(acc + pr * CPU_LANES);
+    for (int k = 0; k < np; k++)
+        b[k] = cpu_lanes_sum(acc + (npair + k) * CPU_LANES);
+}
+
 /* Normal matrix (lower triangle, row-major np x np) and right-hand side
  * over pixels [a0, a1), skipping the pixels where a product vanishes
  * (Gaussians of the basis are 0 beyond RVFIT_GAUSS_CUT widths). */
@@ -159,12 +172,7 @@ CPU_HOT static void cpu_normal(int np, long a0, long a1, const double *g,
                         acc + (npair + k) * CPU_LANES);
         }
     }
-    int pr = 0;
-    for (int k = 0; k < np; k++)
-        for (int l = 0; l <= k; l++, pr++)
-            A[k * np + l] = cpu_lanes_sum(acc + pr * CPU_LANES);
-    for (int k = 0; k < np; k++)
-        b[k] = cpu_lanes_sum(acc + (npair + k) * CPU_LANES);
+    cpu_normal_reduce(np, acc, A, b);
 }
 
 /* The sorted distinct bounds in [a0, a1] of the rows' supports, a0 and
@@ -237,12 +245,7 @@ CPU_HOT static void cpu_normal_seg(int np, long a0, long a1, const double *g,
             }
         }
     }
-    int pr = 0;
-    for (int k = 0; k < np; k++)
-        for (int l = 0; l <= k; l++, pr++)
-            A[k * np + l] = cpu_lanes_sum(acc + pr * CPU_LANES);
-    for (int k = 0; k < np; k++)
-        b[k] = cpu_lanes_sum(acc + (npair + k) * CPU_LANES);
+    cpu_normal_reduce(np, acc, A, b);
 }
 
 /* cont[i] = sum_k coef_k B_k[i] over [a0, a1) (multiples of CPU_LANES).
