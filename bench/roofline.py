@@ -226,15 +226,15 @@ def arm_flops(arm, npoly, basis, ncorner, h, log_flux, span_pix=0.0, nk=1):
     f["rotate"] = n_rot * (1 + 4 * h) if h > 0 else 0.0
     if nk >= KEYS_MIN_VEL:
         # cpu_model.c:cpu_keys_coef, once per template pixel for the nk
-        # velocities (c1 2, c2 6, c3 5), then cpu_shift_coef per data
+        # velocities (e 1, c1 2, c3 4, c2 2), then cpu_shift_coef per data
         # pixel: p=u+dp 1, x=p-k0 1, Horner 6
-        f["keys"] = n_rot * 13
+        f["keys"] = n_rot * 9
         f["shift"] = n_shift * 8
     else:
         # cpu_model.c:cpu_shift_taps, per pixel: p=u+dp 1, x=p-k0 1, the
-        # Keys coefficients from the four taps 13, Horner 6
+        # Keys coefficients from the four taps 9, Horner 6
         f["keys"] = 0.0
-        f["shift"] = n_shift * 21
+        f["shift"] = n_shift * 17
     # cpu_model.c:cpu_band: acc += res*t over ndiag taps (edges ignored)
     f["band"] = n_band * 2 * arm["ndiag"]
     # cpu_normal.c:cpu_solve: wm=iv*m, g=wm*m, c=wm*f

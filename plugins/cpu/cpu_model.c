@@ -139,8 +139,8 @@ CPU_HOT static void cpu_rotate(const double *w, long h, const double *text,
 /* Keys (a = -1/2) in powers of the fraction x instead of weights of the
  * taps, per buffer index k in [k0, k1] (taps trx[k-1 .. k+2]):
  *   t = c0 + x (c1 + x (c2 + x c3)),
- *   c0 = f1, c1 = (f2 - f0)/2, c2 = f0 - 5 f1/2 + 2 f2 - f3/2,
- *   c3 = (f3 - f0)/2 + 3 (f1 - f2)/2,
+ *   c0 = f1, c1 = (f2 - f0)/2, c3 = (f3 - f0)/2 + 3 e/2 with e = f1 - f2,
+ *   c2 = f0 - 5 f1/2 + 2 f2 - f3/2 = -(e + c1 + c3) (9 flops, not 13),
  * the same polynomial as rvfit_cubic_weights' weights (physics.c), summed
  * in another order.  Computed once per template, shared by every velocity
  * of a scan; a data pixel then reads 4 neighbouring doubles instead of
@@ -152,9 +152,10 @@ CPU_HOT static void cpu_keys_coef(const double *trx, long k0, long k1,
         double f0 = trx[k - 1], f1 = trx[k], f2 = trx[k + 1], f3 = trx[k + 2];
         double *c = kc + 4 * k;
         c[0] = f1;
+        double e = f1 - f2;
         c[1] = 0.5 * (f2 - f0);
-        c[2] = f0 - 2.5 * f1 + 2.0 * f2 - 0.5 * f3;
-        c[3] = 0.5 * (f3 - f0) + 1.5 * (f1 - f2);
+        c[3] = 0.5 * (f3 - f0) + 1.5 * e;
+        c[2] = -(e + c[1] + c[3]);
     }
 }
 
@@ -214,7 +215,7 @@ void cpu_template(const cpu_state *st, int a, size_t s, const cpu_stencil *sc,
 /* t_j for j in [j0, j1]: template at ln(lambda_j) + delta (int indices
  * and no calls, so that the compiler can vectorize with gathers).  Keys'
  * cubic is evaluated as the polynomial of cpu_keys_coef, computed from
- * the four taps on the spot: 21 flops instead of 27 with the four
+ * the four taps on the spot: 17 flops instead of 27 with the four
  * weights, and bit for bit what cpu_shift_coef gives a velocity scan. */
 CPU_HOT static void cpu_shift_taps(const cpu_arm *ca, size_t s,
                                    const cpu_tmpl *tp, const double *trx,
@@ -249,9 +250,10 @@ CPU_HOT static void cpu_shift_taps(const cpu_arm *ca, size_t s,
             f2[q] = trx[kk[q] + 1];
             f3[q] = trx[kk[q] + 2];
         }
+        cpu_v4 e = f1 - f2;
         cpu_v4 c1 = 0.5 * (f2 - f0);
-        cpu_v4 c2 = f0 - 2.5 * f1 + 2.0 * f2 - 0.5 * f3;
-        cpu_v4 c3 = 0.5 * (f3 - f0) + 1.5 * (f1 - f2);
+        cpu_v4 c3 = 0.5 * (f3 - f0) + 1.5 * e;
+        cpu_v4 c2 = -(e + c1 + c3);
         cpu_v4 tv = f1 + x * (c1 + x * (c2 + x * c3));
         CPU_ST(t + j, tv);
     }
@@ -264,9 +266,10 @@ CPU_HOT static void cpu_shift_taps(const cpu_arm *ca, size_t s,
         int kr = k0 - base;
         int k = kr < kmin ? kmin : kr > kmax ? kmax : kr;
         double f0 = trx[k - 1], f1 = trx[k], f2 = trx[k + 1], f3 = trx[k + 2];
+        double e = f1 - f2;
         double c1 = 0.5 * (f2 - f0);
-        double c2 = f0 - 2.5 * f1 + 2.0 * f2 - 0.5 * f3;
-        double c3 = 0.5 * (f3 - f0) + 1.5 * (f1 - f2);
+        double c3 = 0.5 * (f3 - f0) + 1.5 * e;
+        double c2 = -(e + c1 + c3);
         t[j] = f1 + x * (c1 + x * (c2 + x * c3));
     }
 }

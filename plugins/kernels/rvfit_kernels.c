@@ -598,11 +598,12 @@ DEVFN void rvk_shift(int npix, int npl, real dp, GLOBAL const real *pos,
         real f1 = slot[rvk_clampi(k, 0, hi)];
         real f2 = slot[rvk_clampi(k + 1, 0, hi)];
         real f3 = slot[rvk_clampi(k + 2, 0, hi)];
-        /* Keys' cubic as a polynomial in t (as the cpu backend): 21 flops
+        /* Keys' cubic as a polynomial in t (as the cpu backend): 17 flops
          * per pixel instead of 27 with the four weights */
+        real e = f1 - f2;
         real c1 = (real)0.5 * (f2 - f0);
-        real c2 = f0 - (real)2.5 * f1 + 2 * f2 - (real)0.5 * f3;
-        real c3 = (real)0.5 * (f3 - f0) + (real)1.5 * (f1 - f2);
+        real c3 = (real)0.5 * (f3 - f0) + (real)1.5 * e;
+        real c2 = -(e + c1 + c3);
         dst[i] = f1 + t * (c1 + t * (c2 + t * c3));
     }
 }
