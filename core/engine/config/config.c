@@ -92,8 +92,7 @@ static const key_desc keys[] = {
      "equations are a band; 1.5x the spectra/s of gauss on desi-1k, robust "
      "scatter within 2.3 % of gauss's on the independent generator), gauss "
      "(1, x, x^2 and npoly - 3 Gaussians, rvspecfit's) or cheb (Chebyshev "
-     "polynomials: "
-     "3-7 % more LOGG scatter); docs/benchmarks.md"},
+     "polynomials: 3-7 % more LOGG scatter); docs/benchmarks.md"},
     {"fit", "vmin", K_DOUBLE, OFF(vmin), 0, -5000, 5000, "-1000",
      "lowest radial velocity searched, km/s"},
     {"fit", "vmax", K_DOUBLE, OFF(vmax), 0, -5000, 5000, "1000",
