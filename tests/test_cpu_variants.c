@@ -1,9 +1,10 @@
 /* test_cpu_variants.c — the cpu backend's results do not depend on which of
  * its code paths runs.  The default build uses GCC vector extensions
- * (CPU_VEC) and x86-64-v3 target clones (CPU_HOT; on a CPU with AVX2 the
- * clone is what runs); plugins/cpu/CMakeLists.txt builds the same sources
- * as test doubles without the vectors (novec), without the clones
- * (noclones: the baseline x86-64 code) and without either (scalar).  Every
+ * (CPU_VEC) and x86-64-v4 and -v3 target clones (CPU_HOT; the best one
+ * the CPU supports is what runs); plugins/cpu/CMakeLists.txt builds the
+ * same sources as test doubles without the vectors (novec), without the
+ * clones (noclones: the baseline x86-64 code), without either (scalar)
+ * and without the v4 clone (nov4: the v3 clone on a CPU with AVX-512).  Every
  * harness case (backend_equiv.c: seeded random libraries, batches and
  * points, holes, cubic and ln-flux interpolation, failed Cholesky) goes
  * through chisq (-2 ln L and per-arm chisq), vscan and models (model and
@@ -17,13 +18,13 @@
 #include "backend_equiv.c" /* the harness: see backend_equiv.h */
 #include "testutil.h"
 
-#define NB 4 /* default + 3 variants */
+#define NB 5 /* default + 4 variants */
 #define NVEL 41
 #define MAX_VSCAN 64   /* base points of vscan per case */
 #define MAX_MODELS 256 /* points of models per case     */
 
 static const char *const build_name[NB] = {"default", "novec", "noclones",
-                                           "scalar"};
+                                           "scalar", "nov4"};
 
 /* The outputs of one build on one case, one byte array. */
 typedef struct outbuf {
@@ -152,17 +153,19 @@ static size_t run_case(size_t k, be_backend *b, uint64_t *rng, uint64_t *fp)
     return bytes;
 }
 
-/* Does this CPU run the x86-64-v3 clone of the default build? */
+/* Which clone of the default build does this CPU run? */
 static const char *clone_in_use(void)
 {
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
     defined(__linux__)
     __builtin_cpu_init();
+    if (__builtin_cpu_supports("x86-64-v4"))
+        return "x86-64-v4 (nov4 runs the x86-64-v3 clone)";
     return __builtin_cpu_supports("x86-64-v3")
-               ? "yes: the default build runs its x86-64-v3 clone"
-               : "no: every build runs baseline code";
+               ? "x86-64-v3 (nov4 too)"
+               : "none: every build runs baseline code";
 #else
-    return "no clones on this platform";
+    return "none: no clones on this platform";
 #endif
 }
 
@@ -170,7 +173,8 @@ int main(void)
 {
     static const char *const target[NB] = {
         "rvfit_backend_cpu", "rvfit_backend_cpu_novec",
-        "rvfit_backend_cpu_noclones", "rvfit_backend_cpu_scalar"};
+        "rvfit_backend_cpu_noclones", "rvfit_backend_cpu_scalar",
+        "rvfit_backend_cpu_nov4"};
     for (int j = 0; j < NB; j++)
         tu_need_plugin(target[j]);
     rvfit_host host = tu_host(RVFIT_LOG_WARN);
@@ -191,7 +195,7 @@ int main(void)
     }
     if (opened < NB)
         return tu_finish("test_cpu_variants");
-    printf("x86-64-v3 clone in use: %s\n", clone_in_use());
+    printf("clone in use: %s\n", clone_in_use());
     uint64_t rng = 0x2545f4914f6cdd1dull, fp[NB];
     for (int j = 0; j < NB; j++)
         fp[j] = 0xcbf29ce484222325ull;

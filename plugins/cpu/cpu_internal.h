@@ -16,12 +16,23 @@
 #include "rvfit/physics.h"
 #include "rvfit/pool.h"
 
-/* Hot loops are also compiled for x86-64-v3 (AVX2) and picked at load
- * time.  Results do not depend on the clone: the sums keep their explicit
- * lane order and FP contraction is off (-ffp-contract=off), so no FMA. */
+/* Hot loops are also compiled for x86-64-v4 (AVX-512) and x86-64-v3
+ * (AVX2) and the best clone the CPU runs is picked at load time.  Results
+ * do not depend on the clone: the sums keep their explicit lane order and
+ * FP contraction is off (-ffp-contract=off), so no FMA.  The v4 clone runs
+ * the same 4-lane code with AVX-512VL's 32 registers and instructions:
+ * desi-1k 10-17 % faster on an AMD EPYC (docs/benchmarks.md).  CPU_NO_V4
+ * (a test double's build) leaves it out, so that a machine with AVX-512
+ * still tests the v3 clone. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
     defined(__linux__) && !defined(CPU_NO_CLONES)
+#if defined(CPU_NO_V4)
 #define CPU_HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define CPU_HOT                                                              \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",        \
+                                 "default")))
+#endif
 #else
 #define CPU_HOT
 #endif
