@@ -29,8 +29,8 @@ void cuda_free_batch(cuda_state *st)
         if (cudaSetDevice(dv->ord) != cudaSuccess)
             continue;
         void **p[] = {&dv->ai, &dv->ad, &dv->pos, &dv->flux,
-                      &dv->ivar, &dv->res, &dv->basis, &dv->nuse,
-                      &dv->fwf};
+                      &dv->ivar, &dv->res, &dv->basis, &dv->bplan,
+                      &dv->nuse, &dv->fwf};
         for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
             cuda_free(p[i]);
     }
@@ -115,6 +115,9 @@ static int cuda_dev_batch(const cuda_state *st, cuda_dev *d,
                          err);
     if (rc == RVFIT_OK)
         rc = cuda_upload(d, &d->basis, im->basis, im->nbas * r, "basis", err);
+    if (rc == RVFIT_OK)
+        rc = cuda_upload(d, &d->bplan, im->bplan, im->nplan * sizeof(int32_t),
+                         "basis supports", err);
     if (rc == RVFIT_OK)
         rc = cuda_upload(d, &d->flux, im->flux, im->ndata * sizeof(float),
                          "flux", err);

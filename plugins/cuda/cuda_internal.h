@@ -59,7 +59,7 @@ typedef struct cuda_dev {
     /* resident library */
     void *ax_n, *ax_node, *exists, *lib_flux;
     /* resident batch */
-    void *ai, *ad, *pos, *flux, *ivar, *res, *basis, *nuse, *fwf;
+    void *ai, *ad, *pos, *flux, *ivar, *res, *basis, *bplan, *nuse, *fwf;
     /* per call: inputs, template slots, scratch, outputs */
     cuda_buf d_in, d_tr, d_tint, d_tpen, d_scr, d_out;
     cuda_buf h_in, h_out;    /* pinned                                 */

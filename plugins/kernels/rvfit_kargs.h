@@ -79,6 +79,7 @@
     X(IN, float, ivar)     /* sanitised ivar, 0 = unusable              */ \
     X(IN, float, res)      /* band matrices (RVK_AI_ROFF)               */ \
     X(IN, real, basis)     /* continuum basis [nbrow][npix] per table   */ \
+    X(IN, int, bplan)      /* normal-sum plans, RVK_PLAN_N per table    */ \
     X(IN, int, nuse)       /* [nspec][narm] usable pixels               */ \
     X(IN, real, fwf)       /* [nspec][narm] sum w f^2, usable pixels    */ \
     X(OUT, real, m2lnl)    /* [npt] -2 ln L + penalty                   */ \

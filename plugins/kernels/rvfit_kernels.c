@@ -14,7 +14,9 @@
  *                 pixels.
  *   rvk_like      one work-group per point, per arm: rvk_model_arm
  *                 (rvk_shift: Doppler shift + Keys cubic; rvk_band: band
- *                 matrix), rvk_normal_sums (work-group reduction),
+ *                 matrix), rvk_normal_sums (work-group reduction over
+ *                 the pixels where each sum's rows live, as planned by
+ *                 rvk_host.c),
  *                 rvk_solve (equilibrated Cholesky, work-item 0),
  *                 rvk_residual (explicit residual), rvk_models_out
  *                 (models mode); writes -2 ln L, chisq per arm and, in
@@ -643,34 +645,49 @@ DEVFN void rvk_model_arm(int npix, int npl, int ndiag, real dp,
     BARRIER();
 }
 
-/* Normal-equation sums of one arm into sums[] (RVK_PC at a time). */
-DEVFN void rvk_normal_sums(int npix, int np, GLOBAL const real *mb,
+/* Normal-equation sums of one arm into sums[], as plan says (rvk_host.c,
+ * rvfit_klayout.h RVK_PLAN_*): each pass of up to RVK_PC sums runs over
+ * the pixels where one of them lives, each work-item over the same
+ * pixels (i = lid mod wg) as a loop over the whole arm would give it, so
+ * a sum differs from the whole arm's only by the exact zeros left out
+ * (in double the same bits).  Sums that live nowhere are 0.  B-splines,
+ * npoly 7: 29 of 35 sums live, over 10 of 20 quarter-arm passes. */
+DEVFN void rvk_normal_sums(int np, GLOBAL const real *mb,
                            GLOBAL const float *fx, GLOBAL const float *iv,
-                           GLOBAL const real *B, LOCAL_PTR const rvk_uchar *pk,
-                           LOCAL_PTR const rvk_uchar *pl, LOCAL_PTR real *red,
+                           GLOBAL const real *B, int npix,
+                           GLOBAL const int *plan, LOCAL_PTR real *red,
                            LOCAL_PTR real *sums)
 {
     int lid = LOCAL_ID(), wg = LOCAL_SIZE();
-    int npair = np * (np + 1) / 2, nsum = npair + np;
-    for (int c0 = 0; c0 < nsum; c0 += RVK_PC) {
+    int nsum = np * (np + 1) / 2 + np, nlive = plan[0], npass = plan[1];
+    for (int s = lid; s < nsum; s += wg)
+        sums[s] = 0;
+    BARRIER();
+    for (int p = 0; p < npass; p++) {
+        int c0 = p * RVK_PC;
+        int nc = nlive - c0 < RVK_PC ? nlive - c0 : RVK_PC;
+        int lo = plan[RVK_PLAN_PASS(p)], hi = plan[RVK_PLAN_PASS(p) + 1];
         real acc[RVK_PC];
+        int rk[RVK_PC], rl[RVK_PC];
         KDECL(real cmp[RVK_PC])
         for (int r = 0; r < RVK_PC; r++) {
             acc[r] = 0;
             KZERO(cmp[r]);
+            rk[r] = r < nc ? plan[RVK_PLAN_SUM(c0 + r) + 1] : 0;
+            rl[r] = r < nc ? plan[RVK_PLAN_SUM(c0 + r) + 2] : 0;
         }
-        int nc = nsum - c0 < RVK_PC ? nsum - c0 : RVK_PC;
-        for (int i = lid; i < npix; i += wg) {
+        /* first pixel >= lo that is this work-item's */
+        int i0 = lo + ((lid - lo) % wg + wg) % wg;
+        for (int i = i0; i < hi; i += wg) {
             real w = (real)iv[i];
             if (!(w > 0))
                 continue;
             real m = mb[i];
             real g = w * m * m, q = w * (real)fx[i] * m;
             for (int r = 0; r < nc; r++) {
-                int s = c0 + r;
-                real bk = B[(rvk_long)pk[s] * npix + i];
-                real x = s < npair ? g * bk * B[(rvk_long)pl[s] * npix + i]
-                                   : q * bk;
+                real bk = B[(rvk_long)rk[r] * npix + i];
+                real x = rl[r] >= 0 ? g * bk * B[(rvk_long)rl[r] * npix + i]
+                                    : q * bk;
                 KADD(acc[r], cmp[r], x);
             }
         }
@@ -684,7 +701,7 @@ DEVFN void rvk_normal_sums(int npix, int np, GLOBAL const real *mb,
             KDECL(real c = 0)
             for (int j = 0; j < wg; j++)
                 KADD(s, c, red[r * wg + j]);
-            sums[c0 + r] = s;
+            sums[plan[RVK_PLAN_SUM(c0 + r)]] = s;
         }
         BARRIER();
     }
@@ -752,27 +769,6 @@ DEVFN void rvk_moments_to_sums(int np, int nb, LOCAL_PTR const real *mom,
             sums[s++] = (real)0.5 * (mom[k + l] + mom[k - l]);
     for (int k = 0; k < np; k++)
         sums[s++] = mom[nb + k];
-}
-
-/* Term indices of the normal-equation sums: sum s < npair is the pair
- * (pk[s], pl[s]), k >= l, packed row by row; sum npair + k is b_k.
- * Whole group. */
-DEVFN void rvk_sum_index(int npoly, LOCAL_PTR rvk_uchar *pk,
-                         LOCAL_PTR rvk_uchar *pl)
-{
-    int npair = npoly * (npoly + 1) / 2;
-    for (int s = LOCAL_ID(); s < npair + npoly; s += LOCAL_SIZE()) {
-        int k = 0;
-        if (s < npair) {
-            while ((k + 1) * (k + 2) / 2 <= s)
-                k++;
-            pk[s] = (rvk_uchar)k;
-            pl[s] = (rvk_uchar)(s - k * (k + 1) / 2);
-        } else {
-            pk[s] = (rvk_uchar)(s - npair);
-            pl[s] = 0;
-        }
-    }
 }
 
 /* Continuum of pixel i: sum_k coef[k] B[k][i]. */
@@ -844,7 +840,6 @@ KERNEL void rvk_like(RVK_PARAMS(RVK_LIKE_ARGS))
     LOCAL_DECL real mom[3 * RVFIT_MAX_POLY];
     LOCAL_DECL real A[RVFIT_MAX_POLY * RVFIT_MAX_POLY];
     LOCAL_DECL real coef[RVFIT_MAX_POLY];
-    LOCAL_DECL rvk_uchar pk[RVK_MAX_SUMS], pl[RVK_MAX_SUMS];
     LOCAL_DECL real ldet;
 #ifdef RVK_FP64
     LOCAL_DECL real lq; /* b^T A^-1 b of the arm being solved */
@@ -856,8 +851,6 @@ KERNEL void rvk_like(RVK_PARAMS(RVK_LIKE_ARGS))
     /* Basis table rows (the same for every arm): more than npoly means
      * the Chebyshev moments (RVK_AI_NBROW). */
     const int nb = narm > 0 ? (int)ai[RVK_AI_NBROW] : npoly;
-    rvk_sum_index(npoly, pk, pl);
-    BARRIER();
     GLOBAL real *tb = scratch + (rvk_long)GROUP_ID() * 2 * scr_len;
     GLOBAL real *mb = tb + scr_len;
     for (int p = GROUP_ID(); p < npt; p += NUM_GROUPS()) {
@@ -873,6 +866,7 @@ KERNEL void rvk_like(RVK_PARAMS(RVK_LIKE_ARGS))
             rvk_long ps = m[RVK_AI_PERSPEC] ? sp : 0;
             rvk_long doff = m[RVK_AI_DOFF] + sp * npix;
             GLOBAL const real *B = basis + m[RVK_AI_BOFF] + ps * nb * npix;
+            GLOBAL const int *P = bplan + m[RVK_AI_PLOFF] + ps * RVK_PLAN_N;
             GLOBAL const float *fx = flux + doff;
             GLOBAL const float *iv = ivar + doff;
             rvk_model_arm(npix, (int)m[RVK_AI_LNPIX], ndiag,
@@ -884,7 +878,7 @@ KERNEL void rvk_like(RVK_PARAMS(RVK_LIKE_ARGS))
             if (use && nb > npoly)
                 rvk_moment_sums(npix, npoly, nb, mb, fx, iv, B, red, mom);
             else if (use)
-                rvk_normal_sums(npix, npoly, mb, fx, iv, B, pk, pl, red, sums);
+                rvk_normal_sums(npoly, mb, fx, iv, B, npix, P, red, sums);
             if (use) {
                 if (lid == 0) {
                     int f = 0;

@@ -18,7 +18,7 @@
 #include "rvfit/limits.h"
 
 /* Normal-equation sums: pairs k >= l of npoly terms, then the right-hand
- * side (rvk_like's local arrays; term indices stored as rvk_uchar). */
+ * side (rvk_like's local sums; term indices in the plans, below). */
 #define RVK_MAX_SUMS                                                     \
     (RVFIT_MAX_POLY * (RVFIT_MAX_POLY + 1) / 2 + RVFIT_MAX_POLY)
 #define RVK_WG_MAX 256            /* largest work-group the kernels accept */
@@ -50,7 +50,25 @@
  * (T_0 .. T_{2 npoly - 2}), whose weighted moments give the normal
  * matrix: T_k T_l = (T_{k+l} + T_{|k-l|}) / 2. */
 #define RVK_AI_NBROW 10
-#define RVK_AI_N 11
+/* Offset in bplan of the arm's normal-sum plans, RVK_PLAN_N ints per
+ * basis table (below). */
+#define RVK_AI_PLOFF 11
+#define RVK_AI_N 12
+
+/* Plan of the normal sums of one basis table (rvk_host.c builds it,
+ * rvk_normal_sums follows it).  Rows of the basis are exactly 0 outside
+ * a pixel range (B-splines live on 4 of npoly - 3 intervals, Gaussians
+ * end at RVFIT_GAUSS_CUT widths), so a sum is taken only where both its
+ * rows live: the sums that live anywhere, sorted by where they live, in
+ * passes of RVK_PC, each pass over the pixels where any of its sums
+ * lives.  Ints: [0] live sums, [1] passes, then per live sum j
+ * RVK_PLAN_SUM(j) + 0..2 = its index in sums[] (pair k >= l at k(k+1)/2
+ * + l, right-hand side k at npair + k), k, l (-1: right-hand side), then
+ * per pass p RVK_PLAN_PASS(p) + 0..1 = its pixels [lo, hi). */
+#define RVK_MAX_PASS ((RVK_MAX_SUMS + RVK_PC - 1) / RVK_PC)
+#define RVK_PLAN_SUM(j) (2 + 3 * (j))
+#define RVK_PLAN_PASS(p) (2 + 3 * RVK_MAX_SUMS + 2 * (p))
+#define RVK_PLAN_N (2 + 3 * RVK_MAX_SUMS + 2 * RVK_MAX_PASS)
 
 /* Real metadata of batch arm a: ad[a * RVK_AD_N + field]. */
 #define RVK_AD_INVDLNL 0   /* 1 / template step in ln lambda             */

@@ -18,8 +18,6 @@ _Static_assert(RVK_INTERP_CUBIC == RVFIT_INTERP_CUBIC,
                "rvfit_klayout.h: RVK_INTERP_CUBIC");
 _Static_assert(RVFIT_INTERP_LINEAR != RVK_INTERP_CUBIC,
                "rvfit_klayout.h: linear must not read as cubic");
-/* rvk_like keeps the term indices of its sums in rvk_uchar. */
-_Static_assert(RVFIT_MAX_POLY <= 256, "rvk_like: npoly in an rvk_uchar");
 
 /* ---- library --------------------------------------------------------- */
 
@@ -146,6 +144,7 @@ static int rvk_layout(const rvk_lib *L, const rvfit_batch *bt, int *lam,
         ai[RVK_AI_DOFF] = (int64_t)im->ndata;
         ai[RVK_AI_ROFF] = (int64_t)im->nres;
         ai[RVK_AI_BOFF] = (int64_t)im->nbas;
+        ai[RVK_AI_PLOFF] = (int64_t)im->nplan;
         ai[RVK_AI_POFF] = (int64_t)im->npos;
         ai[RVK_AI_LNPIX] = (int64_t)nl;
         ai[RVK_AI_LFOFF] = (int64_t)L->lfoff[lam[a]];
@@ -154,6 +153,7 @@ static int rvk_layout(const rvk_lib *L, const rvfit_batch *bt, int *lam,
         im->ndata += ns * n;
         im->nres += ns * (size_t)nd * n;
         im->nbas += nw * nb * n;
+        im->nplan += nw * RVK_PLAN_N;
         im->npos += nw * n;
         tr += nl;
         B->npix[a] = n;
@@ -166,6 +166,67 @@ static int rvk_layout(const rvk_lib *L, const rvfit_batch *bt, int *lam,
     im->nnuse = ns * (size_t)bt->narm;
     B->slot_len = tr;
     return RVFIT_OK;
+}
+
+/* [*lo, *hi): the pixels outside of which row b (n long) is exactly 0;
+ * empty when it is 0 everywhere. */
+static void rvk_support(const double *b, size_t n, long *lo, long *hi)
+{
+    long l = 0, h = (long)n;
+    while (l < h && b[l] == 0.0)
+        l++;
+    while (h > l && b[h - 1] == 0.0)
+        h--;
+    *lo = l, *hi = h;
+}
+
+typedef struct rvk_psum {
+    long lo, hi;
+    int idx, k, l;
+} rvk_psum;
+
+static int rvk_psum_cmp(const void *a, const void *b)
+{
+    const rvk_psum *x = a, *y = b;
+    if (x->lo != y->lo)
+        return x->lo < y->lo ? -1 : 1;
+    if (x->hi != y->hi)
+        return x->hi < y->hi ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* The normal-sum plan (rvfit_klayout.h, RVK_PLAN_*) of the np rows of
+ * basis table B (n pixels each) into plan. */
+static void rvk_sum_plan(const double *B, size_t n, int np, int32_t *plan)
+{
+    long lo[RVFIT_MAX_POLY], hi[RVFIT_MAX_POLY];
+    rvk_psum ps[RVK_MAX_SUMS];
+    int npair = np * (np + 1) / 2, nl = 0;
+    for (int k = 0; k < np; k++)
+        rvk_support(B + (size_t)k * n, n, &lo[k], &hi[k]);
+    for (int k = 0; k < np; k++) {
+        for (int l = 0; l <= k; l++) {
+            long a = lo[k] > lo[l] ? lo[k] : lo[l];
+            long e = hi[k] < hi[l] ? hi[k] : hi[l];
+            if (a < e)
+                ps[nl++] = (rvk_psum){a, e, k * (k + 1) / 2 + l, k, l};
+        }
+        if (lo[k] < hi[k])
+            ps[nl++] = (rvk_psum){lo[k], hi[k], npair + k, k, -1};
+    }
+    qsort(ps, (size_t)nl, sizeof *ps, rvk_psum_cmp);
+    memset(plan, 0, RVK_PLAN_N * sizeof *plan);
+    plan[0] = nl;
+    plan[1] = (nl + RVK_PC - 1) / RVK_PC;
+    for (int j = 0; j < nl; j++) {
+        int32_t *e = plan + RVK_PLAN_SUM(j);
+        e[0] = ps[j].idx, e[1] = ps[j].k, e[2] = ps[j].l;
+        int32_t *r = plan + RVK_PLAN_PASS(j / RVK_PC);
+        if (j % RVK_PC == 0 || ps[j].lo < r[0])
+            r[0] = (int32_t)ps[j].lo;
+        if (j % RVK_PC == 0 || ps[j].hi > r[1])
+            r[1] = (int32_t)ps[j].hi;
+    }
 }
 
 /* Fill arm a of the images (arrays already sized): pixel tables, data
@@ -184,6 +245,14 @@ static void rvk_fill_arm(const rvk_lib *L, const rvfit_batch *bt, int a,
                            rvfit_arm_npix(ba, w), ba->wave + w * n, n,
                            im->pos + ai[RVK_AI_POFF] + w * n,
                            im->basis + ai[RVK_AI_BOFF] + w * nb * n);
+    /* Chebyshev tables hold the moments' rows (nb > npoly): no plan */
+    for (size_t w = 0; w < nw; w++)
+        if (nb == (size_t)mo->npoly)
+            rvk_sum_plan(im->basis + ai[RVK_AI_BOFF] + w * nb * n, n,
+                         mo->npoly, im->bplan + ai[RVK_AI_PLOFF] + w * RVK_PLAN_N);
+        else
+            memset(im->bplan + ai[RVK_AI_PLOFF] + w * RVK_PLAN_N, 0,
+                   RVK_PLAN_N * sizeof(int32_t));
     for (size_t s = 0; s < ns; s++) {
         int32_t nuse = 0;
         double fwf = 0.0;
@@ -212,10 +281,12 @@ void rvk_batch_img_free(rvk_batch_img *im)
     free(im->ivar);
     free(im->res);
     free(im->nuse);
+    free(im->bplan);
     free(im->fwf);
     im->pos = im->basis = im->fwf = NULL;
     im->flux = im->ivar = im->res = NULL;
     im->nuse = NULL;
+    im->bplan = NULL;
 }
 
 int rvk_batch_prepare(const rvk_lib *L, const rvfit_batch *bt,
@@ -243,8 +314,9 @@ int rvk_batch_prepare(const rvk_lib *L, const rvfit_batch *bt,
     im->res = malloc((im->nres + 1) * sizeof(float));
     im->nuse = malloc((im->nnuse + 1) * sizeof(int32_t));
     im->fwf = malloc((im->nnuse + 1) * sizeof(double));
+    im->bplan = malloc((im->nplan + 1) * sizeof(int32_t));
     if (!im->pos || !im->basis || !im->flux || !im->ivar || !im->res ||
-        !im->nuse || !im->fwf) {
+        !im->nuse || !im->fwf || !im->bplan) {
         rvk_batch_img_free(im);
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "batch: out of memory");
     }

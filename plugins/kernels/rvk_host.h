@@ -61,8 +61,9 @@ typedef struct rvk_batch {
 typedef struct rvk_batch_img {
     int64_t ai[RVFIT_MAX_ARMS * RVK_AI_N]; /* narm * RVK_AI_N used        */
     double ad[RVFIT_MAX_ARMS * RVK_AD_N];  /* narm * RVK_AD_N reals       */
-    size_t npos, nbas, ndata, nres, nnuse;
+    size_t npos, nbas, ndata, nres, nnuse, nplan;
     double *pos, *basis;  /* npos, nbas reals (stored in double slots)   */
+    int32_t *bplan;        /* nplan: basis rows' non-zero pixel ranges     */
     double *fwf;          /* nnuse reals: sum w f^2 over usable pixels   */
     float *flux, *ivar;   /* ndata: sanitised (0 where unusable)          */
     float *res;           /* nres: band matrices                          */

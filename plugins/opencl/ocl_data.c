@@ -27,6 +27,7 @@ void ocl_free_batch(ocl_state *st)
     ocl_release(&st->res);
     ocl_release(&st->basis);
     ocl_release(&st->nuse);
+    ocl_release(&st->bplan);
     ocl_release(&st->fwf);
     st->bat.have = 0;
 }
@@ -97,6 +98,9 @@ static int ocl_upload_batch(ocl_state *st, const rvk_batch_img *im,
         rc = ocl_upload(st, &st->pos, im->pos, im->npos * r, err);
     if (rc == RVFIT_OK)
         rc = ocl_upload(st, &st->basis, im->basis, im->nbas * r, err);
+    if (rc == RVFIT_OK)
+        rc = ocl_upload(st, &st->bplan, im->bplan, im->nplan * sizeof(int32_t),
+                        err);
     if (rc == RVFIT_OK)
         rc = ocl_upload(st, &st->flux, im->flux, im->ndata * sizeof(float),
                         err);

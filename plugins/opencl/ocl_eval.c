@@ -312,7 +312,8 @@ static int ocl_run_like(ocl_state *st, size_t np, size_t nrep, int mode,
         .scr_len = (int64_t)st->bat.npix_max, .tspec = st->b_tspec,
         .tpen = st->b_tpen, .pv = st->b_pv, .tr = st->b_tr, .ai = st->ai,
         .ad = st->ad, .pos = st->pos, .flux = st->flux, .ivar = st->ivar,
-        .res = st->res, .basis = st->basis, .nuse = st->nuse, .fwf = st->fwf,
+        .res = st->res, .basis = st->basis, .bplan = st->bplan,
+        .nuse = st->nuse, .fwf = st->fwf,
         .m2lnl = st->b_m2lnl, .achi = st->b_achi, .mout = st->b_mout,
         .cout = st->b_cout, .scratch = st->b_scr};
     const char *missing = ocl_like_missing(&a), *bad = "";

@@ -53,7 +53,7 @@ typedef struct ocl_state {
 
     /* batch (resident): geometry, then the device arrays */
     rvk_batch bat;
-    cl_mem ai, ad, pos, flux, ivar, res, basis, nuse, fwf;
+    cl_mem ai, ad, pos, flux, ivar, res, basis, bplan, nuse, fwf;
 
     /* per-call buffers, grown on demand (ocl_grow) */
     cl_mem b_tflags, b_tvsini, b_ttheta, b_tspec, b_tpen, b_pv, b_tr;
