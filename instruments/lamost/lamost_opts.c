@@ -6,8 +6,10 @@
  * and a 45 km/s Gaussian, constant in velocity like the pixels.  The
  * default range stays 10 A inside the published one, where fibres whose
  * grid starts a few pixels late still have data.  lam_min/lam_max also
- * bound the pixels the reader offers, so a library built with the same
- * options covers the data it is fitted to.
+ * bound the pixels the fit uses (the reader gives those outside ivar 0),
+ * so a library built with the same options covers the data it is fitted
+ * to.  The reader still offers every pixel of the file, so the continuum
+ * basis spans the whole arm, not the cut (docs/lamost.md).
  *
  * resolution: LAMOST quotes R ~ 1800 at 5500 A; the LSF is taken as a
  * Gaussian of FWHM lambda/R at every wavelength (sigma = lambda / (R
