@@ -133,7 +133,7 @@ static double R(const float *in, size_t n, size_t ld, int h, long i, long j)
     return (double)in[(size_t)(i - j + h) * ld + (size_t)j];
 }
 
-/* R' = R (I - C D2), c_j = (sigma_t^2 - dl^2/12) / (2 dl^2) when > 0 */
+/* R' = R (I - C D2), c_j = sigma_t^2 / (2 dl^2) */
 static void def_desmooth(const double *w, size_t n, size_t ld,
                          const float *in, int h, const rvfit_library *lib,
                          int la, float *out)
@@ -141,8 +141,7 @@ static void def_desmooth(const double *w, size_t n, size_t ld,
     double *c = malloc(n * sizeof *c);
     for (size_t j = 0; j < n; j++) {
         double dl = width(w, n, j), st = rvfit_library_sigma(lib, la, w[j]);
-        double ex = st * st - dl * dl / 12.0;
-        c[j] = ex > 0 ? ex / (2.0 * dl * dl) : 0.0;
+        c[j] = st * st / (2.0 * dl * dl);
     }
     for (size_t k = 0; k < ld; k++)
         for (int q = 0; q < 2 * h + 3; q++) {

@@ -10,15 +10,16 @@
 # the ratios rms((fit - true) / bound) it reaches there.  Pooled over
 # 1,100 stars of two line lists at S/N 5-60 (docs/benchmarks.md, "The
 # dense box") they are, at S/N > 15, VRAD / TEFF / LOGG / FEH / ALPHAFE
-# 1.06 / 1.14 / 1.17 / 1.28 / 1.13: issue 29's 1.3 for TEFF, FEH and
-# ALPHAFE is met, its 1.1 for LOGG is not.  An rms of 200 stars is known
-# to about 5 %, so the limits here are those figures plus about two standard
-# errors: 1.15 / 1.25 / 1.3 / 1.4 / 1.25, and pull widths in [0.8, 1.25].
-# This set (seed 8) measures 0.99 / 1.06 / 1.04 / 1.22 / 1.05, pulls
-# 0.91-1.11; seed 9 gave 0.99 / 1.14 / 1.10 / 1.27 / 1.08.
+# 1.05 / 1.10 / 1.12 / 1.13 / 1.04 (since the prep change of 2026-11-28
+# that stopped keeping a data pixel's box in the model; 1.06 / 1.15 /
+# 1.16 / 1.27 / 1.11 before): issue 29's 1.3 for TEFF, FEH and ALPHAFE is
+# met, its 1.1 for LOGG nearly.  An rms of 200 stars is known to about
+# 5 %, so the limits here are those figures plus about two standard
+# errors: 1.15 / 1.2 / 1.22 / 1.25 / 1.15, and pull widths in [0.8, 1.25].
+# This set (seed 8) measures 0.99 / 1.02 / 1.00 / 1.13 / 1.02.
 #
 # The default library (multilinear) on the same stars must exceed the
-# limits of TEFF, FEH or ALPHAFE (measured 1.44 / 2.08 / 1.64), which
+# limits of TEFF, FEH or ALPHAFE (measured 1.52 / 2.34 / 1.69), which
 # shows that the test separates the interpolators.  About 4 minutes on 2
 # cores, most of it the bounds.
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -61,7 +62,7 @@ echo "pca, rms / bound at S/N > 15: $ratio"
 awk '{
          if ($2 < 150) { printf "pca: %d stars scored\n", $2; bad = 1 }
          split("VRAD TEFF LOGG FEH ALPHAFE", name)
-         split("1.15 1.25 1.3 1.4 1.25", lim)
+         split("1.15 1.2 1.22 1.25 1.15", lim)
          for (k = 3; k <= 7; k++)
              if (!($k <= lim[k - 2] + 0)) {
                  printf "pca: %s at %s of the bound, above %s\n", name[k - 2], $k, lim[k - 2]
@@ -74,7 +75,7 @@ awk '{
 score_of ml
 ratio=$(score_row "$d/score-ml.txt" Cramer-Rao ">15")
 echo "multilinear, rms / bound at S/N > 15: $ratio"
-awk '{ over = ($4 > 1.25) + ($6 > 1.4) + ($7 > 1.25) }
+awk '{ over = ($4 > 1.2) + ($6 > 1.25) + ($7 > 1.15) }
      END { if (!(over > 0)) {
                print "multilinear within every limit: the test does not separate"
                exit 1

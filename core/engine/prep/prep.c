@@ -159,19 +159,24 @@ static void lsf_to_band(const double *w, size_t n, size_t ld,
     }
 }
 
-/* R' = R (I - C D2): undo, to second order, the part of the templates'
- * Gaussian smoothing (variance sigma_t^2) that exceeds the box of a data
- * pixel (variance dl^2/12), which the band matrix already includes.
- * c_j = excess / (2 dl_j^2) in pixel units, for the n own pixels of grid
- * w. */
+/* R' = R (I - C D2): undo, to second order, the templates' Gaussian
+ * smoothing (variance sigma_t^2, their pixel box included).  The band
+ * matrix holds the whole LSF and the data pixel's box and acts on the
+ * model sampled at the data pixels (docs/architecture.md, "No double
+ * smoothing"), so none of the templates' smoothing belongs in the model.
+ * Until 2026-11-28 the variance of a data pixel's box (dl^2/12) was kept,
+ * as if R acted on pixel means: the model was broader than data made with
+ * R by that box, which biased TEFF, LOGG and FEH of noise-free-grid stars
+ * by +0.2 to +0.5 of their Cramer-Rao bounds (docs/benchmarks.md, "The
+ * dense box").  c_j = sigma_t^2 / (2 dl_j^2) in pixel units, for the n
+ * own pixels of grid w. */
 static void desmooth_coef(const double *w, size_t n, const rvfit_library *lib,
                           int la, double *c)
 {
     for (size_t j = 0; j < n; j++) {
         double dl = pixel_width(w, n, j);
         double sigma_t = rvfit_library_sigma(lib, la, w[j]);
-        double excess = sigma_t * sigma_t - dl * dl / 12.0;
-        c[j] = excess > 0 ? excess / (2.0 * dl * dl) : 0.0;
+        c[j] = sigma_t * sigma_t / (2.0 * dl * dl);
     }
 }
 
