@@ -41,7 +41,8 @@ static const char USAGE[] =
     "           [--vmax 500] [--vsini-max 10] [--model-seed S] [--threads N]\n"
     "       rvfit-indep score-epochs RVTAB TRUTH [SINGLE_RVTAB...] [--check\n"
     "           --ks-p 0.01 --frac-lo 3e-4 --frac-hi 3e-3 --pull-lo 0.9\n"
-    "           --pull-hi 1.1 --pull-min-n 20 --joint-better --complete-k 8\n"
+    "           --pull-hi 1.1 --pull-min-n 20 --joint-better[=TEFF,LOGG,FEH]\n"
+    "           --complete-k 8\n"
     "           --complete-min 0.9]\n";
 
 enum { O_NSTAR, O_SEED, O_SNRMIN, O_SNRMAX, O_VMAX, O_VSINI, O_MSEED,
@@ -57,6 +58,27 @@ typedef struct {
     double num[O_NUM];
     int norm, check, joint_better;
 } opts;
+
+/* --joint-better[=LIST]: bit p for TEFF, LOGG, FEH (p = 0, 1, 2) as
+ * named; all three without a list; 0 for a name that is none of them. */
+static int joint_mask(const char *list)
+{
+    static const char *const pn[] = {"TEFF", "LOGG", "FEH"};
+    if (!list)
+        return 7;
+    int m = 0;
+    for (const char *s = list; *s;) {
+        size_t n = strcspn(s, ",");
+        int hit = 0;
+        for (int p = 0; p < 3; p++)
+            if (n == strlen(pn[p]) && !strncmp(s, pn[p], n))
+                m |= 1 << p, hit = 1;
+        if (!hit)
+            return 0;
+        s += n + (s[n] == ',');
+    }
+    return m;
+}
 
 static int parse(int argc, char **argv, opts *o, double *check_snr)
 {
@@ -85,7 +107,7 @@ static int parse(int argc, char **argv, opts *o, double *check_snr)
         {"complete-min", 1, 0, 1000 + O_CMIN}, {"check", 0, 0, 'C'},
         {"pull-min-n", 1, 0, 1000 + O_PMINN},
         {"sb2-frac", 1, 0, 1000 + O_SB2FRAC},
-        {"joint-better", 0, 0, 'J'},
+        {"joint-better", 2, 0, 'J'},
         {"nnight-max", 1, 0, 1000 + O_NNIGHT},
         {"check-dteff", 1, 0, 1000 + O_CDT},
         {"check-dlogg", 1, 0, 1000 + O_CDG},
@@ -105,9 +127,14 @@ static int parse(int argc, char **argv, opts *o, double *check_snr)
             o->ablate = optarg;
         else if (c == 'C')
             o->check = 1;
-        else if (c == 'J')
-            o->joint_better = 1;
-        else if (c == 'b')
+        else if (c == 'J') {
+            o->joint_better = joint_mask(optarg);
+            if (!o->joint_better) {
+                fprintf(stderr, "rvfit-indep: --joint-better=%s: name TEFF, "
+                        "LOGG or FEH, comma-separated\n", optarg);
+                return -1;
+            }
+        } else if (c == 'b')
             o->basis = optarg;
         else if (c == 'B')
             o->bound = optarg;

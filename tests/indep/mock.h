@@ -193,7 +193,8 @@ typedef struct {
     double frac_lo, frac_hi;     /* fraction below 0.001 in [lo, hi]      */
     double pull_lo, pull_hi;     /* per-exposure pull widths per S/N bin
                                     and of all bins together ...          */
-    int joint_better;            /* joint scatter below single's          */
+    int joint_better;            /* bits TEFF, LOGG, FEH: joint scatter
+                                    below single's                        */
     double complete_k;           /* completeness at K1/sigma >= this ...  */
     double complete_min;         /* ... at least this (0: not checked)    */
     double pull_min_n;           /* ... where they hold this many         */

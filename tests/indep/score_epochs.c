@@ -480,7 +480,8 @@ static int shared(score *s, char *const *single, int nsingle,
         for (int p = 0; p < 3; p++) {
             double wj = rwidth(dj[p][b], nj[b]), ws = rwidth(ds[p][b], ns[b]);
             printf(" %10.4g %10.4g", wj, ws);
-            if (ck && ck->joint_better && b == NSNR && ns[b] && !(wj < ws)) {
+            if (ck && (ck->joint_better >> p & 1) && b == NSNR && ns[b] &&
+                !(wj < ws)) {
                 printf("\nCHECK FAILED: joint %s scatter %.4g not below the "
                        "single fits' %.4g\n", pn[p], wj, ws);
                 s->fail = 1;
