@@ -246,13 +246,14 @@ static void rvk_fill_arm(const rvk_lib *L, const rvfit_batch *bt, int a,
                            im->pos + ai[RVK_AI_POFF] + w * n,
                            im->basis + ai[RVK_AI_BOFF] + w * nb * n);
     /* Chebyshev tables hold the moments' rows (nb > npoly): no plan */
-    for (size_t w = 0; w < nw; w++)
+    for (size_t w = 0; w < nw; w++) {
+        int32_t *plan = im->bplan + ai[RVK_AI_PLOFF] + w * RVK_PLAN_N;
         if (nb == (size_t)mo->npoly)
             rvk_sum_plan(im->basis + ai[RVK_AI_BOFF] + w * nb * n, n,
-                         mo->npoly, im->bplan + ai[RVK_AI_PLOFF] + w * RVK_PLAN_N);
+                         mo->npoly, plan);
         else
-            memset(im->bplan + ai[RVK_AI_PLOFF] + w * RVK_PLAN_N, 0,
-                   RVK_PLAN_N * sizeof(int32_t));
+            memset(plan, 0, RVK_PLAN_N * sizeof *plan);
+    }
     for (size_t s = 0; s < ns; s++) {
         int32_t nuse = 0;
         double fwf = 0.0;
