@@ -164,12 +164,12 @@ static void lsf_to_band(const double *w, size_t n, size_t ld,
  * matrix holds the whole LSF and the data pixel's box and acts on the
  * model sampled at the data pixels (docs/architecture.md, "No double
  * smoothing"), so none of the templates' smoothing belongs in the model.
- * Until 2026-11-28 the variance of a data pixel's box (dl^2/12) was kept,
- * as if R acted on pixel means: the model was broader than data made with
- * R by that box, which biased TEFF, LOGG and FEH of noise-free-grid stars
- * by +0.2 to +0.5 of their Cramer-Rao bounds (docs/benchmarks.md, "The
- * dense box").  c_j = sigma_t^2 / (2 dl_j^2) in pixel units, for the n
- * own pixels of grid w. */
+ * Keeping a data pixel's box of it (dl^2/12), as if R acted on pixel
+ * means, left the model broader than data made with R and biased TEFF,
+ * LOGG and FEH of stars on grid nodes by +0.2 to +0.5 of their
+ * Cramer-Rao bounds (docs/benchmarks.md, "The data pixel's box").
+ * c_j = sigma_t^2 / (2 dl_j^2) in pixel units, for the n own pixels of
+ * grid w. */
 static void desmooth_coef(const double *w, size_t n, const rvfit_library *lib,
                           int la, double *c)
 {
