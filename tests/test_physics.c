@@ -343,6 +343,36 @@ static void test_doppler(void)
     CHECK(rvfit_dlnl_doppler(0.0) == 0.0);
 }
 
+/* rvfit_row_support against the knots: npoly 7 clamped B-splines on 4
+ * intervals of [-1, 1] sampled at x_i = -1 + i/200 (i < 401), knots at
+ * x = -0.5, 0, 0.5.  B_0 lives on the first interval, 0 from x = -0.5 on;
+ * B_6 on the last, 0 up to x = 0.5; B_3 everywhere but the ends, where
+ * only B_0 and B_6 are 1.  A row of zeros has an empty range. */
+static void test_row_support(void)
+{
+    enum { N = 401, P = 7 };
+    static double B[P * N];
+    double b[P];
+    for (int i = 0; i < N; i++) {
+        rvfit_basis(RVFIT_BASIS_BSPLINE, P, -1.0 + i / 200.0, b);
+        for (int k = 0; k < P; k++)
+            B[k * N + i] = b[k];
+    }
+    static const size_t want[3][3] = {{0, 0, 100}, {6, 301, 401},
+                                      {3, 1, 400}};
+    for (int q = 0; q < 3; q++) {
+        size_t lo, hi;
+        rvfit_row_support(B + want[q][0] * N, N, &lo, &hi);
+        CHECK_MSG(lo == want[q][1] && hi == want[q][2],
+                  "B_%zu lives on [%zu, %zu), want [%zu, %zu)", want[q][0],
+                  lo, hi, want[q][1], want[q][2]);
+    }
+    double z[5] = {0};
+    size_t lo, hi;
+    rvfit_row_support(z, 5, &lo, &hi);
+    CHECK(lo == hi);
+}
+
 int main(void)
 {
     test_marg(RVFIT_BASIS_GAUSS, 10, 3000, 30);
@@ -352,6 +382,7 @@ int main(void)
     test_marg(RVFIT_BASIS_BSPLINE, 10, 3000, 50);
     test_basis();
     test_basis_bspline();
+    test_row_support();
     test_marg_dead();
     test_cubic();
     test_vsini();

@@ -98,11 +98,8 @@ nomem:
  * the rest keeps every lane's terms in order (cpu_normal.c). */
 static void cpu_support(const double *b, size_t npad, uint32_t sup[2])
 {
-    size_t lo = 0, hi = npad;
-    while (lo < npad && b[lo] == 0.0)
-        lo++;
-    while (hi > lo && b[hi - 1] == 0.0)
-        hi--;
+    size_t lo, hi;
+    rvfit_row_support(b, npad, &lo, &hi);
     if (lo == hi) {
         sup[0] = sup[1] = 0;
         return;

@@ -168,20 +168,8 @@ static int rvk_layout(const rvk_lib *L, const rvfit_batch *bt, int *lam,
     return RVFIT_OK;
 }
 
-/* [*lo, *hi): the pixels outside of which row b (n long) is exactly 0;
- * empty when it is 0 everywhere. */
-static void rvk_support(const double *b, size_t n, long *lo, long *hi)
-{
-    long l = 0, h = (long)n;
-    while (l < h && b[l] == 0.0)
-        l++;
-    while (h > l && b[h - 1] == 0.0)
-        h--;
-    *lo = l, *hi = h;
-}
-
 typedef struct rvk_psum {
-    long lo, hi;
+    size_t lo, hi;
     int idx, k, l;
 } rvk_psum;
 
@@ -199,15 +187,15 @@ static int rvk_psum_cmp(const void *a, const void *b)
  * basis table B (n pixels each) into plan. */
 static void rvk_sum_plan(const double *B, size_t n, int np, int32_t *plan)
 {
-    long lo[RVFIT_MAX_POLY], hi[RVFIT_MAX_POLY];
+    size_t lo[RVFIT_MAX_POLY], hi[RVFIT_MAX_POLY];
     rvk_psum ps[RVK_MAX_SUMS];
     int npair = np * (np + 1) / 2, nl = 0;
     for (int k = 0; k < np; k++)
-        rvk_support(B + (size_t)k * n, n, &lo[k], &hi[k]);
+        rvfit_row_support(B + (size_t)k * n, n, &lo[k], &hi[k]);
     for (int k = 0; k < np; k++) {
         for (int l = 0; l <= k; l++) {
-            long a = lo[k] > lo[l] ? lo[k] : lo[l];
-            long e = hi[k] < hi[l] ? hi[k] : hi[l];
+            size_t a = lo[k] > lo[l] ? lo[k] : lo[l];
+            size_t e = hi[k] < hi[l] ? hi[k] : hi[l];
             if (a < e)
                 ps[nl++] = (rvk_psum){a, e, k * (k + 1) / 2 + l, k, l};
         }
@@ -218,14 +206,16 @@ static void rvk_sum_plan(const double *B, size_t n, int np, int32_t *plan)
     memset(plan, 0, RVK_PLAN_N * sizeof *plan);
     plan[0] = nl;
     plan[1] = (nl + RVK_PC - 1) / RVK_PC;
+    size_t hi_pass = 0;
     for (int j = 0; j < nl; j++) {
         int32_t *e = plan + RVK_PLAN_SUM(j);
         e[0] = ps[j].idx, e[1] = ps[j].k, e[2] = ps[j].l;
+        /* sorted by lo: a pass starts at its first sum's lo */
         int32_t *r = plan + RVK_PLAN_PASS(j / RVK_PC);
-        if (j % RVK_PC == 0 || ps[j].lo < r[0])
+        hi_pass = j % RVK_PC == 0 || ps[j].hi > hi_pass ? ps[j].hi : hi_pass;
+        if (j % RVK_PC == 0)
             r[0] = (int32_t)ps[j].lo;
-        if (j % RVK_PC == 0 || ps[j].hi > r[1])
-            r[1] = (int32_t)ps[j].hi;
+        r[1] = (int32_t)hi_pass;
     }
 }
 

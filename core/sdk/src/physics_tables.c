@@ -1,6 +1,7 @@
 /* physics_tables.c — the per-pixel tables every backend precomputes when a
  * batch is loaded (rvfit_pixel_tables in rvfit/physics.h): template pixel
- * coordinates of the observed pixels and the continuum basis on them.  One
+ * coordinates of the observed pixels and the continuum basis on them, and
+ * the pixel range where each basis row lives (rvfit_row_support).  One
  * implementation, so that the cpu reference and the GPU backends start
  * from bit-identical tables. */
 #include <math.h>
@@ -20,4 +21,14 @@ void rvfit_pixel_tables(int kind, int npoly, double lnl0, double dlnl,
         for (int k = 0; k < npoly; k++)
             B[(size_t)k * ld + i] = b[k];
     }
+}
+
+void rvfit_row_support(const double *row, size_t n, size_t *lo, size_t *hi)
+{
+    size_t l = 0, h = n;
+    while (l < h && row[l] == 0.0)
+        l++;
+    while (h > l && row[h - 1] == 0.0)
+        h--;
+    *lo = l, *hi = h;
 }

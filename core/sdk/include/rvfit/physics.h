@@ -74,6 +74,12 @@ RVFIT_EXPORT void rvfit_pixel_tables(int kind, int npoly, double lnl0,
                                      const double *wave, size_t ld,
                                      double *u, double *B);
 
+/* The pixels [*lo, *hi) of a table row of n values (a row of B above)
+ * outside of which it is exactly 0, so that a backend may sum its
+ * products there only; *lo == *hi when the row is 0 everywhere. */
+RVFIT_EXPORT void rvfit_row_support(const double *row, size_t n,
+                                    size_t *lo, size_t *hi);
+
 /* Keys cubic-convolution weights (a = -1/2) for fractional offset
  * t in [0,1): value = w0 f[k-1] + w1 f[k] + w2 f[k+1] + w3 f[k+2]. */
 RVFIT_EXPORT void rvfit_cubic_weights(double t, double w[4]);
