@@ -59,27 +59,6 @@ typedef struct {
     int norm, check, joint_better;
 } opts;
 
-/* --joint-better[=LIST]: bit p for TEFF, LOGG, FEH (p = 0, 1, 2) as
- * named; all three without a list; 0 for a name that is none of them. */
-static int joint_mask(const char *list)
-{
-    static const char *const pn[] = {"TEFF", "LOGG", "FEH"};
-    if (!list)
-        return 7;
-    int m = 0;
-    for (const char *s = list; *s;) {
-        size_t n = strcspn(s, ",");
-        int hit = 0;
-        for (int p = 0; p < 3; p++)
-            if (n == strlen(pn[p]) && !strncmp(s, pn[p], n))
-                m |= 1 << p, hit = 1;
-        if (!hit)
-            return 0;
-        s += n + (s[n] == ',');
-    }
-    return m;
-}
-
 static int parse(int argc, char **argv, opts *o, double *check_snr)
 {
     static const struct option lo[] = {
@@ -128,7 +107,7 @@ static int parse(int argc, char **argv, opts *o, double *check_snr)
         else if (c == 'C')
             o->check = 1;
         else if (c == 'J') {
-            o->joint_better = joint_mask(optarg);
+            o->joint_better = ind_joint_mask(optarg);
             if (!o->joint_better) {
                 fprintf(stderr, "rvfit-indep: --joint-better=%s: name TEFF, "
                         "LOGG or FEH, comma-separated\n", optarg);

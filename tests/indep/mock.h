@@ -199,6 +199,10 @@ typedef struct {
     double complete_min;         /* ... at least this (0: not checked)    */
     double pull_min_n;           /* ... where they hold this many         */
 } ind_epoch_checks;
+/* --joint-better[=LIST]: bit p for TEFF, LOGG, FEH (p = 0, 1, 2) as
+ * named, comma-separated; all three for NULL; 0 when a name is none of
+ * them. */
+int ind_joint_mask(const char *list);
 int ind_score_epochs(const char *rvtab, const char *truth,
                      char *const *single, int nsingle,
                      const ind_epoch_checks *ck, ind_err *e);

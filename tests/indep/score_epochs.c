@@ -412,13 +412,35 @@ static void sb2(const score *s)
         free(d[b]);
 }
 
+/* The shared parameters the joint fit is scored on, bit p in checks. */
+static const char *const shared_names[] = {"TEFF", "LOGG", "FEH"};
+
+int ind_joint_mask(const char *list)
+{
+    if (!list)
+        return 7;
+    int m = 0;
+    for (const char *s = list; *s;) {
+        size_t n = strcspn(s, ",");
+        int hit = 0;
+        for (int p = 0; p < 3; p++)
+            if (n == strlen(shared_names[p]) &&
+                !strncmp(s, shared_names[p], n))
+                m |= 1 << p, hit = 1;
+        if (!hit)
+            return 0;
+        s += n + (s[n] == ',');
+    }
+    return m;
+}
+
 /* Scatter of the joint parameters (one per star) against the single fits
  * of the same stars' exposures (one per exposure).  With single fits, only
  * the stars they include count (the single fits may cover some files). */
 static int shared(score *s, char *const *single, int nsingle,
                   const ind_epoch_checks *ck, ind_err *e)
 {
-    static const char *const pn[] = {"TEFF", "LOGG", "FEH"};
+    const char *const *pn = shared_names;
     size_t cap = (size_t)(s->jt.n + s->je.n + 1);
     double *dj[3][NSNR + 1], *ds[3][NSNR + 1];
     size_t nj[NSNR + 1] = {0}, ns[NSNR + 1] = {0};
@@ -430,8 +452,8 @@ static int shared(score *s, char *const *single, int nsingle,
     int rc = seen ? 0 : ind_fail(e, "score-epochs: out of memory");
     for (int f = 0; f < nsingle && !rc; f++) {
         tab sr, sf;
-        static const char *const cols[] = {"TEFF", "LOGG", "FEH"};
-        rc = tab_read(single[f], "RVTAB", "TARGETID", NULL, cols, 3, &sr, e);
+        rc = tab_read(single[f], "RVTAB", "TARGETID", NULL, shared_names, 3,
+                      &sr, e);
         if (!rc)
             rc = tab_read(single[f], "FIBERMAP", "TARGETID", "EXPID", NULL,
                           0, &sf, e);
