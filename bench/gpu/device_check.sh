@@ -204,15 +204,16 @@ if has ncu; then
         [ $(( $(date +%s) - t0 )) -gt "${RVFIT_GPU_DEADLINE:-400}" ] && { echo "ncu: past the deadline"; break; }
         fp=$([ $p = 64 ] && echo 1 || echo 0)
         timeout 150 "$ncu" --clock-control none --set basic --section MemoryWorkloadAnalysis \
-            --section ComputeWorkloadAnalysis --section Occupancy -k regex:rvk_ \
+            --section ComputeWorkloadAnalysis --section Occupancy --section LaunchStats \
+            --section SchedulerStats --section WarpStateStats -k regex:rvk_ \
             --launch-skip 10 --launch-count 4 -o "$out/prof$p" -f \
             "$rv" fit --templates "$d/lib" --output-dir "$d/o-ncu" --overwrite --no-models \
             --backend cuda --set backend.cuda.fp64=$fp --batch-size 1000 \
             "$d/coadd-desi-1000.fits" > "$out/logs/ncu$p.log" 2>&1
         tail -5 "$out/logs/ncu$p.log"
         "$ncu" -i "$out/prof$p.ncu-rep" --page details > "$out/logs/ncu$p-details.txt" 2>&1
-        grep -E "rvk_|Duration|Achieved Occupancy|Memory Throughput|Compute \(SM\)|Registers|Theoretical Occ|Block Size|Grid Size|DRAM Throughput" \
-            "$out/logs/ncu$p-details.txt" | head -60
+        grep -E "rvk_|Duration|Achieved Occupancy|Memory Throughput|Compute \(SM\)|Registers|Theoretical Occ|Block Size|Grid Size|DRAM Throughput|Shared Memory Config|Eligible Warps|No Eligible|Warp Cycles Per Issued|Block Limit" \
+            "$out/logs/ncu$p-details.txt" | head -90
     done
     pack
 fi
