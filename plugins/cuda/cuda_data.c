@@ -98,6 +98,25 @@ int cuda_load_library(void *state, const rvfit_library *lib, rvfit_err *err)
     return RVFIT_OK;
 }
 
+/* Arm a's band matrices, straight from the batch, into the device's
+ * resolution buffer (already allocated). */
+static int cuda_upload_res(const cuda_dev *d, const cuda_state *st,
+                           const rvk_batch_img *im, int a, rvfit_err *err)
+{
+    const int64_t *ai = im->ai + a * RVK_AI_N;
+    if (!im->res[a])
+        return RVFIT_OK;
+    size_t n = st->bat.nspec * (size_t)ai[RVK_AI_NDIAG] *
+               (size_t)ai[RVK_AI_NPIX] * sizeof(float);
+    cudaError_t e = cudaMemcpy((char *)d->res + ai[RVK_AI_ROFF] * sizeof(float),
+                               im->res[a], n, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess)
+        return RVFIT_OK;
+    cuda_fail(err, d, "cudaMemcpy", e);
+    rvfit_err_prefix(err, "upload of arm %d's resolution (%zu bytes)", a, n);
+    return RVFIT_ERR_DEVICE;
+}
+
 /* The batch images on one device (pos, basis and ad already in reals). */
 static int cuda_dev_batch(const cuda_state *st, cuda_dev *d,
                           const rvk_batch_img *im, rvfit_err *err)
@@ -125,8 +144,10 @@ static int cuda_dev_batch(const cuda_state *st, cuda_dev *d,
         rc = cuda_upload(d, &d->ivar, im->ivar, im->ndata * sizeof(float),
                          "ivar", err);
     if (rc == RVFIT_OK)
-        rc = cuda_upload(d, &d->res, im->res, im->nres * sizeof(float),
+        rc = cuda_upload(d, &d->res, NULL, im->nres * sizeof(float),
                          "resolution", err);
+    for (int a = 0; a < st->bat.narm && rc == RVFIT_OK; a++)
+        rc = cuda_upload_res(d, st, im, a, err);
     if (rc == RVFIT_OK)
         rc = cuda_upload(d, &d->nuse, im->nuse, im->nnuse * sizeof(int32_t),
                          "pixel counts", err);
@@ -143,11 +164,10 @@ int cuda_load_batch(void *state, const rvfit_batch *bt,
 {
     cuda_state *st = state;
     cuda_free_batch(st);
-    rvk_batch_img im;
-    int rc = rvk_batch_prepare(&st->lib, bt, mo, st->fp64, &st->bat, &im, err);
+    rvk_batch_img *im = &st->img;
+    int rc = rvk_batch_prepare(&st->lib, bt, mo, st->fp64, &st->bat, im, err);
     for (int d = 0; d < st->ndev && rc == RVFIT_OK; d++)
-        rc = cuda_dev_batch(st, &st->dev[d], &im, err);
-    rvk_batch_img_free(&im);
+        rc = cuda_dev_batch(st, &st->dev[d], im, err);
     if (rc != RVFIT_OK) {
         cuda_free_batch(st);
         return rc;

@@ -80,6 +80,7 @@ typedef struct cuda_state {
 
     rvk_lib lib;             /* resident on every device               */
     rvk_batch bat;           /* resident on every device               */
+    rvk_batch_img img;       /* its host images, kept for the next load */
 } cuda_state;
 
 /* cuda_util.c */
@@ -96,7 +97,8 @@ cudaError_t cuda_grow(cuda_buf *b, size_t bytes);
 cudaError_t cuda_grow_host(cuda_buf *b, size_t bytes);
 void cuda_buf_free(cuda_buf *b);
 void cuda_buf_free_host(cuda_buf *b);
-/* Device copy of host memory in *dst (freed first). */
+/* Device copy of host memory in *dst (freed first); with src NULL only
+ * the allocation (the caller copies the parts). */
 int cuda_upload(const cuda_dev *d, void **dst, const void *src, size_t bytes,
                 const char *what, rvfit_err *err);
 void cuda_free(void **p);

@@ -272,6 +272,7 @@ static void cuda_close(void *state)
     cuda_free_call_buffers(st);
     cuda_free_batch(st);
     cuda_free_library(st);
+    rvk_batch_img_free(&st->img);
     for (int k = 0; k < st->ndev; k++)
         if (st->dev[k].stream && cudaSetDevice(st->dev[k].ord) == cudaSuccess)
             cudaStreamDestroy(st->dev[k].stream);

@@ -85,7 +85,7 @@ int cuda_upload(const cuda_dev *d, void **dst, const void *src, size_t bytes,
     /* Empty arrays still get a valid pointer (kernels may receive it). */
     size_t n = bytes ? bytes : 16;
     cudaError_t e = cudaMalloc(dst, n);
-    if (e == cudaSuccess && bytes)
+    if (e == cudaSuccess && bytes && src)
         e = cudaMemcpy(*dst, src, bytes, cudaMemcpyHostToDevice);
     if (e != cudaSuccess) {
         if (e == cudaErrorMemoryAllocation)

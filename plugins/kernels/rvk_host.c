@@ -258,9 +258,7 @@ static void rvk_fill_arm(const rvk_lib *L, const rvfit_batch *bt, int a,
         im->nuse[s * (size_t)bt->narm + (size_t)a] = nuse;
         im->fwf[s * (size_t)bt->narm + (size_t)a] = fwf;
     }
-    if (ai[RVK_AI_NDIAG] > 0)
-        memcpy(im->res + ai[RVK_AI_ROFF], ba->res,
-               ns * (size_t)ba->ndiag * n * sizeof(float));
+    im->res[a] = ai[RVK_AI_NDIAG] > 0 ? ba->res : NULL;
     im->ad[a * RVK_AD_N + RVK_AD_INVDLNL] = 1.0 / lar->dlnl;
 }
 
@@ -270,21 +268,33 @@ void rvk_batch_img_free(rvk_batch_img *im)
     free(im->basis);
     free(im->flux);
     free(im->ivar);
-    free(im->res);
     free(im->nuse);
     free(im->bplan);
     free(im->fwf);
-    im->pos = im->basis = im->fwf = NULL;
-    im->flux = im->ivar = im->res = NULL;
-    im->nuse = NULL;
-    im->bplan = NULL;
+    memset(im, 0, sizeof *im);
+}
+
+/* Grow *p to at least n elements of `size` bytes (+1: malloc(0) may
+ * return NULL); the contents need not survive. */
+static int rvk_grow(void **p, size_t *cap, size_t n, size_t size)
+{
+    size_t bytes = (n + 1) * size;
+    if (*p && *cap >= bytes)
+        return 1;
+    free(*p);
+    *p = malloc(bytes);
+    *cap = *p ? bytes : 0;
+    return *p != NULL;
 }
 
 int rvk_batch_prepare(const rvk_lib *L, const rvfit_batch *bt,
                       const rvfit_model_opts *mo, int fp64, rvk_batch *B,
                       rvk_batch_img *im, rvfit_err *err)
 {
-    memset(im, 0, sizeof *im);
+    memset(im->ai, 0, sizeof im->ai);
+    memset(im->ad, 0, sizeof im->ad);
+    memset(im->res, 0, sizeof im->res);
+    im->npos = im->nbas = im->ndata = im->nres = im->nnuse = im->nplan = 0;
     memset(B, 0, sizeof *B);
     int rc = rvk_check_opts(L, bt, mo, err);
     if (rc != RVFIT_OK)
@@ -297,17 +307,19 @@ int rvk_batch_prepare(const rvk_lib *L, const rvfit_batch *bt,
     rc = rvk_layout(L, bt, lam, B, im, err);
     if (rc != RVFIT_OK)
         return rc;
-    /* +1: malloc(0) may return NULL. */
-    im->pos = malloc((im->npos + 1) * sizeof(double));
-    im->basis = malloc((im->nbas + 1) * sizeof(double));
-    im->flux = malloc((im->ndata + 1) * sizeof(float));
-    im->ivar = malloc((im->ndata + 1) * sizeof(float));
-    im->res = malloc((im->nres + 1) * sizeof(float));
-    im->nuse = malloc((im->nnuse + 1) * sizeof(int32_t));
-    im->fwf = malloc((im->nnuse + 1) * sizeof(double));
-    im->bplan = malloc((im->nplan + 1) * sizeof(int32_t));
-    if (!im->pos || !im->basis || !im->flux || !im->ivar || !im->res ||
-        !im->nuse || !im->fwf || !im->bplan) {
+    if (!rvk_grow((void **)&im->pos, &im->cap_pos, im->npos, sizeof(double)) ||
+        !rvk_grow((void **)&im->basis, &im->cap_basis, im->nbas,
+                  sizeof(double)) ||
+        !rvk_grow((void **)&im->flux, &im->cap_flux, im->ndata,
+                  sizeof(float)) ||
+        !rvk_grow((void **)&im->ivar, &im->cap_ivar, im->ndata,
+                  sizeof(float)) ||
+        !rvk_grow((void **)&im->nuse, &im->cap_nuse, im->nnuse,
+                  sizeof(int32_t)) ||
+        !rvk_grow((void **)&im->fwf, &im->cap_fwf, im->nnuse,
+                  sizeof(double)) ||
+        !rvk_grow((void **)&im->bplan, &im->cap_bplan, im->nplan,
+                  sizeof(int32_t))) {
         rvk_batch_img_free(im);
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "batch: out of memory");
     }

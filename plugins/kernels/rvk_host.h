@@ -57,7 +57,14 @@ typedef struct rvk_batch {
 
 /* Host images of the batch arrays, concatenated over arms (offsets in ai,
  * see RVK_AI_*).  Element counts are exact; every pointer is valid even
- * for a count of 0. */
+ * for a count of 0.  The band matrices are not copied: res[a] points into
+ * the batch given to rvk_batch_prepare (valid while it is), and a plugin
+ * uploads arm a's ndiag * npix * nspec floats to offset ai[RVK_AI_ROFF].
+ * The buffers are kept from one rvk_batch_prepare to the next and grown
+ * when a batch needs more (cap_*, in bytes): a reload of a batch of the
+ * same size writes into pages already mapped instead of faulting in
+ * fresh ones (most of a GPU backend's load_batch time on a virtual
+ * machine). */
 typedef struct rvk_batch_img {
     int64_t ai[RVFIT_MAX_ARMS * RVK_AI_N]; /* narm * RVK_AI_N used        */
     double ad[RVFIT_MAX_ARMS * RVK_AD_N];  /* narm * RVK_AD_N reals       */
@@ -66,8 +73,11 @@ typedef struct rvk_batch_img {
     int32_t *bplan;        /* nplan: basis rows' non-zero pixel ranges     */
     double *fwf;          /* nnuse reals: sum w f^2 over usable pixels   */
     float *flux, *ivar;   /* ndata: sanitised (0 where unusable)          */
-    float *res;           /* nres: band matrices                          */
+    const float *res[RVFIT_MAX_ARMS]; /* the batch's band matrices, or NULL
+                             when arm a has none                          */
     int32_t *nuse;        /* nnuse = nspec * narm: usable pixels [s][a]   */
+    size_t cap_pos, cap_basis, cap_bplan, cap_fwf, cap_flux, cap_ivar,
+        cap_nuse;         /* bytes allocated                               */
 } rvk_batch_img;
 
 /* ---- library --------------------------------------------------------- */
@@ -84,8 +94,10 @@ void rvk_lib_img_free(rvk_lib_img *im);
 
 /* Validate the batch and model options against the loaded library L
  * (which must have L->have set), fill *B (have = 0) and the batch images
- * *im with pos, basis and ad already in reals.  On failure nothing is left
- * allocated; err says why. */
+ * *im with pos, basis and ad already in reals.  *im is zeroed before its
+ * first use and keeps its buffers between calls (free them with
+ * rvk_batch_img_free); on failure its contents are undefined but still
+ * owned by it; err says why. */
 int rvk_batch_prepare(const rvk_lib *L, const rvfit_batch *bt,
                       const rvfit_model_opts *mo, int fp64, rvk_batch *B,
                       rvk_batch_img *im, rvfit_err *err);

@@ -86,6 +86,32 @@ int ocl_load_library(void *state, const rvfit_library *lib, rvfit_err *err)
     return RVFIT_OK;
 }
 
+/* The band matrices of every arm, straight from the batch, into one
+ * buffer (arm a at ai[RVK_AI_ROFF]). */
+static int ocl_upload_res(ocl_state *st, const rvk_batch_img *im,
+                          rvfit_err *err)
+{
+    ocl_release(&st->res);
+    cl_int e;
+    size_t total = im->nres ? im->nres * sizeof(float) : 16;
+    st->res = clCreateBuffer(st->ctx, CL_MEM_READ_ONLY, total, NULL, &e);
+    for (int a = 0; a < st->bat.narm && e == CL_SUCCESS; a++) {
+        const int64_t *ai = im->ai + a * RVK_AI_N;
+        if (im->res[a])
+            e = clEnqueueWriteBuffer(
+                st->q, st->res, CL_TRUE, (size_t)ai[RVK_AI_ROFF] * sizeof(float),
+                st->bat.nspec * (size_t)ai[RVK_AI_NDIAG] *
+                    (size_t)ai[RVK_AI_NPIX] * sizeof(float),
+                im->res[a], 0, NULL, NULL);
+    }
+    if (e == CL_SUCCESS)
+        return RVFIT_OK;
+    ocl_release(&st->res);
+    ocl_fail(err, "clCreateBuffer/clEnqueueWriteBuffer", e);
+    rvfit_err_prefix(err, "resolution (%zu MiB)", total >> 20);
+    return RVFIT_ERR_DEVICE;
+}
+
 static int ocl_upload_batch(ocl_state *st, const rvk_batch_img *im,
                             rvfit_err *err)
 {
@@ -108,7 +134,7 @@ static int ocl_upload_batch(ocl_state *st, const rvk_batch_img *im,
         rc = ocl_upload(st, &st->ivar, im->ivar, im->ndata * sizeof(float),
                         err);
     if (rc == RVFIT_OK)
-        rc = ocl_upload(st, &st->res, im->res, im->nres * sizeof(float), err);
+        rc = ocl_upload_res(st, im, err);
     if (rc == RVFIT_OK)
         rc = ocl_upload(st, &st->nuse, im->nuse, im->nnuse * sizeof(int32_t),
                         err);
@@ -122,12 +148,11 @@ int ocl_load_batch(void *state, const rvfit_batch *bt,
 {
     ocl_state *st = state;
     ocl_free_batch(st);
-    rvk_batch_img im;
-    int rc = rvk_batch_prepare(&st->lib, bt, mo, st->fp64, &st->bat, &im, err);
+    rvk_batch_img *im = &st->img;
+    int rc = rvk_batch_prepare(&st->lib, bt, mo, st->fp64, &st->bat, im, err);
     if (rc != RVFIT_OK)
         return rc;
-    rc = ocl_upload_batch(st, &im, err);
-    rvk_batch_img_free(&im);
+    rc = ocl_upload_batch(st, im, err);
     if (rc != RVFIT_OK) {
         ocl_free_batch(st);
         return rc;

@@ -53,6 +53,7 @@ typedef struct ocl_state {
 
     /* batch (resident): geometry, then the device arrays */
     rvk_batch bat;
+    rvk_batch_img img;       /* its host images, kept for the next load */
     cl_mem ai, ad, pos, flux, ivar, res, basis, bplan, nuse, fwf;
 
     /* per-call buffers, grown on demand (ocl_grow) */

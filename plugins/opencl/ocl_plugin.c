@@ -315,6 +315,7 @@ static void ocl_close(void *state)
     ocl_free_call_buffers(st);
     ocl_free_batch(st);
     ocl_free_library(st);
+    rvk_batch_img_free(&st->img);
     if (st->k_tpl)
         clReleaseKernel(st->k_tpl);
     if (st->k_like)
