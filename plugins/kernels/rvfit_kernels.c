@@ -833,7 +833,7 @@ DEVFN void rvk_models_out(int npix, int npoly, int ok,
 
 /* One work-group per point p (slot p / nrep), looping over the arms:
  * model (shift, band), normal equations, solve, residual, models. */
-KERNEL void rvk_like(RVK_PARAMS(RVK_LIKE_ARGS))
+KERNEL RVK_LIKE_BOUNDS void rvk_like(RVK_PARAMS(RVK_LIKE_ARGS))
 {
     LOCAL_DECL real red[RVK_PC * RVK_WG_MAX];
     LOCAL_DECL real sums[RVK_MAX_SUMS];

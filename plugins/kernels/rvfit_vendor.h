@@ -36,6 +36,7 @@
 #define NUM_GROUPS() ((int)get_num_groups(0))
 /* Work-items of a group share global scratch too, so fence both spaces. */
 #define BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+#define RVK_LIKE_BOUNDS
 typedef long rvk_long;
 typedef uint rvk_uint;
 typedef uchar rvk_uchar;
@@ -55,6 +56,14 @@ typedef uchar rvk_uchar;
 #define NUM_GROUPS() ((int)gridDim.x)
 /* __syncthreads orders global and shared memory within a block. */
 #define BARRIER() __syncthreads()
+/* rvk_like is latency-bound: with RVK_MINBLOCKS (CMake's
+ * RVFIT_CUDA_MINBLOCKS) > 0 the compiler keeps its registers low enough
+ * for that many blocks of RVK_WG_MAX threads per multiprocessor. */
+#if defined(RVK_MINBLOCKS) && RVK_MINBLOCKS > 0
+#define RVK_LIKE_BOUNDS __launch_bounds__(RVK_WG_MAX, RVK_MINBLOCKS)
+#else
+#define RVK_LIKE_BOUNDS
+#endif
 typedef long long rvk_long;
 typedef unsigned int rvk_uint;
 typedef unsigned char rvk_uchar;

@@ -17,6 +17,7 @@
 #define __device__
 #define __shared__ static /* one block runs at a time */
 #define __constant__
+#define __launch_bounds__(...)
 #define threadIdx (*emu_thread_idx())
 #define blockIdx (*emu_block_idx())
 #define blockDim (*emu_block_dim())
