@@ -9,14 +9,18 @@
 # The build (RVFIT_BUILD_DIR, default build-gpu) is made beforehand, on a
 # machine with the Debian packages, by bench/gpu/stage.sh; the shared
 # libraries it needs beyond the C runtime travel in .devlibs/.  PHASES is a
-# list of: env tests compare bench stream procs big ncu wg (default: all, in this
-# order, which is also the order of importance).  RVFIT_GPU_DEADLINE
+# list of: env tests compare bench variants stream procs big ncu wg (default:
+# all, in this order, which is also the order of importance).  variants
+# A/B-tests builds of the cuda plugin alone: each .devstage/variants/NAME/
+# holding a rvfit_backend_cuda.so (bench/gpu/stage.sh with
+# RVFIT_GPU_VARIANTS) runs desi-1k in alternation with the main build, and
+# once under Nsight Compute.  RVFIT_GPU_DEADLINE
 # (seconds since the start, default 400) skips the fits that would begin
 # after it.
 # Every step has its own time limit so that one hang cannot eat the lease.
 set -uo pipefail
 out=$(realpath -m "${1:?usage: device_check.sh OUTDIR [PHASES]}")
-phases=${2:-env tests compare bench stream procs big ncu wg}
+phases=${2:-env tests compare bench variants stream procs big ncu wg}
 mkdir -p "$out/logs"
 root=$PWD
 b=$root/${RVFIT_BUILD_DIR:-build-gpu}
@@ -105,7 +109,7 @@ if has tests; then
     pack
 fi
 
-if has compare || has bench || has stream || has procs || has big || has ncu || has wg; then
+if has compare || has bench || has variants || has stream || has procs || has big || has ncu || has wg; then
     stamp data
     [ -d "$d/grid" ] || timeout 200 "$rv" mock grid --preset std --out "$d/grid" 2>&1 | tail -1
     [ -s "$d/lib/rvfit_library.fits" ] || \
@@ -138,6 +142,38 @@ if has bench; then
     fit cuda32 cuda "$d/o-cuda32" --set backend.cuda.fp64=0 "$d/coadd-desi-1000.fits"
     cp "$d/o-cuda32/rvtab_coadd-desi-1000.fits" "$out/logs/rvtab-cuda32.fits"
     [ -n "${RVFIT_GPU_CPU_BENCH-1}" ] && fit cpu-all cpu "$d/o-cpu" "$d/coadd-desi-1000.fits"
+    pack
+fi
+
+if has variants; then
+    stamp variants
+    ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+    vs=$(ls -d "$root"/.devstage/variants/*/ 2>/dev/null)
+    for v in $vs; do
+        name=$(basename "$v")
+        mkdir -p "/tmp/pv-$name"
+        for f in "$b"/plugins/*.so; do ln -sf "$f" "/tmp/pv-$name/"; done
+        ln -sf "$v/rvfit_backend_cuda.so" "/tmp/pv-$name/rvfit_backend_cuda.so"
+    done
+    for round in 1 2; do
+        fit "main-r$round" cuda "$d/o-v" --no-models "$d/coadd-desi-1000.fits"
+        for v in $vs; do
+            name=$(basename "$v")
+            RVFIT_PLUGIN_PATH=/tmp/pv-$name fit "$name-r$round" cuda "$d/o-v" --no-models \
+                "$d/coadd-desi-1000.fits"
+        done
+    done
+    for v in $vs; do
+        name=$(basename "$v")
+        [ -n "$ncu" ] || break
+        RVFIT_PLUGIN_PATH=/tmp/pv-$name timeout 100 "$ncu" --clock-control none --set basic \
+            --section Occupancy --section LaunchStats --section WarpStateStats -k regex:rvk_like \
+            --launch-skip 10 --launch-count 2 -o "$out/logs/ncu-$name" -f \
+            "$rv" fit --templates "$d/lib" --output-dir "$d/o-ncu" --overwrite --no-models \
+            --backend cuda --batch-size 1000 "$d/coadd-desi-1000.fits" > /dev/null 2>&1
+        "$ncu" -i "$out/logs/ncu-$name.ncu-rep" --page details 2>&1 |
+            grep -E "rvk_|Duration|Registers Per|Achieved Occupancy|Compute \(SM\)|Warp Cycles Per Issued" | head -8
+    done
     pack
 fi
 
@@ -182,6 +218,10 @@ if has big; then
     mkdir -p "$d/s50"
     for i in $(seq -w 0 49); do ln -sf "$d/coadd-desi-1000.fits" "$d/s50/coadd-$i.fits"; done
     FIT_TIMEOUT=170 fit cuda64-50k cuda "$d/o-s50" --no-models --batch-size 8192 "$d"/s50/coadd-*.fits
+    # The same on NVIDIA's OpenCL (env phase) with RVFIT_GPU_BIG_OCL=1.
+    if [ -n "${RVFIT_GPU_BIG_OCL:-}" ] && grep -q "platform.*NVIDIA" "$out/logs/plugins.log" 2>/dev/null; then
+        FIT_TIMEOUT=170 fit opencl-50k opencl "$d/o-s50o" --no-models --batch-size 8192 "$d"/s50/coadd-*.fits
+    fi
     if [ $(( $(date +%s) - t0 )) -le "${RVFIT_GPU_DEADLINE:-400}" ]; then
         s0=$(date +%s%N)
         for r in 0 1; do

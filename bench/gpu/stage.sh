@@ -22,4 +22,17 @@ find .devstage -type f \( -name '*.so*' -o -perm -u+x \) -exec sh -c \
 ldd "$b"/rvfit "$b"/plugins/*.so "$b"/tests/test_* 2>/dev/null | awk '$2 == "=>" {print $3}' |
     sort -u | grep -v -E "/$b/|/(libc|libm|libdl|libpthread|librt|libresolv|libgcc_s|libstdc\+\+)\.so" |
     xargs -r cp -L -t .devlibs/
+# Variants of the cuda plugin for device_check.sh's variants phase:
+# RVFIT_GPU_VARIANTS="NAME=-DOPTION=VALUE[,-DOPTION=VALUE] ..." builds
+# each in build-gpu-NAME and stages its rvfit_backend_cuda.so alone.
+for v in ${RVFIT_GPU_VARIANTS:-}; do
+    name=${v%%=*}
+    opts=${v#*=}
+    cmake -S . -B "$b-$name" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRVFIT_WERROR=ON \
+        -DRVFIT_MPI=OFF -DRVFIT_CAIRO=OFF -DRVFIT_FUZZ=OFF ${opts//,/ } >/dev/null
+    cmake --build "$b-$name" -j"$(nproc)" --target rvfit_backend_cuda >/dev/null
+    mkdir -p .devstage/variants/"$name"
+    cp "$b-$name"/plugins/rvfit_backend_cuda.so .devstage/variants/"$name"/
+    strip --strip-debug .devstage/variants/"$name"/rvfit_backend_cuda.so
+done
 du -sh .devstage .devlibs
