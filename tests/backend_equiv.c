@@ -538,6 +538,81 @@ void be_run_case(const be_target *t, be_backend *cpu, be_backend *gpu,
     be_problem_free(&pr);
 }
 
+/* Clip pixels (ivar 0) of spectrum 2 and scale spectrum 3's flux in
+ * every arm of pr's batch, in place. */
+static void be_clip_some(be_problem *pr)
+{
+    for (int a = 0; a < pr->batch.narm; a++) {
+        rvfit_arm_batch *A = &pr->batch.arm[a];
+        for (size_t i = 0; i < A->npix; i++) {
+            if (i % 5 == 0)
+                A->ivar[2 * A->npix + i] = 0.0f;
+            A->flux[3 * A->npix + i] *= 1.1f;
+        }
+    }
+}
+
+/* update_data (ops 2.1): new flux and ivar of the resident batch give what
+ * a fresh load of the changed batch gives on the cpu reference, band
+ * matrices and pixel tables kept; another geometry is refused and leaves
+ * the resident batch as it was. */
+static void be_check_update(const be_target *t, be_backend *cpu,
+                            be_backend *gpu, uint64_t *rng, double tol)
+{
+    const be_case *sc = &be_cases[11]; /* bands, per-spectrum waves */
+    be_problem pr;
+    rvfit_err err;
+    int rc = be_problem_make(&pr, &sc->sh, rng, &err);
+    CHECK_MSG(rc == RVFIT_OK, "problem: %s", err.msg);
+    if (rc != RVFIT_OK)
+        return;
+    size_t n = sc->npts, na = (size_t)sc->sh.narm;
+    rvfit_point *pts = malloc(n * sizeof *pts);
+    double *out = malloc(3 * n * (1 + na) * sizeof(double));
+    be_points(&pr, n, rng, pts);
+    /* three results of n m2lnl then n * na chisq each */
+    rvfit_chisq_out o[3];
+    for (int k = 0; k < 3; k++)
+        o[k] = (rvfit_chisq_out){out + k * n * (1 + na),
+                                 out + k * n * (1 + na) + n};
+    rvfit_chisq_out o0 = o[0], o1 = o[1], o2 = o[2];
+    rc = be_load(gpu, &pr, &err);
+    rc = rc ? rc : gpu->ops->chisq(gpu->st, n, pts, NULL, &o0, &err);
+    CHECK_MSG(rc == RVFIT_OK, "%s before the update: %s", t->name, err.msg);
+    be_clip_some(&pr);
+    rc = rc ? rc : gpu->ops->update_data(gpu->st, &pr.batch, &err);
+    CHECK_MSG(rc == RVFIT_OK, "%s update_data: %s", t->name, err.msg);
+    rc = rc ? rc : be_load(cpu, &pr, &err);
+    double secs[2] = {0, 0};
+    rc = rc ? rc : cpu->ops->chisq(cpu->st, n, pts, NULL, &o1, &err);
+    rc = rc ? rc : gpu->ops->chisq(gpu->st, n, pts, NULL, &o2, &err);
+    CHECK_MSG(rc == RVFIT_OK, "after the update: %s", err.msg);
+    if (rc == RVFIT_OK) {
+        printf("update_data (ivar and flux changed):\n");
+        be_result r = {0, 0, 0, 0};
+        be_compare(t, cpu, gpu, &pr, n, pts, &o1, &o2, secs, &r, tol);
+        /* the change reached the device: spectra 2 and 3 moved */
+        double moved = 0;
+        for (size_t q = 0; q < n; q++)
+            if (pts[q].spec >= 2 && o0.m2lnl[q] < 1e29)
+                moved = fmax(moved, fabs(o2.m2lnl[q] - o0.m2lnl[q]) /
+                                        fmax(1.0, fabs(o0.m2lnl[q])));
+        CHECK_MSG(moved > 1e-3, "update_data changed nothing (%.3g)", moved);
+        /* another geometry: refused, the resident batch still answers */
+        pr.batch.nspec--;
+        int r2 = gpu->ops->update_data(gpu->st, &pr.batch, &err);
+        pr.batch.nspec++;
+        CHECK_MSG(r2 == RVFIT_ERR_INVALID && strstr(err.msg, "resident"),
+                  "geometry change: %d %s", r2, err.msg);
+        r2 = gpu->ops->chisq(gpu->st, n, pts, NULL, &o0, &err);
+        CHECK_MSG(r2 == RVFIT_OK && be_maxrel(o0.m2lnl, o2.m2lnl, n) == 0,
+                  "after the refusal: %s", err.msg);
+    }
+    free(pts);
+    free(out);
+    be_problem_free(&pr);
+}
+
 /* Counters count exactly the points evaluated (none for a rejected call);
  * the device string names the backend. */
 static void be_check_counters(const be_target *t, be_backend *gpu,
@@ -917,6 +992,7 @@ void be_equiv_suite(const be_target *t, be_backend *gpu, be_backend *cpu,
     be_check_stencils(t, cpu, gpu, &rng, BE_TOL);
     be_check_arm_stencils(t, cpu, gpu, &rng, BE_TOL);
     be_check_kinds(t, cpu, gpu, &rng, BE_TOL);
+    be_check_update(t, cpu, gpu, &rng, BE_TOL);
     if (getenv("RVFIT_BENCH"))
         be_bench(t, cpu, gpu, &rng);
     be_close(gpu);
@@ -936,6 +1012,7 @@ void be_equiv_suite(const be_target *t, be_backend *gpu, be_backend *cpu,
     be_check_stencils(t, cpu, gpu, &rng, BE_TOL_FLOAT);
     be_check_arm_stencils(t, cpu, gpu, &rng, BE_TOL_FLOAT);
     be_check_kinds(t, cpu, gpu, &rng, BE_TOL_FLOAT);
+    be_check_update(t, cpu, gpu, &rng, BE_TOL_FLOAT);
     if (getenv("RVFIT_BENCH"))
         be_bench(t, cpu, gpu, &rng);
     be_close(gpu);

@@ -242,6 +242,9 @@ int main(void)
             rvfit_counters cnt;
             h.backend.counters(NULL, &cnt);
             CHECK(cnt.points == 0);
+            /* ops 2.1's entry, past an ops 2.0 table's end */
+            CHECK(h.backend.update_data(NULL, NULL, &err) ==
+                  RVFIT_ERR_UNAVAILABLE);
             rvfit_plugin_unload(&h);
         }
     }

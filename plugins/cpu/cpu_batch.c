@@ -331,3 +331,20 @@ int cpu_load_batch(void *state, const rvfit_batch *batch,
     st->have_batch = 1;
     return RVFIT_OK;
 }
+
+/* The reference does not keep anything of a batch that flux and ivar
+ * leave unchanged, so an update is a load of the same geometry. */
+int cpu_update_data(void *state, const rvfit_batch *batch, rvfit_err *err)
+{
+    cpu_state *st = state;
+    int same = st->have_batch && batch->nspec == st->nspec &&
+               batch->narm == st->narm;
+    for (int a = 0; same && a < batch->narm; a++)
+        same = batch->arm[a].npix == st->arm[a].npix;
+    if (!same)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "update_data: the batch is not the resident one "
+                             "(spectra, arms or pixels differ): load_batch it");
+    rvfit_model_opts mo = st->mo;
+    return cpu_load_batch(state, batch, &mo, err);
+}

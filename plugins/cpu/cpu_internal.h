@@ -154,6 +154,7 @@ typedef struct cpu_state {
 int cpu_load_library(void *state, const rvfit_library *lib, rvfit_err *err);
 int cpu_load_batch(void *state, const rvfit_batch *batch,
                    const rvfit_model_opts *mo, rvfit_err *err);
+int cpu_update_data(void *state, const rvfit_batch *batch, rvfit_err *err);
 void cpu_free_library(cpu_state *st);
 /* Drops the batch; its arena is kept for the next (cpu_free_arena). */
 void cpu_free_batch(cpu_state *st);

@@ -75,6 +75,7 @@ static const rvfit_backend_ops cpu_ops = {
     .models = cpu_models,
     .counters = cpu_counters,
     .close = cpu_close,
+    .update_data = cpu_update_data,
 };
 
 static const char *const cpu_keys[] = {"threads", NULL};

@@ -157,6 +157,47 @@ static int cuda_dev_batch(const cuda_state *st, cuda_dev *d,
     return rc;
 }
 
+/* Copy bytes from host src into the existing device buffer dst. */
+static int cuda_copy_in(const cuda_dev *d, void *dst, const void *src,
+                        size_t bytes, const char *what, rvfit_err *err)
+{
+    cudaError_t e = bytes ? cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice)
+                          : cudaSuccess;
+    if (e == cudaSuccess)
+        return RVFIT_OK;
+    cuda_fail(err, d, "cudaMemcpy", e);
+    rvfit_err_prefix(err, "update of %s (%zu bytes)", what, bytes);
+    return RVFIT_ERR_DEVICE;
+}
+
+int cuda_update_data(void *state, const rvfit_batch *bt, rvfit_err *err)
+{
+    cuda_state *st = state;
+    const rvk_batch_img *im = &st->img;
+    int rc = rvk_batch_update(&st->bat, bt, st->fp64, &st->img, err);
+    if (rc != RVFIT_OK)
+        return rc;
+    for (int k = 0; k < st->ndev && rc == RVFIT_OK; k++) {
+        cuda_dev *d = &st->dev[k];
+        rc = cuda_use(d, err);
+        if (rc == RVFIT_OK)
+            rc = cuda_copy_in(d, d->flux, im->flux, im->ndata * sizeof(float),
+                              "flux", err);
+        if (rc == RVFIT_OK)
+            rc = cuda_copy_in(d, d->ivar, im->ivar, im->ndata * sizeof(float),
+                              "ivar", err);
+        if (rc == RVFIT_OK)
+            rc = cuda_copy_in(d, d->nuse, im->nuse,
+                              im->nnuse * sizeof(int32_t), "pixel counts", err);
+        if (rc == RVFIT_OK)
+            rc = cuda_copy_in(d, d->fwf, im->fwf, im->nnuse * st->rsz,
+                              "data norms", err);
+    }
+    if (rc != RVFIT_OK) /* devices may disagree now: no batch at all */
+        cuda_free_batch(st);
+    return rc;
+}
+
 static void cuda_set_budgets(cuda_state *st);
 
 int cuda_load_batch(void *state, const rvfit_batch *bt,

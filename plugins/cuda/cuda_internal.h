@@ -107,6 +107,7 @@ void cuda_free(void **p);
 int cuda_load_library(void *state, const rvfit_library *lib, rvfit_err *err);
 int cuda_load_batch(void *state, const rvfit_batch *batch,
                     const rvfit_model_opts *mo, rvfit_err *err);
+int cuda_update_data(void *state, const rvfit_batch *bt, rvfit_err *err);
 void cuda_free_library(cuda_state *st);
 void cuda_free_batch(cuda_state *st);
 

@@ -293,6 +293,7 @@ static const rvfit_backend_ops cuda_ops = {
     .models = cuda_models,
     .counters = cuda_counters,
     .close = cuda_close,
+    .update_data = cuda_update_data,
 };
 
 static const rvfit_plugin cuda_plugin = {

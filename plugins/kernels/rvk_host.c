@@ -219,6 +219,28 @@ static void rvk_sum_plan(const double *B, size_t n, int np, int32_t *plan)
     }
 }
 
+/* Arm a's flux and ivar, sanitised by the cpu backend's rule, their
+ * usable pixels and sum w f^2 (in doubles) into the images. */
+static void rvk_fill_data(const rvfit_batch *bt, int a, rvk_batch_img *im)
+{
+    const rvfit_arm_batch *ba = &bt->arm[a];
+    size_t n = ba->npix, off = (size_t)im->ai[a * RVK_AI_N + RVK_AI_DOFF];
+    for (size_t s = 0; s < bt->nspec; s++) {
+        int32_t nuse = 0;
+        double fwf = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            float f = ba->flux[s * n + i], iv = ba->ivar[s * n + i];
+            int ok = iv > 0.0f && isfinite(iv) && isfinite(f);
+            im->flux[off + s * n + i] = ok ? f : 0.0f;
+            im->ivar[off + s * n + i] = ok ? iv : 0.0f;
+            nuse += ok;
+            fwf += ok ? (double)iv * (double)f * (double)f : 0.0;
+        }
+        im->nuse[s * (size_t)bt->narm + (size_t)a] = nuse;
+        im->fwf[s * (size_t)bt->narm + (size_t)a] = fwf;
+    }
+}
+
 /* Fill arm a of the images (arrays already sized): pixel tables, data
  * sanitised by the cpu backend's rule, band matrices, arm reals. */
 static void rvk_fill_arm(const rvk_lib *L, const rvfit_batch *bt, int a,
@@ -244,20 +266,7 @@ static void rvk_fill_arm(const rvk_lib *L, const rvfit_batch *bt, int a,
         else
             memset(plan, 0, RVK_PLAN_N * sizeof *plan);
     }
-    for (size_t s = 0; s < ns; s++) {
-        int32_t nuse = 0;
-        double fwf = 0.0;
-        for (size_t i = 0; i < n; i++) {
-            float f = ba->flux[s * n + i], iv = ba->ivar[s * n + i];
-            int ok = iv > 0.0f && isfinite(iv) && isfinite(f);
-            im->flux[ai[RVK_AI_DOFF] + s * n + i] = ok ? f : 0.0f;
-            im->ivar[ai[RVK_AI_DOFF] + s * n + i] = ok ? iv : 0.0f;
-            nuse += ok;
-            fwf += ok ? (double)iv * (double)f * (double)f : 0.0;
-        }
-        im->nuse[s * (size_t)bt->narm + (size_t)a] = nuse;
-        im->fwf[s * (size_t)bt->narm + (size_t)a] = fwf;
-    }
+    rvk_fill_data(bt, a, im);
     im->res[a] = ai[RVK_AI_NDIAG] > 0 ? ba->res : NULL;
     im->ad[a * RVK_AD_N + RVK_AD_INVDLNL] = 1.0 / lar->dlnl;
 }
@@ -331,6 +340,23 @@ int rvk_batch_prepare(const rvk_lib *L, const rvfit_batch *bt,
     rvk_to_real(fp64, im->basis, im->nbas, im->basis);
     rvk_to_real(fp64, im->fwf, im->nnuse, im->fwf);
     rvk_to_real(fp64, im->ad, (size_t)bt->narm * RVK_AD_N, im->ad);
+    return RVFIT_OK;
+}
+
+int rvk_batch_update(const rvk_batch *B, const rvfit_batch *bt, int fp64,
+                     rvk_batch_img *im, rvfit_err *err)
+{
+    int same = B->have && bt->nspec == B->nspec && bt->narm == B->narm;
+    for (int a = 0; same && a < bt->narm; a++)
+        same = bt->arm[a].npix == B->npix[a] && bt->arm[a].flux &&
+               bt->arm[a].ivar;
+    if (!same)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "update_data: the batch is not the resident one "
+                             "(spectra, arms or pixels differ): load_batch it");
+    for (int a = 0; a < bt->narm; a++)
+        rvk_fill_data(bt, a, im);
+    rvk_to_real(fp64, im->fwf, im->nnuse, im->fwf);
     return RVFIT_OK;
 }
 

@@ -102,6 +102,13 @@ int rvk_batch_prepare(const rvk_lib *L, const rvfit_batch *bt,
                       const rvfit_model_opts *mo, int fp64, rvk_batch *B,
                       rvk_batch_img *im, rvfit_err *err);
 void rvk_batch_img_free(rvk_batch_img *im);
+/* New flux and ivar of the resident batch B (backend ops update_data):
+ * bt must have B's spectra, arms and pixel counts (else
+ * RVFIT_ERR_INVALID); refills flux, ivar, nuse and fwf (in reals) of the
+ * images that rvk_batch_prepare made for it.  The plugin uploads those
+ * four arrays again, nothing else. */
+int rvk_batch_update(const rvk_batch *B, const rvfit_batch *bt, int fp64,
+                     rvk_batch_img *im, rvfit_err *err);
 
 /* ---- host <-> device reals ------------------------------------------- */
 

@@ -160,3 +160,40 @@ int ocl_load_batch(void *state, const rvfit_batch *bt,
     st->bat.have = 1;
     return RVFIT_OK;
 }
+
+/* Copy bytes from host src into the existing buffer b (blocking). */
+static int ocl_copy_in(ocl_state *st, cl_mem b, const void *src, size_t bytes,
+                       const char *what, rvfit_err *err)
+{
+    cl_int e = bytes ? clEnqueueWriteBuffer(st->q, b, CL_TRUE, 0, bytes, src, 0,
+                                            NULL, NULL)
+                     : CL_SUCCESS;
+    if (e == CL_SUCCESS)
+        return RVFIT_OK;
+    ocl_fail(err, "clEnqueueWriteBuffer", e);
+    rvfit_err_prefix(err, "update of %s (%zu bytes)", what, bytes);
+    return RVFIT_ERR_DEVICE;
+}
+
+int ocl_update_data(void *state, const rvfit_batch *bt, rvfit_err *err)
+{
+    ocl_state *st = state;
+    const rvk_batch_img *im = &st->img;
+    int rc = rvk_batch_update(&st->bat, bt, st->fp64, &st->img, err);
+    if (rc != RVFIT_OK)
+        return rc;
+    rc = ocl_copy_in(st, st->flux, im->flux, im->ndata * sizeof(float), "flux",
+                     err);
+    if (rc == RVFIT_OK)
+        rc = ocl_copy_in(st, st->ivar, im->ivar, im->ndata * sizeof(float),
+                         "ivar", err);
+    if (rc == RVFIT_OK)
+        rc = ocl_copy_in(st, st->nuse, im->nuse, im->nnuse * sizeof(int32_t),
+                         "pixel counts", err);
+    if (rc == RVFIT_OK)
+        rc = ocl_copy_in(st, st->fwf, im->fwf, im->nnuse * st->rsz,
+                         "data norms", err);
+    if (rc != RVFIT_OK)
+        ocl_free_batch(st);
+    return rc;
+}

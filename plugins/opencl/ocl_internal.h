@@ -91,6 +91,7 @@ int ocl_build(ocl_state *st, rvfit_err *err);
 int ocl_load_library(void *state, const rvfit_library *lib, rvfit_err *err);
 int ocl_load_batch(void *state, const rvfit_batch *batch,
                    const rvfit_model_opts *mo, rvfit_err *err);
+int ocl_update_data(void *state, const rvfit_batch *bt, rvfit_err *err);
 void ocl_free_library(ocl_state *st);
 void ocl_free_batch(ocl_state *st);
 

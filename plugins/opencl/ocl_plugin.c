@@ -344,6 +344,7 @@ static const rvfit_backend_ops ocl_ops = {
     .models = ocl_models,
     .counters = ocl_counters,
     .close = ocl_close,
+    .update_data = ocl_update_data,
 };
 
 static const rvfit_plugin ocl_plugin = {

@@ -157,6 +157,10 @@ static void def_counters(void *s, rvfit_counters *c)
     memset(c, 0, sizeof *c);
 }
 static void def_close(void *s) {}
+static int def_update(void *s, const rvfit_batch *b, rvfit_err *err)
+{
+    return rvfit_err_set(err, RVFIT_ERR_UNAVAILABLE, "no update_data");
+}
 static int def_iopen(const rvfit_host *h, const rvfit_kv *o, int n,
                      const char *p, const rvfit_select *sel, void **hd,
                      rvfit_err *err)
@@ -197,7 +201,7 @@ static void fill_ops(rvfit_plugin_handle *h)
         FILL(load_library, def_lib); FILL(load_batch, def_batch);
         FILL(chisq, def_chisq); FILL(vscan, def_vscan);
         FILL(models, def_models); FILL(counters, def_counters);
-        FILL(close, def_close);
+        FILL(close, def_close); FILL(update_data, def_update);
     } else {
         const rvfit_instrument_ops *src = h->desc->ops;
         rvfit_instrument_ops *d = &h->instrument;

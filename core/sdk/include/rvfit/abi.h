@@ -51,7 +51,7 @@
 
 /* rvfit_backend_ops (rvfit/backend.h) */
 #define RVFIT_BACKEND_OPS_MAJOR 2
-#define RVFIT_BACKEND_OPS_MINOR 0
+#define RVFIT_BACKEND_OPS_MINOR 1
 #define RVFIT_BACKEND_OPS_VERSION                                          \
     RVFIT_MAKE_VERSION(RVFIT_BACKEND_OPS_MAJOR, RVFIT_BACKEND_OPS_MINOR)
 
@@ -137,7 +137,7 @@ RVFIT_ABI_ASSERT(offsetof(rvfit_backend_ops, version) == 4 &&
 RVFIT_ABI_TABLE(rvfit_plugin, 64, RVFIT_ABI);
 RVFIT_ABI_TABLE(rvfit_host, 48, RVFIT_ABI);
 RVFIT_ABI_STRUCT(rvfit_ext, 16);
-RVFIT_ABI_TABLE(rvfit_backend_ops, 88, RVFIT_BACKEND_OPS);
+RVFIT_ABI_TABLE(rvfit_backend_ops, 96, RVFIT_BACKEND_OPS);
 RVFIT_ABI_TABLE(rvfit_instrument_ops, 56, RVFIT_INSTRUMENT_OPS);
 RVFIT_ABI_TABLE(rvfit_instrument_mock_ops, 16, RVFIT_MOCK_EXT);
 RVFIT_ABI_TABLE(rvfit_instrument_epochs_ops, 16, RVFIT_EPOCHS_EXT);

@@ -175,6 +175,21 @@ typedef struct rvfit_backend_ops {
                   float *const *cont, rvfit_err *err);
     void (*counters)(void *state, rvfit_counters *c);
     void (*close)(void *state);
+
+    /* --- backend ops 2.1 --- */
+
+    /* New flux and ivar for the resident batch, nothing else changed: the
+     * caller passes the batch of its last load_batch (same spectra, arms,
+     * pixel counts, wavelengths and resolution data) with new flux and ivar
+     * values, such as pixels clipped by setting ivar to 0.  Afterwards the
+     * backend evaluates exactly as after load_batch of that batch, without
+     * re-sending what did not change (a GPU backend's band matrices are
+     * most of a batch).  A batch whose spectrum, arm or pixel counts differ
+     * from the resident one's is refused (RVFIT_ERR_INVALID), as is a call
+     * without a resident batch.  The loader's default (a plugin of ops
+     * 2.0) returns RVFIT_ERR_UNAVAILABLE; the core then calls load_batch. */
+    int (*update_data)(void *state, const rvfit_batch *batch,
+                       rvfit_err *err);
 } rvfit_backend_ops;
 
 #ifdef __cplusplus
