@@ -16,7 +16,7 @@
 # RVFIT_GPU_VARIANTS) runs desi-1k in alternation with the main build, and
 # once under Nsight Compute.  RVFIT_GPU_DEADLINE
 # (seconds since the start, default 400) skips the fits that would begin
-# after it.
+# after it; RVFIT_GPU_BIG_BATCH (default 8192) is the big phase's batch.
 # Every step has its own time limit so that one hang cannot eat the lease.
 set -uo pipefail
 out=$(realpath -m "${1:?usage: device_check.sh OUTDIR [PHASES]}")
@@ -217,22 +217,23 @@ if has big; then
     # desi-50k: fifty names of the desi-1k file, one process, then two.
     mkdir -p "$d/s50"
     for i in $(seq -w 0 49); do ln -sf "$d/coadd-desi-1000.fits" "$d/s50/coadd-$i.fits"; done
-    FIT_TIMEOUT=170 fit cuda64-50k cuda "$d/o-s50" --no-models --batch-size 8192 "$d"/s50/coadd-*.fits
+    bb=${RVFIT_GPU_BIG_BATCH:-8192}
+    FIT_TIMEOUT=170 fit cuda64-50k-b$bb cuda "$d/o-s50" --no-models --batch-size $bb "$d"/s50/coadd-*.fits
     # The same on NVIDIA's OpenCL (env phase) with RVFIT_GPU_BIG_OCL=1.
     if [ -n "${RVFIT_GPU_BIG_OCL:-}" ] && grep -q "platform.*NVIDIA" "$out/logs/plugins.log" 2>/dev/null; then
-        FIT_TIMEOUT=170 fit opencl-50k opencl "$d/o-s50o" --no-models --batch-size 8192 "$d"/s50/coadd-*.fits
+        FIT_TIMEOUT=170 fit opencl-50k-b$bb opencl "$d/o-s50o" --no-models --batch-size $bb "$d"/s50/coadd-*.fits
     fi
     if [ $(( $(date +%s) - t0 )) -le "${RVFIT_GPU_DEADLINE:-400}" ]; then
         s0=$(date +%s%N)
         for r in 0 1; do
             files=$(ls "$d"/s50/coadd-*.fits | awk -v r=$r 'NR % 2 == r')
             timeout 150 "$rv" fit --templates "$d/lib" --output-dir "$d/o-b$r" --overwrite \
-                --no-models --backend cuda --threads 8 --batch-size 8192 $files \
-                > "$out/logs/big2-$r.log" 2>&1 &
+                --no-models --backend cuda --threads 8 --batch-size $bb $files \
+                > "$out/logs/big2-b$bb-$r.log" 2>&1 &
         done
         wait
-        echo "big, 2 processes: 50000 spectra in $(( ($(date +%s%N) - s0) / 1000000 )) ms wall"
-        grep -h "profile: [0-9]" "$out"/logs/big2-*.log
+        echo "big, 2 processes, batch $bb: 50000 spectra in $(( ($(date +%s%N) - s0) / 1000000 )) ms wall"
+        grep -h "profile: [0-9]" "$out"/logs/big2-b$bb-*.log
     fi
     pack
 fi
