@@ -386,6 +386,59 @@ static void test_threads(const rvfit_library *lib, const rvfit_batch *b,
     CHECK(finite);
 }
 
+/* update_data (backend ops 2.1): new flux and ivar give the same bits as
+ * a fresh load of the changed batch in another handle; another geometry
+ * is refused. */
+static void test_update(const rvfit_library *lib, rvfit_batch *b,
+                        const rvfit_model_opts *mo)
+{
+    enum { NP = 16 };
+    rvfit_point p[NP];
+    memset(p, 0, sizeof p);
+    for (int k = 0; k < NP; k++) {
+        p[k].spec = (uint32_t)(k % 2);
+        p[k].v = -100 + 200 * urand();
+        p[k].theta[0] = 0.2 + 1.6 * urand();
+        p[k].theta[1] = urand();
+    }
+    double r[3][NP];
+    rvfit_err err = {{0}};
+    void *s1 = be_open(2), *s2 = be_open(1);
+    must(OPS->load_library(s1, lib, &err), &err, "load_library");
+    must(OPS->load_library(s2, lib, &err), &err, "load_library");
+    must(OPS->load_batch(s1, b, mo, &err), &err, "load_batch");
+    rvfit_chisq_out o0 = {r[0], NULL}, o1 = {r[1], NULL}, o2 = {r[2], NULL};
+    must(OPS->chisq(s1, NP, p, NULL, &o0, &err), &err, "chisq");
+    /* clip every 4th pixel of spectrum 1 in arm B, scale spectrum 0's
+     * flux in arm R (kept to restore) */
+    size_t n = b->arm[0].npix;
+    float keep[2 * LD_N];
+    memcpy(keep, b->arm[0].ivar + n, n * sizeof(float));
+    memcpy(keep + LD_N, b->arm[1].flux, n * sizeof(float));
+    for (size_t i = 0; i < n; i++) {
+        if (i % 4 == 0)
+            b->arm[0].ivar[n + i] = 0.0f;
+        b->arm[1].flux[i] *= 1.05f;
+    }
+    must(OPS->update_data(s1, b, &err), &err, "update_data");
+    must(OPS->chisq(s1, NP, p, NULL, &o1, &err), &err, "chisq after update");
+    must(OPS->load_batch(s2, b, mo, &err), &err, "load_batch changed");
+    must(OPS->chisq(s2, NP, p, NULL, &o2, &err), &err, "chisq fresh");
+    CHECK(memcmp(r[1], r[2], sizeof r[1]) == 0);
+    int moved = 1;
+    for (int k = 0; k < NP; k++)
+        moved &= r[1][k] != r[0][k];
+    CHECK(moved);
+    b->nspec = 1;
+    CHECK(OPS->update_data(s1, b, &err) == RVFIT_ERR_INVALID);
+    CHECK_MSG(tu_contains(err.msg, "resident"), "%s", err.msg);
+    b->nspec = 2;
+    memcpy(b->arm[0].ivar + n, keep, n * sizeof(float));
+    memcpy(b->arm[1].flux, keep + LD_N, n * sizeof(float));
+    OPS->close(s1);
+    OPS->close(s2);
+}
+
 /* ---- band matrix known answers -------------------------------------- */
 #define BT_N 40  /* template pixels */
 #define BD_N 12  /* data pixels     */
@@ -781,6 +834,7 @@ int main(void)
     OPS->close(st);
 
     test_threads(&lib, &b, &mo);
+    test_update(&lib, &b, &mo);
     rvfit_batch_free(&b);
     bench_desi();
     return tu_finish("test_cpu_backend");

@@ -164,6 +164,7 @@ typedef struct cpu_fill {
     const cpu_state *st;
     const rvfit_arm_batch *ba;
     cpu_arm *ca;
+    int data_only; /* update_data: the band matrices are in place already */
 } cpu_fill;
 
 /* Pool task: the pixel tables of wavelength grid w (u, basis, supports,
@@ -226,7 +227,7 @@ static void cpu_fill_spec(void *ctx, int tid, size_t s)
     ca->last[s] = last;
     ca->nuse[s] = nuse;
     size_t nr = (size_t)ca->ndiag * n;
-    if (ca->res)
+    if (ca->res && !f->data_only)
         memcpy(ca->res + s * nr, ba->res + s * nr, nr * sizeof(float));
 }
 
@@ -332,19 +333,25 @@ int cpu_load_batch(void *state, const rvfit_batch *batch,
     return RVFIT_OK;
 }
 
-/* The reference does not keep anything of a batch that flux and ivar
- * leave unchanged, so an update is a load of the same geometry. */
+/* New flux and ivar: the per-spectrum data of every arm again (usable
+ * pixels, their extent, sum w f^2), the pixel tables and band matrices
+ * kept; the same numbers as load_batch of the changed batch. */
 int cpu_update_data(void *state, const rvfit_batch *batch, rvfit_err *err)
 {
     cpu_state *st = state;
     int same = st->have_batch && batch->nspec == st->nspec &&
                batch->narm == st->narm;
     for (int a = 0; same && a < batch->narm; a++)
-        same = batch->arm[a].npix == st->arm[a].npix;
+        same = batch->arm[a].npix == st->arm[a].npix &&
+               batch->arm[a].flux && batch->arm[a].ivar;
     if (!same)
         return rvfit_err_set(err, RVFIT_ERR_INVALID,
                              "update_data: the batch is not the resident one "
                              "(spectra, arms or pixels differ): load_batch it");
-    rvfit_model_opts mo = st->mo;
-    return cpu_load_batch(state, batch, &mo, err);
+    for (int a = 0; a < batch->narm; a++) {
+        cpu_fill f = {.st = st, .ba = &batch->arm[a], .ca = &st->arm[a],
+                      .data_only = 1};
+        rvfit_pool_run(st->pool, st->nspec, cpu_fill_spec, &f);
+    }
+    return RVFIT_OK;
 }
