@@ -206,7 +206,8 @@ int cuda_load_batch(void *state, const rvfit_batch *bt,
     cuda_state *st = state;
     cuda_free_batch(st);
     rvk_batch_img *im = &st->img;
-    int rc = rvk_batch_prepare(&st->lib, bt, mo, st->fp64, &st->bat, im, err);
+    int rc = rvk_batch_prepare(&st->lib, bt, mo, st->fp64, st->host->nthreads,
+                               &st->bat, im, err);
     for (int d = 0; d < st->ndev && rc == RVFIT_OK; d++)
         rc = cuda_dev_batch(st, &st->dev[d], im, err);
     if (rc != RVFIT_OK) {

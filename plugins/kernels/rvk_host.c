@@ -220,25 +220,40 @@ static void rvk_sum_plan(const double *B, size_t n, int np, int32_t *plan)
 }
 
 /* Arm a's flux and ivar, sanitised by the cpu backend's rule, their
- * usable pixels and sum w f^2 (in doubles) into the images. */
+ * usable pixels and sum w f^2 (in doubles) into the images: one pool item
+ * per spectrum, each writing its own slices. */
+typedef struct rvk_data_task {
+    const rvfit_batch *bt;
+    int a;
+    rvk_batch_img *im;
+} rvk_data_task;
+
+static void rvk_data_spec(void *ctx, int tid, size_t s)
+{
+    (void)tid;
+    const rvk_data_task *t = ctx;
+    const rvfit_arm_batch *ba = &t->bt->arm[t->a];
+    rvk_batch_img *im = t->im;
+    size_t n = ba->npix, off = (size_t)im->ai[t->a * RVK_AI_N + RVK_AI_DOFF];
+    size_t k = s * (size_t)t->bt->narm + (size_t)t->a;
+    int32_t nuse = 0;
+    double fwf = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        float f = ba->flux[s * n + i], iv = ba->ivar[s * n + i];
+        int ok = iv > 0.0f && isfinite(iv) && isfinite(f);
+        im->flux[off + s * n + i] = ok ? f : 0.0f;
+        im->ivar[off + s * n + i] = ok ? iv : 0.0f;
+        nuse += ok;
+        fwf += ok ? (double)iv * (double)f * (double)f : 0.0;
+    }
+    im->nuse[k] = nuse;
+    im->fwf[k] = fwf;
+}
+
 static void rvk_fill_data(const rvfit_batch *bt, int a, rvk_batch_img *im)
 {
-    const rvfit_arm_batch *ba = &bt->arm[a];
-    size_t n = ba->npix, off = (size_t)im->ai[a * RVK_AI_N + RVK_AI_DOFF];
-    for (size_t s = 0; s < bt->nspec; s++) {
-        int32_t nuse = 0;
-        double fwf = 0.0;
-        for (size_t i = 0; i < n; i++) {
-            float f = ba->flux[s * n + i], iv = ba->ivar[s * n + i];
-            int ok = iv > 0.0f && isfinite(iv) && isfinite(f);
-            im->flux[off + s * n + i] = ok ? f : 0.0f;
-            im->ivar[off + s * n + i] = ok ? iv : 0.0f;
-            nuse += ok;
-            fwf += ok ? (double)iv * (double)f * (double)f : 0.0;
-        }
-        im->nuse[s * (size_t)bt->narm + (size_t)a] = nuse;
-        im->fwf[s * (size_t)bt->narm + (size_t)a] = fwf;
-    }
+    rvk_data_task t = {bt, a, im};
+    rvfit_pool_run(im->pool, bt->nspec, rvk_data_spec, &t);
 }
 
 /* Fill arm a of the images (arrays already sized): pixel tables, data
@@ -280,6 +295,7 @@ void rvk_batch_img_free(rvk_batch_img *im)
     free(im->nuse);
     free(im->bplan);
     free(im->fwf);
+    rvfit_pool_destroy(im->pool);
     memset(im, 0, sizeof *im);
 }
 
@@ -297,8 +313,8 @@ static int rvk_grow(void **p, size_t *cap, size_t n, size_t size)
 }
 
 int rvk_batch_prepare(const rvk_lib *L, const rvfit_batch *bt,
-                      const rvfit_model_opts *mo, int fp64, rvk_batch *B,
-                      rvk_batch_img *im, rvfit_err *err)
+                      const rvfit_model_opts *mo, int fp64, int nthreads,
+                      rvk_batch *B, rvk_batch_img *im, rvfit_err *err)
 {
     memset(im->ai, 0, sizeof im->ai);
     memset(im->ad, 0, sizeof im->ad);
@@ -306,6 +322,8 @@ int rvk_batch_prepare(const rvk_lib *L, const rvfit_batch *bt,
     im->npos = im->nbas = im->ndata = im->nres = im->nnuse = im->nplan = 0;
     memset(B, 0, sizeof *B);
     int rc = rvk_check_opts(L, bt, mo, err);
+    if (rc == RVFIT_OK && !im->pool)
+        rc = rvfit_pool_create(nthreads, &im->pool, err);
     if (rc != RVFIT_OK)
         return rc;
     B->npoly = mo->npoly;

@@ -18,6 +18,7 @@
 
 #include "rvfit/backend.h"
 #include "rvfit/library.h"
+#include "rvfit/pool.h"
 #include "rvfit_kargs.h"
 #include "rvfit_klayout.h"
 
@@ -78,6 +79,8 @@ typedef struct rvk_batch_img {
     int32_t *nuse;        /* nnuse = nspec * narm: usable pixels [s][a]   */
     size_t cap_pos, cap_basis, cap_bplan, cap_fwf, cap_flux, cap_ivar,
         cap_nuse;         /* bytes allocated                               */
+    rvfit_pool *pool;     /* threads that fill flux/ivar, spectrum by
+                             spectrum (made by the first prepare)          */
 } rvk_batch_img;
 
 /* ---- library --------------------------------------------------------- */
@@ -95,12 +98,14 @@ void rvk_lib_img_free(rvk_lib_img *im);
 /* Validate the batch and model options against the loaded library L
  * (which must have L->have set), fill *B (have = 0) and the batch images
  * *im with pos, basis and ad already in reals.  *im is zeroed before its
- * first use and keeps its buffers between calls (free them with
- * rvk_batch_img_free); on failure its contents are undefined but still
- * owned by it; err says why. */
+ * first use and keeps its buffers and its pool of nthreads threads (the
+ * host's [run] threads; made on the first call) between calls (free them
+ * with rvk_batch_img_free); on failure its contents are undefined but
+ * still owned by it; err says why.  The images do not depend on the
+ * thread count. */
 int rvk_batch_prepare(const rvk_lib *L, const rvfit_batch *bt,
-                      const rvfit_model_opts *mo, int fp64, rvk_batch *B,
-                      rvk_batch_img *im, rvfit_err *err);
+                      const rvfit_model_opts *mo, int fp64, int nthreads,
+                      rvk_batch *B, rvk_batch_img *im, rvfit_err *err);
 void rvk_batch_img_free(rvk_batch_img *im);
 /* New flux and ivar of the resident batch B (backend ops update_data):
  * bt must have B's spectra, arms and pixel counts (else

@@ -149,7 +149,8 @@ int ocl_load_batch(void *state, const rvfit_batch *bt,
     ocl_state *st = state;
     ocl_free_batch(st);
     rvk_batch_img *im = &st->img;
-    int rc = rvk_batch_prepare(&st->lib, bt, mo, st->fp64, &st->bat, im, err);
+    int rc = rvk_batch_prepare(&st->lib, bt, mo, st->fp64, st->host->nthreads,
+                               &st->bat, im, err);
     if (rc != RVFIT_OK)
         return rc;
     rc = ocl_upload_batch(st, im, err);
