@@ -29,6 +29,12 @@
 #ifndef OCL_WG_GPU
 #define OCL_WG_GPU 256
 #endif
+/* Register cap for NVIDIA's OpenCL compiler (-cl-nv-maxrregcount): 64, 4
+ * blocks of 256 per SM, what the CUDA build's rvk_like measured best with
+ * on an H200 (docs/cuda.md, RVFIT_CUDA_MINBLOCKS). */
+#define OCL_NV_MAXRREG 64
+#define OCL_STR_(x) #x
+#define OCL_STR(x) OCL_STR_(x)
 
 typedef struct ocl_state {
     const rvfit_host *host;

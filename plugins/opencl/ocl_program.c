@@ -64,9 +64,26 @@ int ocl_build(ocl_state *st, rvfit_err *err)
         st->prog = NULL;
         return ocl_fail(err, "clCreateProgramWithSource", e);
     }
-    /* No fast-math options: the results must match the cpu reference. */
-    const char *opts = st->fp64 ? "-cl-std=CL1.2 -DRVK_FP64" : "-cl-std=CL1.2";
+    /* No fast-math options: the results must match the cpu reference.
+     * NVIDIA's compiler takes a register cap (cl_nv_compiler_options), the
+     * OpenCL counterpart of the CUDA build's __launch_bounds__ for
+     * rvk_like (RVFIT_CUDA_MINBLOCKS); rvk_template stays below it. */
+    char ext[8192] = "", opts[128];
+    clGetDeviceInfo(st->dev, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL);
+    int nv = strstr(ext, "cl_nv_compiler_options") != NULL;
+    snprintf(opts, sizeof opts, "-cl-std=CL1.2%s%s",
+             st->fp64 ? " -DRVK_FP64" : "",
+             nv ? " -cl-nv-maxrregcount " OCL_STR(OCL_NV_MAXRREG) : "");
+    rvfit_log(st->host, RVFIT_LOG_DEBUG, "opencl", "build options: %s", opts);
     e = clBuildProgram(st->prog, 1, &st->dev, opts, NULL, NULL);
+    if (e != CL_SUCCESS && nv) { /* the cap is an optimisation: never fatal */
+        rvfit_log(st->host, RVFIT_LOG_WARN, "opencl",
+                  "the build with -cl-nv-maxrregcount failed (%d); "
+                  "building without it", (int)e);
+        snprintf(opts, sizeof opts, "-cl-std=CL1.2%s",
+                 st->fp64 ? " -DRVK_FP64" : "");
+        e = clBuildProgram(st->prog, 1, &st->dev, opts, NULL, NULL);
+    }
     if (e != CL_SUCCESS)
         return ocl_build_log(st, e, err);
     int rc = ocl_kernel(st, "rvk_template", RVK_NARGS(RVK_TEMPLATE_ARGS),
