@@ -339,15 +339,13 @@ int cpu_load_batch(void *state, const rvfit_batch *batch,
 int cpu_update_data(void *state, const rvfit_batch *batch, rvfit_err *err)
 {
     cpu_state *st = state;
-    int same = st->have_batch && batch->nspec == st->nspec &&
-               batch->narm == st->narm;
-    for (int a = 0; same && a < batch->narm; a++)
-        same = batch->arm[a].npix == st->arm[a].npix &&
-               batch->arm[a].flux && batch->arm[a].ivar;
-    if (!same)
-        return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                             "update_data: the batch is not the resident one "
-                             "(spectra, arms or pixels differ): load_batch it");
+    size_t npix[RVFIT_MAX_ARMS];
+    for (int a = 0; a < st->narm && a < RVFIT_MAX_ARMS; a++)
+        npix[a] = st->arm[a].npix;
+    int rc = rvfit_batch_update_check(batch, st->have_batch, st->nspec,
+                                      st->narm, npix, err);
+    if (rc != RVFIT_OK)
+        return rc;
     for (int a = 0; a < batch->narm; a++) {
         cpu_fill f = {.st = st, .ba = &batch->arm[a], .ca = &st->arm[a],
                       .data_only = 1};

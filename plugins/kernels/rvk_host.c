@@ -364,14 +364,10 @@ int rvk_batch_prepare(const rvk_lib *L, const rvfit_batch *bt,
 int rvk_batch_update(const rvk_batch *B, const rvfit_batch *bt, int fp64,
                      rvk_batch_img *im, rvfit_err *err)
 {
-    int same = B->have && bt->nspec == B->nspec && bt->narm == B->narm;
-    for (int a = 0; same && a < bt->narm; a++)
-        same = bt->arm[a].npix == B->npix[a] && bt->arm[a].flux &&
-               bt->arm[a].ivar;
-    if (!same)
-        return rvfit_err_set(err, RVFIT_ERR_INVALID,
-                             "update_data: the batch is not the resident one "
-                             "(spectra, arms or pixels differ): load_batch it");
+    int rc = rvfit_batch_update_check(bt, B->have, B->nspec, B->narm,
+                                      B->npix, err);
+    if (rc != RVFIT_OK)
+        return rc;
     for (int a = 0; a < bt->narm; a++)
         rvk_fill_data(bt, a, im);
     rvk_to_real(fp64, im->fwf, im->nnuse, im->fwf);

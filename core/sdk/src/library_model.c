@@ -113,6 +113,22 @@ int rvfit_batch_arm_check(const rvfit_library *lib, const rvfit_arm_batch *ba,
     return RVFIT_OK;
 }
 
+int rvfit_batch_update_check(const rvfit_batch *batch, int have,
+                             size_t nspec, int narm, const size_t *npix,
+                             rvfit_err *err)
+{
+    int same = have && batch->nspec == nspec && batch->narm == narm;
+    for (int a = 0; same && a < narm; a++)
+        same = batch->arm[a].npix == npix[a] && batch->arm[a].flux &&
+               batch->arm[a].ivar;
+    if (!same)
+        return rvfit_err_set(err, RVFIT_ERR_INVALID,
+                             "update_data: the batch is not the resident one "
+                             "(spectra, arms or pixels differ, or no batch is "
+                             "loaded): load_batch it");
+    return RVFIT_OK;
+}
+
 int rvfit_stencils_check(const rvfit_library *lib, size_t n,
                          const rvfit_stencils *st, rvfit_err *err)
 {

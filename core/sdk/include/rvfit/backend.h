@@ -82,6 +82,13 @@ RVFIT_EXPORT int rvfit_batch_arm_check(const rvfit_library *lib,
                                        size_t nspec, int *lib_arm,
                                        rvfit_err *err);
 
+/* The update_data contract (backend ops 2.1): a batch is resident (have)
+ * and batch has its nspec spectra and narm arms of npix[a] pixels, with
+ * flux and ivar.  RVFIT_ERR_INVALID, saying so, otherwise. */
+RVFIT_EXPORT int rvfit_batch_update_check(const rvfit_batch *batch, int have,
+                                          size_t nspec, int narm,
+                                          const size_t *npix, rvfit_err *err);
+
 /* Interpolation stencils computed by the core, one per point in CSR
  * layout: point i's template in library arm a is
  *   sum_{e = off[i]}^{off[i+1]-1} w[e * nw + (nw > 1 ? a : 0)]
