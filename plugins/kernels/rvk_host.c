@@ -299,17 +299,18 @@ void rvk_batch_img_free(rvk_batch_img *im)
     memset(im, 0, sizeof *im);
 }
 
-/* Grow *p to at least n elements of `size` bytes (+1: malloc(0) may
- * return NULL); the contents need not survive. */
-static int rvk_grow(void **p, size_t *cap, size_t n, size_t size)
+/* p grown to at least n elements of `size` bytes (+1: malloc(0) may
+ * return NULL), contents not kept: p itself when it is large enough, else
+ * a new block (p freed), or NULL when out of memory. */
+static void *rvk_grow(void *p, size_t *cap, size_t n, size_t size)
 {
     size_t bytes = (n + 1) * size;
-    if (*p && *cap >= bytes)
-        return 1;
-    free(*p);
-    *p = malloc(bytes);
-    *cap = *p ? bytes : 0;
-    return *p != NULL;
+    if (p && *cap >= bytes)
+        return p;
+    free(p);
+    p = malloc(bytes);
+    *cap = p ? bytes : 0;
+    return p;
 }
 
 int rvk_batch_prepare(const rvk_lib *L, const rvfit_batch *bt,
@@ -334,19 +335,16 @@ int rvk_batch_prepare(const rvk_lib *L, const rvfit_batch *bt,
     rc = rvk_layout(L, bt, lam, B, im, err);
     if (rc != RVFIT_OK)
         return rc;
-    if (!rvk_grow((void **)&im->pos, &im->cap_pos, im->npos, sizeof(double)) ||
-        !rvk_grow((void **)&im->basis, &im->cap_basis, im->nbas,
-                  sizeof(double)) ||
-        !rvk_grow((void **)&im->flux, &im->cap_flux, im->ndata,
-                  sizeof(float)) ||
-        !rvk_grow((void **)&im->ivar, &im->cap_ivar, im->ndata,
-                  sizeof(float)) ||
-        !rvk_grow((void **)&im->nuse, &im->cap_nuse, im->nnuse,
-                  sizeof(int32_t)) ||
-        !rvk_grow((void **)&im->fwf, &im->cap_fwf, im->nnuse,
-                  sizeof(double)) ||
-        !rvk_grow((void **)&im->bplan, &im->cap_bplan, im->nplan,
-                  sizeof(int32_t))) {
+    im->pos = rvk_grow(im->pos, &im->cap_pos, im->npos, sizeof(double));
+    im->basis = rvk_grow(im->basis, &im->cap_basis, im->nbas, sizeof(double));
+    im->flux = rvk_grow(im->flux, &im->cap_flux, im->ndata, sizeof(float));
+    im->ivar = rvk_grow(im->ivar, &im->cap_ivar, im->ndata, sizeof(float));
+    im->nuse = rvk_grow(im->nuse, &im->cap_nuse, im->nnuse, sizeof(int32_t));
+    im->fwf = rvk_grow(im->fwf, &im->cap_fwf, im->nnuse, sizeof(double));
+    im->bplan = rvk_grow(im->bplan, &im->cap_bplan, im->nplan,
+                         sizeof(int32_t));
+    if (!im->pos || !im->basis || !im->flux || !im->ivar || !im->nuse ||
+        !im->fwf || !im->bplan) {
         rvk_batch_img_free(im);
         return rvfit_err_set(err, RVFIT_ERR_NOMEM, "batch: out of memory");
     }
