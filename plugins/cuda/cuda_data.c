@@ -103,13 +103,11 @@ int cuda_load_library(void *state, const rvfit_library *lib, rvfit_err *err)
 static int cuda_upload_res(const cuda_dev *d, const cuda_state *st,
                            const rvk_batch_img *im, int a, rvfit_err *err)
 {
-    const int64_t *ai = im->ai + a * RVK_AI_N;
-    if (!im->res[a])
-        return RVFIT_OK;
-    size_t n = st->bat.nspec * (size_t)ai[RVK_AI_NDIAG] *
-               (size_t)ai[RVK_AI_NPIX] * sizeof(float);
-    cudaError_t e = cudaMemcpy((char *)d->res + ai[RVK_AI_ROFF] * sizeof(float),
-                               im->res[a], n, cudaMemcpyHostToDevice);
+    size_t n = rvk_res_bytes(im, &st->bat, a);
+    size_t off = (size_t)im->ai[a * RVK_AI_N + RVK_AI_ROFF] * sizeof(float);
+    cudaError_t e = n ? cudaMemcpy((char *)d->res + off, im->res[a], n,
+                                   cudaMemcpyHostToDevice)
+                      : cudaSuccess;
     if (e == cudaSuccess)
         return RVFIT_OK;
     cuda_fail(err, d, "cudaMemcpy", e);

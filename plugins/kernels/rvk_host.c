@@ -359,6 +359,14 @@ int rvk_batch_prepare(const rvk_lib *L, const rvfit_batch *bt,
     return RVFIT_OK;
 }
 
+size_t rvk_res_bytes(const rvk_batch_img *im, const rvk_batch *B, int a)
+{
+    const int64_t *ai = im->ai + a * RVK_AI_N;
+    return im->res[a] ? B->nspec * (size_t)ai[RVK_AI_NDIAG] *
+                            (size_t)ai[RVK_AI_NPIX] * sizeof(float)
+                      : 0;
+}
+
 int rvk_batch_update(const rvk_batch *B, const rvfit_batch *bt, int fp64,
                      rvk_batch_img *im, rvfit_err *err)
 {

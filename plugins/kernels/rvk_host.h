@@ -107,6 +107,10 @@ int rvk_batch_prepare(const rvk_lib *L, const rvfit_batch *bt,
                       const rvfit_model_opts *mo, int fp64, int nthreads,
                       rvk_batch *B, rvk_batch_img *im, rvfit_err *err);
 void rvk_batch_img_free(rvk_batch_img *im);
+/* Bytes of arm a's band matrices in the images of batch B (0 when the
+ * arm has none); they go to float offset ai[RVK_AI_ROFF] of the device's
+ * resolution buffer, from im->res[a]. */
+size_t rvk_res_bytes(const rvk_batch_img *im, const rvk_batch *B, int a);
 /* New flux and ivar of the resident batch B (backend ops update_data):
  * bt must have B's spectra, arms and pixel counts (else
  * RVFIT_ERR_INVALID); refills flux, ivar, nuse and fwf (in reals) of the

@@ -96,13 +96,11 @@ static int ocl_upload_res(ocl_state *st, const rvk_batch_img *im,
     size_t total = im->nres ? im->nres * sizeof(float) : 16;
     st->res = clCreateBuffer(st->ctx, CL_MEM_READ_ONLY, total, NULL, &e);
     for (int a = 0; a < st->bat.narm && e == CL_SUCCESS; a++) {
-        const int64_t *ai = im->ai + a * RVK_AI_N;
-        if (im->res[a])
-            e = clEnqueueWriteBuffer(
-                st->q, st->res, CL_TRUE, (size_t)ai[RVK_AI_ROFF] * sizeof(float),
-                st->bat.nspec * (size_t)ai[RVK_AI_NDIAG] *
-                    (size_t)ai[RVK_AI_NPIX] * sizeof(float),
-                im->res[a], 0, NULL, NULL);
+        size_t n = rvk_res_bytes(im, &st->bat, a);
+        size_t off = (size_t)im->ai[a * RVK_AI_N + RVK_AI_ROFF] * sizeof(float);
+        if (n)
+            e = clEnqueueWriteBuffer(st->q, st->res, CL_TRUE, off, n,
+                                     im->res[a], 0, NULL, NULL);
     }
     if (e == CL_SUCCESS)
         return RVFIT_OK;

@@ -55,6 +55,16 @@ static int ocl_kernel(ocl_state *st, const char *name, cl_uint nargs,
     return RVFIT_OK;
 }
 
+/* clBuildProgram with the standard options and `extra` appended. */
+static cl_int ocl_build_with(ocl_state *st, const char *extra)
+{
+    char opts[128];
+    snprintf(opts, sizeof opts, "-cl-std=CL1.2%s%s",
+             st->fp64 ? " -DRVK_FP64" : "", extra);
+    rvfit_log(st->host, RVFIT_LOG_DEBUG, "opencl", "build options: %s", opts);
+    return clBuildProgram(st->prog, 1, &st->dev, opts, NULL, NULL);
+}
+
 int ocl_build(ocl_state *st, rvfit_err *err)
 {
     cl_int e;
@@ -68,21 +78,16 @@ int ocl_build(ocl_state *st, rvfit_err *err)
      * NVIDIA's compiler takes a register cap (cl_nv_compiler_options), the
      * OpenCL counterpart of the CUDA build's __launch_bounds__ for
      * rvk_like (RVFIT_CUDA_MINBLOCKS); rvk_template stays below it. */
-    char ext[8192] = "", opts[128];
+    char ext[8192] = "";
     clGetDeviceInfo(st->dev, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL);
     int nv = strstr(ext, "cl_nv_compiler_options") != NULL;
-    snprintf(opts, sizeof opts, "-cl-std=CL1.2%s%s",
-             st->fp64 ? " -DRVK_FP64" : "",
-             nv ? " -cl-nv-maxrregcount " OCL_STR(OCL_NV_MAXRREG) : "");
-    rvfit_log(st->host, RVFIT_LOG_DEBUG, "opencl", "build options: %s", opts);
-    e = clBuildProgram(st->prog, 1, &st->dev, opts, NULL, NULL);
+    e = ocl_build_with(st, nv ? " -cl-nv-maxrregcount " OCL_STR(OCL_NV_MAXRREG)
+                              : "");
     if (e != CL_SUCCESS && nv) { /* the cap is an optimisation: never fatal */
         rvfit_log(st->host, RVFIT_LOG_WARN, "opencl",
                   "the build with -cl-nv-maxrregcount failed (%d); "
                   "building without it", (int)e);
-        snprintf(opts, sizeof opts, "-cl-std=CL1.2%s",
-                 st->fp64 ? " -DRVK_FP64" : "");
-        e = clBuildProgram(st->prog, 1, &st->dev, opts, NULL, NULL);
+        e = ocl_build_with(st, "");
     }
     if (e != CL_SUCCESS)
         return ocl_build_log(st, e, err);

@@ -274,7 +274,7 @@ static int clip_reload(fit_ctx *f)
     if (rc != RVFIT_ERR_UNAVAILABLE)
         return rc;
     rvfit_err_clear(f->err);
-    return f->be->ops->load_batch(f->be->state, f->b, &f->o->model, f->err);
+    return o->load_batch(f->be->state, f->b, &f->o->model, f->err);
 }
 
 int fit_stage_clip(fit_ctx *f)
