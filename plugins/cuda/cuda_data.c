@@ -98,21 +98,27 @@ int cuda_load_library(void *state, const rvfit_library *lib, rvfit_err *err)
     return RVFIT_OK;
 }
 
+/* Copy bytes from host src into the existing device buffer dst. */
+static int cuda_copy_in(const cuda_dev *d, void *dst, const void *src,
+                        size_t bytes, const char *what, rvfit_err *err)
+{
+    cudaError_t e = bytes ? cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice)
+                          : cudaSuccess;
+    if (e == cudaSuccess)
+        return RVFIT_OK;
+    cuda_fail(err, d, "cudaMemcpy", e);
+    rvfit_err_prefix(err, "upload of %s (%zu bytes)", what, bytes);
+    return RVFIT_ERR_DEVICE;
+}
+
 /* Arm a's band matrices, straight from the batch, into the device's
  * resolution buffer (already allocated). */
 static int cuda_upload_res(const cuda_dev *d, const cuda_state *st,
                            const rvk_batch_img *im, int a, rvfit_err *err)
 {
-    size_t n = rvk_res_bytes(im, &st->bat, a);
     size_t off = (size_t)im->ai[a * RVK_AI_N + RVK_AI_ROFF] * sizeof(float);
-    cudaError_t e = n ? cudaMemcpy((char *)d->res + off, im->res[a], n,
-                                   cudaMemcpyHostToDevice)
-                      : cudaSuccess;
-    if (e == cudaSuccess)
-        return RVFIT_OK;
-    cuda_fail(err, d, "cudaMemcpy", e);
-    rvfit_err_prefix(err, "upload of arm %d's resolution (%zu bytes)", a, n);
-    return RVFIT_ERR_DEVICE;
+    return cuda_copy_in(d, (char *)d->res + off, im->res[a],
+                        rvk_res_bytes(im, &st->bat, a), "resolution", err);
 }
 
 /* The batch images on one device (pos, basis and ad already in reals). */
@@ -153,19 +159,6 @@ static int cuda_dev_batch(const cuda_state *st, cuda_dev *d,
         rc = cuda_upload(d, &d->fwf, im->fwf, im->nnuse * r, "data norms",
                          err);
     return rc;
-}
-
-/* Copy bytes from host src into the existing device buffer dst. */
-static int cuda_copy_in(const cuda_dev *d, void *dst, const void *src,
-                        size_t bytes, const char *what, rvfit_err *err)
-{
-    cudaError_t e = bytes ? cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice)
-                          : cudaSuccess;
-    if (e == cudaSuccess)
-        return RVFIT_OK;
-    cuda_fail(err, d, "cudaMemcpy", e);
-    rvfit_err_prefix(err, "update of %s (%zu bytes)", what, bytes);
-    return RVFIT_ERR_DEVICE;
 }
 
 int cuda_update_data(void *state, const rvfit_batch *bt, rvfit_err *err)
