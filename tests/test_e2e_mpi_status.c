@@ -91,9 +91,15 @@ static pid_t job_start(const char *out, int skip, const char *logp)
     for (int i = 0; i < NIN; i++)
         argv[k++] = in[order[i]];
     argv[k] = NULL;
+    /* Open MPI keeps its session files under TMPDIR, and a job killed
+     * with -9 cannot remove them: keep them beside the test's output. */
+    char tmpd[4300];
+    snprintf(tmpd, sizeof tmpd, "%s.mpitmp", out);
+    mkdir(tmpd, 0755);
     pid_t pid = fork();
     if (pid == 0) {
         setsid();
+        setenv("TMPDIR", tmpd, 1);
         int fd = open(logp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd >= 0) {
             dup2(fd, 1);
