@@ -373,6 +373,64 @@ static void test_row_support(void)
     CHECK(lo == hi);
 }
 
+/* rvfit_bspline_cheb against the uniform cubic B-spline's closed form
+ * (de Boor): on an interior interval of npoly 10 (7 intervals; knots of
+ * interval 3 all simple), at its coordinate t = (y + 1)/2 the four
+ * non-zero splines are (1-t)^3/6, (3t^3 - 6t^2 + 4)/6,
+ * (-3t^3 + 3t^2 + 3t + 1)/6 and t^3/6.  Then rvfit_pixel_cells on a row
+ * with padding: intervals in order, -1 beyond the spectrum's own pixels,
+ * and each pixel's rows of rvfit_pixel_tables equal to the Chebyshev
+ * expansion of its interval at its coordinate. */
+static void cheb_eval(const double *D, int r, double y, double *v)
+{
+    double T[4] = {1.0, y, 2 * y * y - 1, 4 * y * y * y - 3 * y};
+    *v = 0.0;
+    for (int p = 0; p < 4; p++)
+        *v += D[4 * r + p] * T[p];
+}
+
+static void test_bspline_cells(void)
+{
+    enum { P = 10, N = 1200, NOWN = 1100 };
+    double D[16], v;
+    rvfit_bspline_cheb(P, 3, D);
+    for (int q = 0; q <= 10; q++) {
+        double t = q / 10.0, y = 2 * t - 1;
+        double t3 = t * t * t, t2 = t * t;
+        double want[4] = {pow(1 - t, 3) / 6, (3 * t3 - 6 * t2 + 4) / 6,
+                          (-3 * t3 + 3 * t2 + 3 * t + 1) / 6, t3 / 6};
+        for (int r = 0; r < 4; r++) {
+            cheb_eval(D, r, y, &v);
+            CHECK_MSG(fabs(v - want[r]) < 1e-15,
+                      "B_%d at t %g: %.17g, want %.17g", 3 + r, t, v, want[r]);
+        }
+    }
+    static double wave[N], u[N], B[P * N], y[N];
+    static int cell[N];
+    for (int i = 0; i < N; i++)
+        wave[i] = 3600.0 + 0.8 * i;
+    rvfit_pixel_tables(RVFIT_BASIS_BSPLINE, P, log(3500.0), 1e-4, N, NOWN,
+                       wave, N, u, B);
+    rvfit_pixel_cells(P, N, NOWN, wave, cell, y);
+    int prev = 0, bad = 0;
+    for (int i = 0; i < N; i++) {
+        if (i >= NOWN) {
+            bad += cell[i] != -1;
+            continue;
+        }
+        bad += cell[i] < prev || cell[i] > P - 4 || fabs(y[i]) > 1.0;
+        prev = cell[i];
+        double all[P] = {0};
+        rvfit_bspline_cheb(P, cell[i], D);
+        for (int r = 0; r < 4; r++)
+            cheb_eval(D, r, y[i], &all[cell[i] + r]);
+        for (int k = 0; k < P; k++)
+            bad += fabs(all[k] - B[k * N + i]) > 1e-14;
+    }
+    CHECK_MSG(bad == 0, "%d pixels off their interval or its expansion", bad);
+    CHECK(cell[0] == 0 && cell[NOWN - 1] == P - 4);
+}
+
 int main(void)
 {
     test_marg(RVFIT_BASIS_GAUSS, 10, 3000, 30);
@@ -383,6 +441,7 @@ int main(void)
     test_basis();
     test_basis_bspline();
     test_row_support();
+    test_bspline_cells();
     test_marg_dead();
     test_cubic();
     test_vsini();

@@ -35,17 +35,27 @@ double rvfit_dlnl_doppler(double v_kms)
 /* Clamped cubic B-splines on npoly - 3 equal intervals of [-1, 1]: the
  * four that are non-zero at x by the Cox-de Boor triangle (Piegl and
  * Tiller, The NURBS Book, A2.2), every other one exactly 0. */
+/* The interval j of x and x's coordinate t in interval units (j <= t <=
+ * j + 1); -1 in padding, where every B-spline is 0. */
+static int bspline_interval(int npoly, double x, double *t)
+{
+    int m = npoly - 3;
+    if (!(x >= -1.0 - 1e-9 && x <= 1.0 + 1e-9)) /* padding: no support */
+        return -1;
+    *t = (fmin(fmax(x, -1.0), 1.0) + 1.0) * 0.5 * m;
+    int j = (int)floor(*t);
+    return j > m - 1 ? m - 1 : j;
+}
+
 static void basis_bspline(int npoly, double x, double *b)
 {
     int m = npoly - 3;
     for (int k = 0; k < npoly; k++)
         b[k] = 0.0;
-    if (!(x >= -1.0 - 1e-9 && x <= 1.0 + 1e-9)) /* padding: no support */
+    double t;
+    int j = bspline_interval(npoly, x, &t);
+    if (j < 0)
         return;
-    double t = (fmin(fmax(x, -1.0), 1.0) + 1.0) * 0.5 * m;
-    int j = (int)floor(t);
-    if (j > m - 1)
-        j = m - 1;
     /* knot i of the clamped vector, in interval units */
 #define BSP_KNOT(i) ((double)((i) < 3 ? 0 : (i) > m + 3 ? m : (i) - 3))
     int s = j + 3;
@@ -64,6 +74,42 @@ static void basis_bspline(int npoly, double x, double *b)
 #undef BSP_KNOT
     for (int r = 0; r < 4; r++)
         b[j + r] = n[r];
+}
+
+int rvfit_bspline_cell(int npoly, double x, double *y)
+{
+    double t;
+    int j = npoly >= 4 && npoly <= RVFIT_MAX_POLY
+                ? bspline_interval(npoly, x, &t)
+                : -1;
+    if (j >= 0)
+        *y = 2.0 * (t - j) - 1.0;
+    return j;
+}
+
+void rvfit_bspline_cheb(int npoly, int j, double D[16])
+{
+    /* A cubic is interpolated exactly at the 4 Chebyshev nodes; the
+     * discrete Chebyshev transform there gives its coefficients. */
+    int m = npoly - 3;
+    double val[4][4], T[4][4];
+    for (int q = 0; q < 4; q++) {
+        double y = cos(PHYS_PI * (q + 0.5) / 4.0), b[RVFIT_MAX_POLY];
+        rvfit_basis(RVFIT_BASIS_BSPLINE, npoly,
+                    2.0 * (j + 0.5 * (y + 1.0)) / m - 1.0, b);
+        for (int r = 0; r < 4; r++)
+            val[q][r] = b[j + r];
+        T[q][0] = 1.0, T[q][1] = y;
+        for (int p = 2; p < 4; p++)
+            T[q][p] = 2.0 * y * T[q][p - 1] - T[q][p - 2];
+    }
+    for (int r = 0; r < 4; r++)
+        for (int p = 0; p < 4; p++) {
+            double s = 0.0;
+            for (int q = 0; q < 4; q++)
+                s += val[q][r] * T[q][p];
+            D[4 * r + p] = (p ? 0.5 : 0.25) * s;
+        }
 }
 
 void rvfit_basis(int kind, int npoly, double x, double *b)

@@ -74,6 +74,26 @@ RVFIT_EXPORT void rvfit_pixel_tables(int kind, int npoly, double lnl0,
                                      const double *wave, size_t ld,
                                      double *u, double *B);
 
+/* The B-spline interval of each pixel of such a row, with the pixel's
+ * coordinate in it (added after 3.0): cell[i] = j in
+ * 0..npoly-4, y[i] in [-1, 1] across the interval, for the same x as
+ * rvfit_pixel_tables; cell[i] = -1 (y[i] = 0) where every B-spline is 0.
+ * Within interval j the rows j..j+3 are the cubics of rvfit_bspline_cheb,
+ * so a backend may form B-spline normal equations from the 7 weighted
+ * moments of T_0..T_6(y) per interval.  npoly in 4..RVFIT_MAX_POLY. */
+RVFIT_EXPORT void rvfit_pixel_cells(int npoly, size_t n, size_t nown,
+                                    const double *wave, int *cell,
+                                    double *y);
+
+/* rvfit_pixel_cells for one x: the interval, or -1; *y as above (left
+ * untouched for -1 or npoly outside 4..RVFIT_MAX_POLY). */
+RVFIT_EXPORT int rvfit_bspline_cell(int npoly, double x, double *y);
+
+/* The four B-splines j..j+3 that live on interval j, in Chebyshev
+ * polynomials of its coordinate y: B_{j+r} = sum_p D[4r+p] T_p(y) for y
+ * in [-1, 1] (exact to rounding: a cubic through 4 Chebyshev nodes). */
+RVFIT_EXPORT void rvfit_bspline_cheb(int npoly, int j, double D[16]);
+
 /* The pixels [*lo, *hi) of a table row of n values (a row of B above)
  * outside of which it is exactly 0, so that a backend may sum its
  * products there only; *lo == *hi when the row is 0 everywhere. */
