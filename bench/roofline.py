@@ -179,23 +179,37 @@ def gauss_normal_flops(n, npoly, a0, a1, block=256):
     return tot / len(a0) + 7 * (npair + npoly)
 
 
+def bspline_cells(n, npoly):
+    """cpu_batch.c:cpu_fill_cells for the clamped cubic B-splines of
+    physics.c on n pixels (x linear in the pixel index, as for a coadd's
+    common wavelengths): each interval's pixels [lo, hi), widened to
+    LANES."""
+    m = npoly - 3
+    t = (np.arange(n) / (n - 1)) * m   # (x + 1) / 2 * m
+    cell = np.minimum(np.floor(t).astype(int), m - 1)
+    lim = []
+    for j in range(m):
+        i = np.nonzero(cell == j)[0]
+        lim.append((i[0] // LANES * LANES,
+                    (i[-1] + 1 + LANES - 1) // LANES * LANES))
+    return lim
+
+
 def bspline_normal_flops(n, npoly, a0, a1):
-    """cpu_normal.c:cpu_normal_seg, mean over the spectra's solve ranges
-    [a0, a1): per segment between support bounds with active rows R,
-    g B_k (R), the R(R+1)/2 pair sums and R right-hand sides (mul+add),
-    then the 8-lane reductions of every sum."""
-    sup = bspline_sup(n, npoly)
-    npair = npoly * (npoly + 1) // 2
+    """cpu_normal.c:cpu_normal_bsm, mean over the spectra's solve ranges
+    [a0, a1): per interval the 7 moments of g and the 4 of c (mul+add
+    per pixel), their 8-lane reductions, G from the moments (add, mul
+    per entry), then per row r of the four e = G D_r (16 mul+add), b
+    (4 mul+add) and the r + 1 entries of A (4 mul+add each)."""
+    lim = bspline_cells(n, npoly)
+    per_int = 7 * 11 + 2 * 16 + sum(32 + 8 + 8 * (r + 1) for r in range(4))
     tot = 0.0
     for b0, b1 in zip(a0, a1):
-        cut = sorted({b0, b1} | {e for lo, hi in sup for e in (lo, hi)
-                                 if b0 < e < b1})
-        for p, q in zip(cut[:-1], cut[1:]):
-            act = [k for k, (lo, hi) in enumerate(sup) if lo < q and hi > p]
-            if act:
-                r = act[-1] - act[0] + 1
-                tot += (q - p) * (r + 2 * r * (r + 1) // 2 + 2 * r)
-    return tot / len(a0) + 7 * (npair + npoly)
+        for lo, hi in lim:
+            r0, r1 = max(lo, b0), min(hi, b1)
+            if r1 > r0:
+                tot += (r1 - r0) * 2 * 11 + per_int
+    return tot / len(a0)
 
 
 def arm_flops(arm, npoly, basis, ncorner, h, log_flux, span_pix=0.0, nk=1):

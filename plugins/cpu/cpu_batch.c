@@ -146,6 +146,17 @@ static int cpu_arm_layout(cpu_state *st, const rvfit_arm_batch *ba,
     ca->sup = cpu_carve(base, off, nw * np * 2 * sizeof(uint32_t));
     ca->mom = ca->nmom ? cpu_carve(base, off, nw * (size_t)ca->nmom * npad * d)
                        : NULL;
+    ca->nint = st->mo.basis == RVFIT_BASIS_BSPLINE && np >= 4 ? (int)np - 3
+                                                                : 0;
+    size_t ni = (size_t)ca->nint;
+    ca->icap = ni ? CPU_IMOM * (npad + 2 * CPU_LANES * ni) : 0;
+    ca->ilim = ni ? cpu_carve(base, off, nw * ni * 2 * sizeof(uint32_t))
+                  : NULL;
+    ca->ioff = ni ? cpu_carve(base, off, nw * ni * sizeof(size_t)) : NULL;
+    ca->itab = ni ? cpu_carve(base, off, nw * ca->icap * d) : NULL;
+    ca->icheb = ni ? cpu_carve(base, off, ni * 16 * d) : NULL;
+    ca->icell = ni ? cpu_carve(base, off, nw * npad * sizeof(int)) : NULL;
+    ca->iy = ni ? cpu_carve(base, off, nw * npad * d) : NULL;
     ca->fwf = cpu_carve(base, off, ns * d);
     ca->flux = cpu_carve(base, off, ns * npad * d);
     ca->ivar = cpu_carve(base, off, ns * npad * d);
@@ -167,8 +178,48 @@ typedef struct cpu_fill {
     int data_only; /* update_data: the band matrices are in place already */
 } cpu_fill;
 
+/* The B-spline intervals' tables of grid w (cpu_arm.itab): each
+ * interval's pixel range, then T_0 .. T_6 of the pixel's coordinate in
+ * it, 0 at the pixels of its neighbours that the widening takes in. */
+static void cpu_fill_cells(const rvfit_arm_batch *ba, cpu_arm *ca, size_t w,
+                           int np)
+{
+    size_t n = ba->npix, ni = (size_t)ca->nint;
+    int *cell = ca->icell + w * ca->npad;
+    double *y = ca->iy + w * ca->npad;
+    rvfit_pixel_cells(np, n, rvfit_arm_npix(ba, w), ba->wave + w * n, cell,
+                      y);
+    uint32_t *lim = ca->ilim + 2 * w * ni;
+    size_t *ioff = ca->ioff + w * ni, o = 0;
+    double *tab = ca->itab + w * ca->icap;
+    for (size_t j = 0; j < ni; j++) {
+        size_t lo = n, hi = 0;
+        for (size_t i = 0; i < n; i++)
+            if (cell[i] == (int)j) {
+                lo = i < lo ? i : lo;
+                hi = i + 1;
+            }
+        if (hi <= lo)
+            lo = hi = 0;
+        lim[2 * j] = (uint32_t)(lo / CPU_LANES * CPU_LANES);
+        lim[2 * j + 1] =
+            (uint32_t)((hi + CPU_LANES - 1) / CPU_LANES * CPU_LANES);
+        size_t len = lim[2 * j + 1] - lim[2 * j];
+        ioff[j] = o;
+        for (size_t i = lim[2 * j]; i < lim[2 * j + 1]; i++) {
+            int in = i < n && cell[i] == (int)j;
+            double *t = tab + o + (i - lim[2 * j]);
+            t[0] = in ? 1.0 : 0.0;
+            t[len] = in ? y[i] : 0.0;
+            for (int p = 2; p < CPU_IMOM; p++)
+                t[p * len] = 2.0 * t[len] * t[(p - 1) * len] - t[(p - 2) * len];
+        }
+        o += CPU_IMOM * len;
+    }
+}
+
 /* Pool task: the pixel tables of wavelength grid w (u, basis, supports,
- * Chebyshev moments' rows). */
+ * Chebyshev moments' rows, B-spline intervals' tables). */
 static void cpu_fill_tables(void *ctx, int tid, size_t w)
 {
     (void)tid;
@@ -195,6 +246,8 @@ static void cpu_fill_tables(void *ctx, int tid, size_t w)
                0, pad);
     for (size_t k = 0; k < np; k++)
         cpu_support(B + k * ca->npad, ca->npad, ca->sup + 2 * (w * np + k));
+    if (ca->nint)
+        cpu_fill_cells(ba, ca, w, (int)np);
 }
 
 /* Pool task: spectrum s — usable pixels, f^T W f, the band matrix. */
@@ -238,6 +291,8 @@ static void cpu_fill_arm(cpu_state *st, const rvfit_arm_batch *ba,
                          cpu_arm *ca)
 {
     cpu_fill f = {.st = st, .ba = ba, .ca = ca};
+    for (int j = 0; j < ca->nint; j++)
+        rvfit_bspline_cheb(st->mo.npoly, j, ca->icheb + 16 * j);
     rvfit_pool_run(st->pool, ba->wave_per_spec ? st->nspec : 1,
                    cpu_fill_tables, &f);
     rvfit_pool_run(st->pool, st->nspec, cpu_fill_spec, &f);

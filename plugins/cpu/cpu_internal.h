@@ -82,6 +82,7 @@ typedef float cpu_f4 __attribute__((vector_size(16)));
 #define CPU_KEYS_MIN_VEL 4
 #define CPU_FAIL RVFIT_M2LNL_FAIL /* -2 ln L of a failed Cholesky */
 #define CPU_NPAIR (RVFIT_MAX_POLY * (RVFIT_MAX_POLY + 1) / 2)
+#define CPU_IMOM 7 /* moments T_0 .. T_6 per B-spline interval          */
 
 /* ---- resident data (cpu_batch.c) ------------------------------------- */
 typedef struct cpu_arm {
@@ -98,6 +99,21 @@ typedef struct cpu_arm {
      * T_{|k-l|}) / 2 (cpu_normal.c); NULL for other bases. */
     int nmom;
     double *mom;        /* [(nspec|1)*nmom*npad]                          */
+    /* B-spline basis: the pixels of interval j of grid w are [lo, hi) =
+     * ilim[2 (w nint + j) ..] (widened to multiples of CPU_LANES), and
+     * its table at itab + w icap + ioff[w nint + j] holds T_0 .. T_6 of
+     * each pixel's interval coordinate (rvfit_pixel_cells), rows hi - lo
+     * long, 0 at pixels of other intervals; the weighted moments of these
+     * give the normal matrix through icheb (cpu_normal.c).  nint = 0 for
+     * other bases. */
+    int nint;
+    uint32_t *ilim;     /* [(nspec|1)*nint*2]                             */
+    size_t *ioff;       /* [(nspec|1)*nint]                               */
+    size_t icap;        /* table doubles per grid                         */
+    double *itab;       /* [(nspec|1)*icap]                               */
+    double *icheb;      /* [nint*16] rvfit_bspline_cheb of each interval  */
+    int *icell;         /* [(nspec|1)*npad] the pixels' intervals (fill)  */
+    double *iy;         /* [(nspec|1)*npad] their coordinates (fill)      */
     double *fwf;        /* [nspec] sum w f^2 over the usable pixels       */
     double *flux;       /* [nspec*npad] 0 where unusable                  */
     double *ivar;       /* [nspec*npad] 0 = unusable                      */

@@ -3,9 +3,10 @@
  * with CPU_LANES independent partial sums (vectorizable without
  * reassociating) — for the Chebyshev basis from the 2 npoly - 1 weighted
  * moments of T_j (T_k T_l = (T_{k+l} + T_{|k-l|}) / 2: 29 sums per pixel
- * instead of 65 for npoly = 10), for the Gaussian one pair by pair over
- * cache blocks — then the equilibrated Cholesky (rvfit_chol_eq_quad) and
- * chi^2 = f^T W f - b^T A^-1 b, without forming the continuum: f^T W f is
+ * instead of 65 for npoly = 10), for the B-splines from 7 such moments
+ * per interval (11 sums per pixel), for the Gaussian one pair by pair
+ * over cache blocks — then the equilibrated Cholesky (rvfit_chol_eq_quad)
+ * and chi^2 = f^T W f - b^T A^-1 b, without forming the continuum: f^T W f is
  * the spectrum's, computed once (cpu_batch.c), and b^T A^-1 b a sum of
  * squares from the forward solve.  In double precision the cancellation
  * costs log10(f^T W f / chi^2) digits: 3-4 at S/N 50 per pixel, 6 at
@@ -175,79 +176,6 @@ CPU_HOT static void cpu_normal(int np, long a0, long a1, const double *g,
     cpu_normal_reduce(np, acc, A, b);
 }
 
-/* The sorted distinct bounds in [a0, a1] of the rows' supports, a0 and
- * a1 included; returns their number (at most 2 np + 2). */
-static int cpu_bounds(int np, const uint32_t *sup, long a0, long a1,
-                      long *cut)
-{
-    int nc = 0;
-    cut[nc++] = a0;
-    cut[nc++] = a1;
-    for (int k = 0; k < np; k++)
-        for (int e = 0; e < 2 && sup[2 * k + 1] > sup[2 * k]; e++)
-            if ((long)sup[2 * k + e] > a0 && (long)sup[2 * k + e] < a1)
-                cut[nc++] = (long)sup[2 * k + e];
-    for (int i = 1; i < nc; i++) /* insertion sort: a few dozen values */
-        for (int j = i; j > 0 && cut[j - 1] > cut[j]; j--) {
-            long t = cut[j];
-            cut[j] = cut[j - 1];
-            cut[j - 1] = t;
-        }
-    int nu = 0;
-    for (int i = 0; i < nc; i++)
-        if (nu == 0 || cut[i] != cut[nu - 1])
-            cut[nu++] = cut[i];
-    return nu;
-}
-
-/* Normal matrix and right-hand side for a basis whose rows live on short
- * runs (B-splines: at most four at any pixel).  The pixels split at every
- * support bound into segments; each sums only the products of the rows
- * r0..r1 that live there, so the work is a band, not the full triangle.
- * Bounds are multiples of CPU_LANES: each lane sums its pixels in order,
- * less terms that are exactly 0, as the dense sums would. */
-CPU_HOT static void cpu_normal_seg(int np, long a0, long a1, const double *g,
-                                   const double *c, const double *B,
-                                   size_t npad, const uint32_t *sup,
-                                   double *gb, double *acc, double *A,
-                                   double *b)
-{
-    int npair = np * (np + 1) / 2;
-    long cut[2 * RVFIT_MAX_POLY + 2];
-    int nc = cpu_bounds(np, sup, a0, a1, cut);
-    memset(acc, 0, sizeof(double) * (size_t)((npair + np) * CPU_LANES));
-    for (int s = 0; s + 1 < nc; s++) {
-        int r0 = np, r1 = -1;
-        for (int k = 0; k < np; k++)
-            if (sup[2 * k + 1] > sup[2 * k] && (long)sup[2 * k] < cut[s + 1] &&
-                (long)sup[2 * k + 1] > cut[s]) {
-                r0 = k < r0 ? k : r0;
-                r1 = k;
-            }
-        for (long b0 = cut[s]; r1 >= r0 && b0 < cut[s + 1]; b0 += CPU_BLOCK) {
-            long len = cut[s + 1] - b0 < CPU_BLOCK ? cut[s + 1] - b0 : CPU_BLOCK;
-            for (int k = r0; k <= r1; k++) {
-                double *gk = gb + k * CPU_BLOCK;
-                const double *bk = B + k * npad + b0;
-                for (long i = 0; i < len; i++)
-                    gk[i] = g[b0 + i] * bk[i];
-                int pr = k * (k + 1) / 2 + r0;
-                for (int l = r0, n; l <= k; l += n, pr += n) {
-                    n = k + 1 - l < 4 ? k + 1 - l : 4;
-                    cpu_dotn_any(gk, B + l * npad + b0, npad, n, len,
-                                 acc + pr * CPU_LANES);
-                }
-            }
-            for (int k = r0, n; k <= r1; k += n) {
-                n = r1 + 1 - k < 4 ? r1 + 1 - k : 4;
-                cpu_dotn_any(c + b0, B + k * npad + b0, npad, n, len,
-                             acc + (npair + k) * CPU_LANES);
-            }
-        }
-    }
-    cpu_normal_reduce(np, acc, A, b);
-}
-
 /* cont[i] = sum_k coef_k B_k[i] over [a0, a1) (multiples of CPU_LANES).
  * Skipping the rows that vanish on a chunk measured more instructions
  * (the branches) than it saved. */
@@ -318,6 +246,67 @@ CPU_HOT static void cpu_normal_cheb(int np, int nmom, long a0, long a1,
     }
 }
 
+/* Normal matrix and right-hand side for the B-spline basis from moments,
+ * interval by interval: on interval j the rows j..j+3 are cubics,
+ * B_{j+r} = sum_p D_rp T_p(y) (D = icheb), so with mu_p = sum g T_p
+ * (p < 7) and nu_p = sum c T_p (p < 4) over the interval's pixels,
+ * A_{j+r, j+s} += sum_pq D_rp D_sq (mu_{p+q} + mu_{|p-q|}) / 2 and
+ * b_{j+r} += sum_p D_rp nu_p: 11 sums per pixel, where summing the
+ * products B_k B_l of the live rows took 14 and 4 products to form. */
+CPU_HOT static void cpu_normal_bsm(const cpu_arm *ca, size_t w, int np,
+                                   long a0, long a1, const double *g,
+                                   const double *c, double *acc, double *A,
+                                   double *b)
+{
+    int ni = ca->nint;
+    const uint32_t *lim = ca->ilim + 2 * w * (size_t)ni;
+    const size_t *ioff = ca->ioff + w * (size_t)ni;
+    const double *tab = ca->itab + w * ca->icap;
+    for (int k = 0; k < np; k++) {
+        b[k] = 0.0;
+        for (int l = 0; l <= k; l++)
+            A[k * np + l] = 0.0;
+    }
+    for (int j = 0; j < ni; j++) {
+        long lo = (long)lim[2 * j], hi = (long)lim[2 * j + 1];
+        long r0 = lo > a0 ? lo : a0, r1 = hi < a1 ? hi : a1;
+        if (r1 <= r0)
+            continue;
+        size_t len = (size_t)(hi - lo);
+        const double *T = tab + ioff[j] + (r0 - lo);
+        memset(acc, 0, sizeof(double) * (CPU_IMOM + 4) * CPU_LANES);
+        cpu_dotn_any(g + r0, T, len, 4, r1 - r0, acc);
+        cpu_dotn_any(g + r0, T + 4 * len, len, 3, r1 - r0,
+                     acc + 4 * CPU_LANES);
+        cpu_dotn_any(c + r0, T, len, 4, r1 - r0, acc + CPU_IMOM * CPU_LANES);
+        double mu[CPU_IMOM], nu[4], G[4][4];
+        for (int p = 0; p < CPU_IMOM; p++)
+            mu[p] = cpu_lanes_sum(acc + p * CPU_LANES);
+        for (int p = 0; p < 4; p++)
+            nu[p] = cpu_lanes_sum(acc + (CPU_IMOM + p) * CPU_LANES);
+        for (int p = 0; p < 4; p++)
+            for (int q = 0; q < 4; q++)
+                G[p][q] = 0.5 * (mu[p + q] + mu[p > q ? p - q : q - p]);
+        const double *D = ca->icheb + 16 * j;
+        for (int r = 0; r < 4; r++) {
+            double e[4], br = 0.0; /* e = G D_r */
+            for (int p = 0; p < 4; p++) {
+                e[p] = 0.0;
+                for (int q = 0; q < 4; q++)
+                    e[p] += G[p][q] * D[4 * r + q];
+                br += D[4 * r + p] * nu[p];
+            }
+            b[j + r] += br;
+            for (int s = 0; s <= r; s++) {
+                double v = 0.0;
+                for (int p = 0; p < 4; p++)
+                    v += D[4 * s + p] * e[p];
+                A[(j + r) * np + j + s] += v;
+            }
+        }
+    }
+}
+
 CPU_HOT int cpu_solve(const cpu_state *st, int a, size_t s, const cpu_range *r,
               cpu_scratch *w, double *chisq, double *logdet, double *coef)
 {
@@ -340,10 +329,8 @@ CPU_HOT int cpu_solve(const cpu_state *st, int a, size_t s, const cpu_range *r,
         cpu_normal_cheb(np, ca->nmom, a0, a1, g, c,
                         ca->mom + w0 * (size_t)ca->nmom * npad, npad,
                         w->acc, A, b);
-    else if (st->mo.basis == RVFIT_BASIS_BSPLINE)
-        cpu_normal_seg(np, a0, a1, g, c, ca->basis + w0 * (size_t)np * npad,
-                       npad, ca->sup + w0 * (size_t)np * 2, w->gb, w->acc,
-                       A, b);
+    else if (ca->nint)
+        cpu_normal_bsm(ca, w0, np, a0, a1, g, c, w->acc, A, b);
     else
         cpu_normal(np, a0, a1, g, c, ca->basis + w0 * (size_t)np * npad,
                    npad, ca->sup + w0 * (size_t)np * 2, w->gb, w->acc, A,
