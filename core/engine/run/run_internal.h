@@ -141,6 +141,7 @@ typedef struct run_ctx {
     const rvfit_source *src;
     int threaded;
     size_t cap;                /* spectra per batch                        */
+    size_t nfilled;            /* batches the reader has filled (reader's) */
     run_queue free, ready, done;
     run_batch buf[RUN_NBUF];
     run_unit *cur;             /* the unit the reader is reading           */

@@ -252,8 +252,16 @@ static int end_unit(run_ctx *c, run_batch *rb)
     return rc;
 }
 
+/* With a reader thread the fit waits for the first batch alone, so that
+ * one is small: fitting starts after 64 spectra are read, not 512, while
+ * the next batch is read.  Results do not depend on where batches end. */
+#define RUN_FIRST_CAP 64
+
 static void fill_batch(run_ctx *c, run_batch *rb)
 {
+    size_t cap = c->threaded && c->nfilled++ == 0 && c->cap > RUN_FIRST_CAP
+                     ? RUN_FIRST_CAP
+                     : c->cap;
     for (;;) {
         run_poll_cancel(c);
         if (atomic_load(&c->stop)) {
@@ -272,7 +280,7 @@ static void fill_batch(run_ctx *c, run_batch *rb)
             return;
         }
         run_unit *U = c->cur;
-        size_t room = c->cap - (rb->have_b ? rb->b.nspec : 0);
+        size_t room = cap - (rb->have_b ? rb->b.nspec : 0);
         size_t k = U->count - U->next < room ? U->count - U->next : room;
         size_t kmax = rb_read_max(rb, &U->info);
         k = k > kmax ? kmax : k;
