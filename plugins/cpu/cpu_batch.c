@@ -36,6 +36,8 @@ static void cpu_free_scratch(cpu_state *st)
         free(w->cont);
         free(w->acc);
         free(w->wrot);
+        free(w->sk);
+        free(w->sx);
     }
     free(st->scr);
     st->scr = NULL;
@@ -334,6 +336,7 @@ static int cpu_alloc_scratch(cpu_state *st)
     for (int a = 0; a < st->narm; a++)
         if (st->arm[a].npad > nd)
             nd = st->arm[a].npad;
+    st->npad_max = nd;
     st->scr = calloc((size_t)st->nthreads, sizeof *st->scr);
     if (!st->scr)
         return -1;
@@ -351,8 +354,10 @@ static int cpu_alloc_scratch(cpu_state *st)
         w->acc = calloc((CPU_NPAIR + RVFIT_MAX_POLY) * CPU_LANES,
                         sizeof(double));
         w->wrot = calloc(2 * RVFIT_MAX_VSINI_HALF + 1, sizeof(double));
+        w->sk = calloc(RVFIT_MAX_ARMS * nd, sizeof(int));
+        w->sx = calloc(RVFIT_MAX_ARMS * nd, sizeof(double));
         if (!w->text || !w->trx || !w->kc || !w->t || !w->m || !w->g || !w->c ||
-            !w->gb || !w->cont || !w->acc || !w->wrot)
+            !w->gb || !w->cont || !w->acc || !w->wrot || !w->sk || !w->sx)
             return -1;
     }
     return 0;

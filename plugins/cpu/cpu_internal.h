@@ -142,6 +142,18 @@ typedef struct cpu_scratch {
     double *cont;    /* [npad] continuum sum_k a_k B_k                   */
     double *acc;     /* [(CPU_NPAIR+RVFIT_MAX_POLY)*CPU_LANES]           */
     double *wrot;    /* [2*RVFIT_MAX_VSINI_HALF+1]                       */
+    /* Per arm, the first Keys tap (relative to trx, less 1) and the
+     * fraction of each data pixel at one shift (cpu_model.c), kept for
+     * the next point of the same spectrum and velocity: [RVFIT_MAX_ARMS *
+     * npad max] each, valid for the key beside them. */
+    int *sk;
+    double *sx;
+    struct cpu_shift_key {
+        long ok;
+        size_t spec;
+        double delta;
+        long j0, j1, base, kmin, kmax;
+    } skey[RVFIT_MAX_ARMS];
     double vacc[CPU_VCHUNK];
     int vfail[CPU_VCHUNK];
 } cpu_scratch;
@@ -149,6 +161,7 @@ typedef struct cpu_scratch {
 typedef struct cpu_state {
     const rvfit_host *host;
     int nthreads;
+    size_t npad_max; /* the longest arm's npad: the scratch's row stride */
     char device[64];
     rvfit_pool *pool;   /* nthreads threads; tid indexes scr            */
     int have_lib;

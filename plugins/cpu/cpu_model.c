@@ -237,21 +237,17 @@ CPU_INLINE void cpu_load_t4(const double *p, const int *off, cpu_v4 *C)
 }
 #endif
 
-/* t_j for j in [j0, j1]: template at ln(lambda_j) + delta.  A pixel's
- * four taps are neighbours, so the vector loop loads them as one vector
- * per pixel and transposes (cpu_load_t4; 16 scalar gathers before, which
- * cost about 2 % more of desi-1k's time).  Keys' cubic is evaluated as
- * the polynomial of cpu_keys_coef, computed from the four taps on the
- * spot: 17 flops instead of 27 with the four weights, and bit for bit
- * what cpu_shift_coef gives a velocity scan. */
-CPU_HOT static void cpu_shift_taps(const cpu_arm *ca, size_t s,
-                                   const cpu_tmpl *tp, const double *trx,
-                                   double delta, const cpu_range *r,
-                                   double *t)
+/* The taps of data pixels j in [j0, j1] at ln(lambda_j) + delta: kk[j]
+ * = the first of the four (relative to trx, clamped so that they stay in
+ * the buffer) and xx[j] the fraction.  They depend on the spectrum, the
+ * arm and the shift only, so every chisq point of a spectrum at one
+ * velocity shares them (cpu_model_pixels keeps them per thread). */
+CPU_HOT static void cpu_taps_at(const cpu_arm *ca, size_t s,
+                                const cpu_tmpl *tp, double delta,
+                                const cpu_range *r, int *kk, double *xx)
 {
     const double *u = ca->u + (ca->wave_per_spec ? s * ca->npad : 0);
     double dp = delta * tp->inv_dlnl;
-    /* taps relative to trx, clamped so that they stay in the buffer */
     int base = (int)tp->base;
     int kmin = (int)(tp->kmin - tp->base), kmax = (int)(tp->kmax - tp->base);
     long j = r->j0;
@@ -259,19 +255,47 @@ CPU_HOT static void cpu_shift_taps(const cpu_arm *ca, size_t s,
     typedef int cpu_i4 __attribute__((vector_size(16)));
     typedef long long cpu_l4 __attribute__((vector_size(32)));
     for (; j + 3 <= r->j1; j += 4) {
-        cpu_v4 p, f[4];
+        cpu_v4 p;
         CPU_LD(p, u + j);
         p += dp;
         cpu_i4 k0 = __builtin_convertvector(p, cpu_i4);
         cpu_l4 lt = p < __builtin_convertvector(k0, cpu_v4);
         k0 += __builtin_convertvector(lt, cpu_i4);
         cpu_v4 x = p - __builtin_convertvector(k0, cpu_v4);
-        int kk[4]; /* first tap of each pixel */
+        CPU_ST(xx + j, x);
         for (int q = 0; q < 4; q++) {
             int kr = k0[q] - base;
-            kk[q] = (kr < kmin ? kmin : kr > kmax ? kmax : kr) - 1;
+            kk[j + q] = (kr < kmin ? kmin : kr > kmax ? kmax : kr) - 1;
         }
-        cpu_load_t4(trx, kk, f);
+    }
+#endif
+    for (; j <= r->j1; j++) {
+        double p = u[j] + dp;
+        int k0 = (int)p; /* floor without a libm call (|p| < 2^31) */
+        k0 -= p < (double)k0;
+        xx[j] = p - (double)k0;
+        int kr = k0 - base;
+        kk[j] = (kr < kmin ? kmin : kr > kmax ? kmax : kr) - 1;
+    }
+}
+
+/* t_j for j in [j0, j1]: the template at the taps of cpu_taps_at.  A
+ * pixel's four taps are neighbours, so the vector loop loads them as one
+ * vector per pixel and transposes (cpu_load_t4; 16 scalar gathers
+ * before, which cost about 2 % more of desi-1k's time).  Keys' cubic is
+ * evaluated as the polynomial of cpu_keys_coef, computed from the four
+ * taps on the spot: 17 flops instead of 27 with the four weights, and bit
+ * for bit what cpu_shift_coef gives a velocity scan. */
+CPU_HOT static void cpu_shift_taps(const double *trx, const int *kk,
+                                   const double *xx, const cpu_range *r,
+                                   double *t)
+{
+    long j = r->j0;
+#if defined(CPU_VEC)
+    for (; j + 3 <= r->j1; j += 4) {
+        cpu_v4 f[4], x;
+        CPU_LD(x, xx + j);
+        cpu_load_t4(trx, kk + j, f);
         cpu_v4 e = f[1] - f[2];
         cpu_v4 c1 = 0.5 * (f[2] - f[0]);
         cpu_v4 c3 = 0.5 * (f[3] - f[0]) + 1.5 * e;
@@ -281,18 +305,13 @@ CPU_HOT static void cpu_shift_taps(const cpu_arm *ca, size_t s,
     }
 #endif
     for (; j <= r->j1; j++) {
-        double p = u[j] + dp;
-        int k0 = (int)p; /* floor without a libm call (|p| < 2^31) */
-        k0 -= p < (double)k0;
-        double x = p - (double)k0;
-        int kr = k0 - base;
-        int k = kr < kmin ? kmin : kr > kmax ? kmax : kr;
-        double f0 = trx[k - 1], f1 = trx[k], f2 = trx[k + 1], f3 = trx[k + 2];
-        double e = f1 - f2;
-        double c1 = 0.5 * (f2 - f0);
-        double c3 = 0.5 * (f3 - f0) + 1.5 * e;
+        const double *f = trx + kk[j];
+        double x = xx[j];
+        double e = f[1] - f[2];
+        double c1 = 0.5 * (f[2] - f[0]);
+        double c3 = 0.5 * (f[3] - f[0]) + 1.5 * e;
         double c2 = -(e + c1 + c3);
-        t[j] = f1 + x * (c1 + x * (c2 + x * c3));
+        t[j] = f[1] + x * (c1 + x * (c2 + x * c3));
     }
 }
 
@@ -395,6 +414,14 @@ CPU_HOT static void cpu_band(const cpu_arm *ca, size_t s, const cpu_range *r,
         m[i] = cpu_band1(res, n, h, t, i);
 }
 
+static int cpu_same_shift(const struct cpu_shift_key *a,
+                          const struct cpu_shift_key *b)
+{
+    return a->ok && a->spec == b->spec && a->delta == b->delta &&
+           a->j0 == b->j0 && a->j1 == b->j1 && a->base == b->base &&
+           a->kmin == b->kmin && a->kmax == b->kmax;
+}
+
 void cpu_model_pixels(const cpu_state *st, int a, size_t s,
                       const cpu_tmpl *tp, double delta, const cpu_range *r,
                       cpu_scratch *w)
@@ -406,7 +433,15 @@ void cpu_model_pixels(const cpu_state *st, int a, size_t s,
     } else if (tp->coef) {
         cpu_shift_coef(ca, s, tp, w->kc, delta, r, w->t);
     } else {
-        cpu_shift_taps(ca, s, tp, w->trx, delta, r, w->t);
+        struct cpu_shift_key *key = &w->skey[a], now = {
+            1, s, delta, r->j0, r->j1, tp->base, tp->kmin, tp->kmax};
+        int *kk = w->sk + (size_t)a * st->npad_max;
+        double *xx = w->sx + (size_t)a * st->npad_max;
+        if (!cpu_same_shift(key, &now)) {
+            cpu_taps_at(ca, s, tp, delta, r, kk, xx);
+            *key = now;
+        }
+        cpu_shift_taps(w->trx, kk, xx, r, w->t);
     }
     cpu_band(ca, s, r, w->t, w->m);
     /* Zero the lane-alignment margins read by the accumulation. */
