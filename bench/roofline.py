@@ -245,10 +245,13 @@ def arm_flops(arm, npoly, basis, ncorner, h, log_flux, span_pix=0.0, nk=1):
         f["keys"] = n_rot * 9
         f["shift"] = n_shift * 8
     else:
-        # cpu_model.c:cpu_shift_taps, per pixel: p=u+dp 1, x=p-k0 1, the
-        # Keys coefficients from the four taps 9, Horner 6
+        # cpu_model.c:cpu_shift_taps, per pixel: the Keys coefficients
+        # from the four taps 9, Horner 6; the taps and fractions (p=u+dp
+        # 1, x=p-k0 1, cpu_taps_at) are kept from the previous point of
+        # the same spectrum and velocity, as the optimiser's, Hessian's
+        # and lattice's points are taken (not counted)
         f["keys"] = 0.0
-        f["shift"] = n_shift * 17
+        f["shift"] = n_shift * 15
     # cpu_model.c:cpu_band: acc += res*t over ndiag taps (edges ignored)
     f["band"] = n_band * 2 * arm["ndiag"]
     # cpu_normal.c:cpu_solve: wm=iv*m, g=wm*m, c=wm*f
