@@ -33,7 +33,8 @@ static const key_desc keys[] = {
     {"run", "log_level", K_LONG, OFF(log_level), 0, 0, 3, "2",
      "0 error, 1 warn, 2 info, 3 debug"},
     {"run", "batch_size", K_LONG, OFF(batch_size), 0, 1, 1000000, "512",
-     "spectra fitted together in lockstep per batch, across input files"},
+     "spectra fitted together in lockstep per batch, across input files "
+     "(with readahead the first batch holds at most 64)"},
     {"run", "readahead", K_BOOL, OFF(readahead), 0, 0, 1, "1",
      "read and prepare the next batch, and write the last, while fitting"},
     {"instrument", "name", K_STR, OFF(instrument), SZ(instrument), 0, 0,
