@@ -38,6 +38,8 @@ static void cpu_free_scratch(cpu_state *st)
         free(w->wrot);
         free(w->sk);
         free(w->sx);
+        free(w->fcell);
+        free(w->fy);
     }
     free(st->scr);
     st->scr = NULL;
@@ -157,8 +159,6 @@ static int cpu_arm_layout(cpu_state *st, const rvfit_arm_batch *ba,
     ca->ioff = ni ? cpu_carve(base, off, nw * ni * sizeof(size_t)) : NULL;
     ca->itab = ni ? cpu_carve(base, off, nw * ca->icap * d) : NULL;
     ca->icheb = ni ? cpu_carve(base, off, ni * 16 * d) : NULL;
-    ca->icell = ni ? cpu_carve(base, off, nw * npad * sizeof(int)) : NULL;
-    ca->iy = ni ? cpu_carve(base, off, nw * npad * d) : NULL;
     ca->fwf = cpu_carve(base, off, ns * d);
     ca->flux = cpu_carve(base, off, ns * npad * d);
     ca->ivar = cpu_carve(base, off, ns * npad * d);
@@ -184,11 +184,11 @@ typedef struct cpu_fill {
  * interval's pixel range, then T_0 .. T_6 of the pixel's coordinate in
  * it, 0 at the pixels of its neighbours that the widening takes in. */
 static void cpu_fill_cells(const rvfit_arm_batch *ba, cpu_arm *ca, size_t w,
-                           int np)
+                           int np, cpu_scratch *scr)
 {
     size_t n = ba->npix, ni = (size_t)ca->nint;
-    int *cell = ca->icell + w * ca->npad;
-    double *y = ca->iy + w * ca->npad;
+    int *cell = scr->fcell;
+    double *y = scr->fy;
     rvfit_pixel_cells(np, n, rvfit_arm_npix(ba, w), ba->wave + w * n, cell,
                       y);
     uint32_t *lim = ca->ilim + 2 * w * ni;
@@ -224,7 +224,6 @@ static void cpu_fill_cells(const rvfit_arm_batch *ba, cpu_arm *ca, size_t w,
  * Chebyshev moments' rows, B-spline intervals' tables). */
 static void cpu_fill_tables(void *ctx, int tid, size_t w)
 {
-    (void)tid;
     const cpu_fill *f = ctx;
     const rvfit_arm_batch *ba = f->ba;
     cpu_arm *ca = f->ca;
@@ -249,7 +248,7 @@ static void cpu_fill_tables(void *ctx, int tid, size_t w)
     for (size_t k = 0; k < np; k++)
         cpu_support(B + k * ca->npad, ca->npad, ca->sup + 2 * (w * np + k));
     if (ca->nint)
-        cpu_fill_cells(ba, ca, w, (int)np);
+        cpu_fill_cells(ba, ca, w, (int)np, &f->st->scr[tid]);
 }
 
 /* Pool task: spectrum s — usable pixels, f^T W f, the band matrix. */
@@ -356,8 +355,11 @@ static int cpu_alloc_scratch(cpu_state *st)
         w->wrot = calloc(2 * RVFIT_MAX_VSINI_HALF + 1, sizeof(double));
         w->sk = calloc(RVFIT_MAX_ARMS * nd, sizeof(int));
         w->sx = calloc(RVFIT_MAX_ARMS * nd, sizeof(double));
+        w->fcell = calloc(nd, sizeof(int));
+        w->fy = calloc(nd, sizeof(double));
         if (!w->text || !w->trx || !w->kc || !w->t || !w->m || !w->g || !w->c ||
-            !w->gb || !w->cont || !w->acc || !w->wrot || !w->sk || !w->sx)
+            !w->gb || !w->cont || !w->acc || !w->wrot || !w->sk || !w->sx ||
+            !w->fcell || !w->fy)
             return -1;
     }
     return 0;
@@ -382,13 +384,14 @@ int cpu_load_batch(void *state, const rvfit_batch *batch,
         cpu_free_batch(st);
         return rc;
     }
-    for (int a = 0; a < batch->narm; a++)
-        cpu_fill_arm(st, &batch->arm[a], &st->arm[a]);
+    /* the scratch first: filling the B-spline tables uses it */
     if (cpu_alloc_scratch(st) != 0) {
         cpu_free_batch(st);
         return rvfit_err_set(err, RVFIT_ERR_NOMEM,
                              "load_batch: out of memory for scratch");
     }
+    for (int a = 0; a < batch->narm; a++)
+        cpu_fill_arm(st, &batch->arm[a], &st->arm[a]);
     st->have_batch = 1;
     return RVFIT_OK;
 }

@@ -112,8 +112,6 @@ typedef struct cpu_arm {
     size_t icap;        /* table doubles per grid                         */
     double *itab;       /* [(nspec|1)*icap]                               */
     double *icheb;      /* [nint*16] rvfit_bspline_cheb of each interval  */
-    int *icell;         /* [(nspec|1)*npad] the pixels' intervals (fill)  */
-    double *iy;         /* [(nspec|1)*npad] their coordinates (fill)      */
     double *fwf;        /* [nspec] sum w f^2 over the usable pixels       */
     double *flux;       /* [nspec*npad] 0 where unusable                  */
     double *ivar;       /* [nspec*npad] 0 = unusable                      */
@@ -148,6 +146,8 @@ typedef struct cpu_scratch {
      * npad max] each, valid for the key beside them. */
     int *sk;
     double *sx;
+    int *fcell;      /* [npad max] the pixels' B-spline intervals and     */
+    double *fy;      /* their coordinates, while load_batch fills a grid */
     struct cpu_shift_key {
         long ok;
         size_t spec;
