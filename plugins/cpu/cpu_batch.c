@@ -145,13 +145,15 @@ static int cpu_arm_layout(cpu_state *st, const rvfit_arm_batch *ba,
                        2 * st->mo.npoly - 1 <= RVFIT_MAX_POLY
                    ? 2 * st->mo.npoly - 1
                    : 0;
+    /* B-splines keep no basis rows: their sums and the continuum come
+     * from the interval tables below */
+    int bsp = st->mo.basis == RVFIT_BASIS_BSPLINE && np >= 4;
     ca->u = cpu_carve(base, off, nw * npad * d);
-    ca->basis = cpu_carve(base, off, nw * np * npad * d);
-    ca->sup = cpu_carve(base, off, nw * np * 2 * sizeof(uint32_t));
+    ca->basis = bsp ? NULL : cpu_carve(base, off, nw * np * npad * d);
+    ca->sup = bsp ? NULL : cpu_carve(base, off, nw * np * 2 * sizeof(uint32_t));
     ca->mom = ca->nmom ? cpu_carve(base, off, nw * (size_t)ca->nmom * npad * d)
                        : NULL;
-    ca->nint = st->mo.basis == RVFIT_BASIS_BSPLINE && np >= 4 ? (int)np - 3
-                                                                : 0;
+    ca->nint = bsp ? (int)np - 3 : 0;
     size_t ni = (size_t)ca->nint;
     ca->icap = ni ? CPU_IMOM * (npad + 2 * CPU_LANES * ni) : 0;
     ca->ilim = ni ? cpu_carve(base, off, nw * ni * 2 * sizeof(uint32_t))
@@ -229,8 +231,12 @@ static void cpu_fill_tables(void *ctx, int tid, size_t w)
     cpu_arm *ca = f->ca;
     const rvfit_lib_arm *la = &f->st->lib.arm[ca->lib_arm];
     size_t n = ba->npix, np = (size_t)f->st->mo.npoly;
-    double *u = ca->u + w * ca->npad, *B = ca->basis + w * np * ca->npad;
-    rvfit_pixel_tables(f->st->mo.basis, (int)np, la->lnl0, la->dlnl, n,
+    double *u = ca->u + w * ca->npad;
+    /* B-splines: u only, with a one-row table into the scratch */
+    size_t nb = ca->nint ? 0 : np;
+    double *B = nb ? ca->basis + w * np * ca->npad : f->st->scr[tid].fy;
+    int kind = nb ? f->st->mo.basis : RVFIT_BASIS_CHEB;
+    rvfit_pixel_tables(kind, nb ? (int)np : 1, la->lnl0, la->dlnl, n,
                        rvfit_arm_npix(ba, w), ba->wave + w * n, ca->npad, u,
                        B);
     if (ca->nmom) /* writes the same u again */
@@ -240,12 +246,12 @@ static void cpu_fill_tables(void *ctx, int tid, size_t w)
     /* pads: u and the rows beyond n are not written by the tables */
     size_t pad = (ca->npad - n) * sizeof(double);
     memset(u + n, 0, pad);
-    for (size_t k = 0; k < np; k++)
+    for (size_t k = 0; k < nb; k++)
         memset(B + k * ca->npad + n, 0, pad);
     for (int k = 0; k < ca->nmom; k++)
         memset(ca->mom + (w * (size_t)ca->nmom + (size_t)k) * ca->npad + n,
                0, pad);
-    for (size_t k = 0; k < np; k++)
+    for (size_t k = 0; k < nb; k++)
         cpu_support(B + k * ca->npad, ca->npad, ca->sup + 2 * (w * np + k));
     if (ca->nint)
         cpu_fill_cells(ba, ca, w, (int)np, &f->st->scr[tid]);

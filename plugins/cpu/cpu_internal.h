@@ -91,7 +91,9 @@ typedef struct cpu_arm {
     size_t npix, npad;
     int wave_per_spec;
     double *u;          /* [(nspec|1)*npad] (ln lambda - lnl0)/dlnl       */
-    double *basis;      /* [(nspec|1)*npoly*npad] B_k(x_i) at k*npad + i  */
+    /* B_k(x_i) at k*npad + i, and each row's support; NULL for the
+     * B-splines, whose sums and continuum come from itab below */
+    double *basis;      /* [(nspec|1)*npoly*npad]                         */
     uint32_t *sup;      /* [(nspec|1)*npoly*2] pixels [lo, hi) outside of
                          * which B_k is exactly 0, multiples of CPU_LANES */
     /* Chebyshev basis: T_0 .. T_{nmom-1} (nmom = 2 npoly - 1), whose

@@ -342,12 +342,42 @@ CPU_HOT int cpu_solve(const cpu_state *st, int a, size_t s, const cpu_range *r,
     return 0;
 }
 
+/* The B-spline continuum from the interval tables: on interval j,
+ * sum_r coef_{j+r} B_{j+r} = sum_p e_p T_p(y) with e = D^T coef; the
+ * widened ranges add exact zeros at their neighbours' pixels. */
+static void cpu_cont_cells(const cpu_arm *ca, size_t w, const double *coef,
+                           double *cont)
+{
+    int ni = ca->nint;
+    const uint32_t *lim = ca->ilim + 2 * w * (size_t)ni;
+    const size_t *ioff = ca->ioff + w * (size_t)ni;
+    const double *tab = ca->itab + w * ca->icap;
+    memset(cont, 0, ca->npad * sizeof(double));
+    for (int j = 0; j < ni; j++) {
+        const double *D = ca->icheb + 16 * j, *T = tab + ioff[j];
+        size_t lo = lim[2 * j], len = lim[2 * j + 1] - lo;
+        double e[4];
+        for (int p = 0; p < 4; p++) {
+            e[p] = 0.0;
+            for (int r = 0; r < 4; r++)
+                e[p] += coef[j + r] * D[4 * r + p];
+        }
+        for (size_t i = 0; i < len; i++)
+            cont[lo + i] += e[0] * T[i] + e[1] * T[len + i] +
+                            e[2] * T[2 * len + i] + e[3] * T[3 * len + i];
+    }
+}
+
 void cpu_continuum(const cpu_state *st, int a, size_t s, const double *coef,
                    cpu_scratch *w)
 {
     const cpu_arm *ca = &st->arm[a];
     int np = st->mo.npoly;
-    const double *B =
-        ca->basis + (ca->wave_per_spec ? s * (size_t)np * ca->npad : 0);
+    size_t w0 = ca->wave_per_spec ? s : 0;
+    if (ca->nint) {
+        cpu_cont_cells(ca, w0, coef, w->cont);
+        return;
+    }
+    const double *B = ca->basis + w0 * (size_t)np * ca->npad;
     cpu_cont(np, 0, (long)ca->npad, coef, B, ca->npad, w->cont);
 }
