@@ -412,6 +412,11 @@ static void test_bspline_cells(void)
     rvfit_pixel_tables(RVFIT_BASIS_BSPLINE, P, log(3500.0), 1e-4, N, NOWN,
                        wave, N, u, B);
     rvfit_pixel_cells(P, N, NOWN, wave, cell, y);
+    /* npoly 0: the same u, and no table written (B NULL) */
+    static double u0[N];
+    rvfit_pixel_tables(RVFIT_BASIS_BSPLINE, 0, log(3500.0), 1e-4, N, NOWN,
+                       wave, N, u0, NULL);
+    CHECK(memcmp(u, u0, sizeof u) == 0);
     int prev = 0, bad = 0;
     for (int i = 0; i < N; i++) {
         if (i >= NOWN) {

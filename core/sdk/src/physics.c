@@ -99,9 +99,7 @@ void rvfit_bspline_cheb(int npoly, int j, double D[16])
                     2.0 * (j + 0.5 * (y + 1.0)) / m - 1.0, b);
         for (int r = 0; r < 4; r++)
             val[q][r] = b[j + r];
-        T[q][0] = 1.0, T[q][1] = y;
-        for (int p = 2; p < 4; p++)
-            T[q][p] = 2.0 * y * T[q][p - 1] - T[q][p - 2];
+        rvfit_basis(RVFIT_BASIS_CHEB, 4, y, T[q]);
     }
     for (int r = 0; r < 4; r++)
         for (int p = 0; p < 4; p++) {

@@ -23,6 +23,8 @@ void rvfit_pixel_tables(int kind, int npoly, double lnl0, double dlnl,
     double b[RVFIT_MAX_POLY];
     for (size_t i = 0; i < n; i++) {
         u[i] = (log(wave[i]) - lnl0) / dlnl;
+        if (npoly < 1)
+            continue;
         rvfit_basis(kind, npoly, pixel_x(n, nown, wave, i), b);
         for (int k = 0; k < npoly; k++)
             B[(size_t)k * ld + i] = b[k];

@@ -68,7 +68,8 @@ RVFIT_EXPORT void rvfit_basis(int kind, int npoly, double x, double *b);
  *   [wave[0], wave[nown-1]] linearly to [-1, 1] (x = 0 when
  *   wave[nown-1] <= wave[0]); padded pixels nown..n-1 (rvfit_arm_batch
  *   npix_own) continue the map beyond 1.  1 <= nown <= n.
- * ld >= n is the row stride of B; B[k*ld + i] for i >= n is not written. */
+ * ld >= n is the row stride of B; B[k*ld + i] for i >= n is not written.
+ * npoly = 0 writes u alone (B may be NULL; added after 3.0). */
 RVFIT_EXPORT void rvfit_pixel_tables(int kind, int npoly, double lnl0,
                                      double dlnl, size_t n, size_t nown,
                                      const double *wave, size_t ld,
