@@ -196,27 +196,28 @@ static void cpu_fill_cells(const rvfit_arm_batch *ba, cpu_arm *ca, size_t w,
     uint32_t *lim = ca->ilim + 2 * w * ni;
     size_t *ioff = ca->ioff + w * ni, o = 0;
     double *tab = ca->itab + w * ca->icap;
+    for (size_t j = 0; j < ni; j++)
+        lim[2 * j] = (uint32_t)n, lim[2 * j + 1] = 0;
+    for (size_t i = 0; i < n; i++)
+        if (cell[i] >= 0) {
+            uint32_t *l = lim + 2 * cell[i];
+            l[0] = (uint32_t)i < l[0] ? (uint32_t)i : l[0];
+            l[1] = (uint32_t)i + 1;
+        }
     for (size_t j = 0; j < ni; j++) {
-        size_t lo = n, hi = 0;
-        for (size_t i = 0; i < n; i++)
-            if (cell[i] == (int)j) {
-                lo = i < lo ? i : lo;
-                hi = i + 1;
-            }
-        if (hi <= lo)
-            lo = hi = 0;
-        lim[2 * j] = (uint32_t)(lo / CPU_LANES * CPU_LANES);
-        lim[2 * j + 1] =
-            (uint32_t)((hi + CPU_LANES - 1) / CPU_LANES * CPU_LANES);
-        size_t len = lim[2 * j + 1] - lim[2 * j];
+        uint32_t *l = lim + 2 * j;
+        if (l[1] <= l[0])
+            l[0] = l[1] = 0;
+        l[0] = l[0] / CPU_LANES * CPU_LANES;
+        l[1] = (l[1] + CPU_LANES - 1) / CPU_LANES * CPU_LANES;
+        size_t len = l[1] - l[0];
         ioff[j] = o;
-        for (size_t i = lim[2 * j]; i < lim[2 * j + 1]; i++) {
-            int in = i < n && cell[i] == (int)j;
-            double *t = tab + o + (i - lim[2 * j]);
-            t[0] = in ? 1.0 : 0.0;
-            t[len] = in ? y[i] : 0.0;
-            for (int p = 2; p < CPU_IMOM; p++)
-                t[p * len] = 2.0 * t[len] * t[(p - 1) * len] - t[(p - 2) * len];
+        for (size_t i = l[0]; i < l[1]; i++) {
+            double tv[CPU_IMOM] = {0.0};
+            if (i < n && cell[i] == (int)j)
+                rvfit_basis(RVFIT_BASIS_CHEB, CPU_IMOM, y[i], tv);
+            for (int p = 0; p < CPU_IMOM; p++)
+                tab[o + p * len + (i - l[0])] = tv[p];
         }
         o += CPU_IMOM * len;
     }
@@ -232,11 +233,10 @@ static void cpu_fill_tables(void *ctx, int tid, size_t w)
     const rvfit_lib_arm *la = &f->st->lib.arm[ca->lib_arm];
     size_t n = ba->npix, np = (size_t)f->st->mo.npoly;
     double *u = ca->u + w * ca->npad;
-    /* B-splines: u only, with a one-row table into the scratch */
+    /* B-splines keep no rows: u only */
     size_t nb = ca->nint ? 0 : np;
-    double *B = nb ? ca->basis + w * np * ca->npad : f->st->scr[tid].fy;
-    int kind = nb ? f->st->mo.basis : RVFIT_BASIS_CHEB;
-    rvfit_pixel_tables(kind, nb ? (int)np : 1, la->lnl0, la->dlnl, n,
+    double *B = nb ? ca->basis + w * np * ca->npad : NULL;
+    rvfit_pixel_tables(f->st->mo.basis, (int)nb, la->lnl0, la->dlnl, n,
                        rvfit_arm_npix(ba, w), ba->wave + w * n, ca->npad, u,
                        B);
     if (ca->nmom) /* writes the same u again */
