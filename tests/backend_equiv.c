@@ -506,16 +506,24 @@ static void be_compare(const be_target *t, be_backend *cpu, be_backend *gpu,
     }
 }
 
+/* The problem of case sc into pr; 0 (a failed check) when it cannot be
+ * made. */
+static int be_case_problem(const be_case *sc, uint64_t *rng, be_problem *pr)
+{
+    rvfit_err err;
+    int rc = be_problem_make(pr, &sc->sh, rng, &err);
+    CHECK_MSG(rc == RVFIT_OK, "problem: %s", err.msg);
+    return rc == RVFIT_OK;
+}
+
 void be_run_case(const be_target *t, be_backend *cpu, be_backend *gpu,
                  const be_case *sc, uint64_t *rng, be_result *res, double tol)
 {
     be_problem pr;
     rvfit_err err;
-    int rc = be_problem_make(&pr, &sc->sh, rng, &err);
-    CHECK_MSG(rc == RVFIT_OK, "problem: %s", err.msg);
-    if (rc != RVFIT_OK)
+    if (!be_case_problem(sc, rng, &pr))
         return;
-    rc = be_load(cpu, &pr, &err);
+    int rc = be_load(cpu, &pr, &err);
     CHECK_MSG(rc == RVFIT_OK, "cpu load: %s", err.msg);
     rc = rc ? rc : be_load(gpu, &pr, &err);
     CHECK_MSG(rc == RVFIT_OK, "%s load: %s", t->name, err.msg);
@@ -562,9 +570,7 @@ static void be_check_update(const be_target *t, be_backend *cpu,
     const be_case *sc = &be_cases[11]; /* bands, per-spectrum waves */
     be_problem pr;
     rvfit_err err;
-    int rc = be_problem_make(&pr, &sc->sh, rng, &err);
-    CHECK_MSG(rc == RVFIT_OK, "problem: %s", err.msg);
-    if (rc != RVFIT_OK)
+    if (!be_case_problem(sc, rng, &pr))
         return;
     size_t n = sc->npts, na = (size_t)sc->sh.narm;
     rvfit_point *pts = malloc(n * sizeof *pts);
@@ -576,7 +582,7 @@ static void be_check_update(const be_target *t, be_backend *cpu,
         o[k] = (rvfit_chisq_out){out + k * n * (1 + na),
                                  out + k * n * (1 + na) + n};
     rvfit_chisq_out o0 = o[0], o1 = o[1], o2 = o[2];
-    rc = be_load(gpu, &pr, &err);
+    int rc = be_load(gpu, &pr, &err);
     rc = rc ? rc : gpu->ops->chisq(gpu->st, n, pts, NULL, &o0, &err);
     CHECK_MSG(rc == RVFIT_OK, "%s before the update: %s", t->name, err.msg);
     be_clip_some(&pr);
