@@ -109,6 +109,8 @@ static int setup(fit_ctx *f)
 
 static void teardown(fit_ctx *f)
 {
+    rvfit_pool_destroy(f->pool);
+    f->pool = NULL;
     fit_group_free(f);
     free(f->act);
     free(f->best);
@@ -150,6 +152,25 @@ int fit_run_stages(fit_ctx *f, const fit_stage *st, size_t n)
     return rc;
 }
 
+/* Fewer items than this run here: waking the threads costs more than
+ * they save (the Newton method's last rounds carry a few slow runs). */
+#define FIT_FOR_MIN 16
+
+void fit_for(const fit_ctx *f, size_t n, rvfit_pool_fn fn, void *ctx)
+{
+    if (f->pool && n >= FIT_FOR_MIN) {
+        rvfit_pool_run(f->pool, n, fn, ctx);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        fn(ctx, 0, i);
+}
+
+int fit_nthreads(const fit_ctx *f)
+{
+    return f->pool ? rvfit_pool_size(f->pool) : 1;
+}
+
 /* NaN models for the spectra not fitted (bad, or all when none was). */
 static void models_unfitted(const fit_ctx *f)
 {
@@ -177,6 +198,10 @@ int fit_begin(fit_ctx *f)
                            f->be->name, (unsigned)f->be->ops->caps);
     if (!rc)
         rc = setup(f);
+    /* a pool per batch: its threads start in microseconds, a batch takes
+     * milliseconds at least */
+    if (!rc && f->host->nthreads > 1 && f->nact > 1)
+        rc = rvfit_pool_create(f->host->nthreads, &f->pool, f->err);
     for (size_t s = 0; s < f->b->nspec && rc == RVFIT_OK; s++) {
         memset(&f->res[s], 0, sizeof f->res[s]);
         if (f->b->flags[s] & RVFIT_SPEC_BAD)

@@ -7,6 +7,7 @@
 #define RVFIT_FIT_INTERNAL_H
 
 #include "rvfit/fit.h"
+#include "rvfit/pool.h"
 
 /* The spectra of each object of a batch (fit_group.c) and the scratch of
  * the expansion of an object's points. */
@@ -31,6 +32,9 @@ typedef struct fit_ctx {
     rvfit_profile *prof;
     const rvfit_host *host;
     rvfit_err *err;
+    /* The host's threads for the driver's per-item work between backend
+     * calls (fit_for), or NULL: one thread.  A GPU waits for that work. */
+    rvfit_pool *pool;
     int nfree;                    /* axes with more than one node      */
     int free_axis[RVFIT_MAX_PARAMS];
     double step[RVFIT_MAX_PARAMS];  /* mean node spacing, scaled units */
@@ -115,6 +119,13 @@ size_t fit_group_size(const fit_ctx *f, size_t s);
 size_t fit_group_members(const fit_ctx *f, const size_t *s,
                          const size_t **mem);
 void fit_group_sync_errors(fit_ctx *f);
+
+/* fn(ctx, tid, i) for i = 0..n-1 on the driver's threads (tid <
+ * fit_nthreads(f)), or on this one.  Each item may write only what
+ * belongs to its index, so that results do not depend on the threads
+ * (rvfit/pool.h). */
+void fit_for(const fit_ctx *f, size_t n, rvfit_pool_fn fn, void *ctx);
+int fit_nthreads(const fit_ctx *f);
 
 /* Sets the out-of-memory error; returns its status. */
 int fit_nomem(fit_ctx *f);

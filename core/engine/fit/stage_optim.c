@@ -160,7 +160,8 @@ typedef struct nt_ctx {
     double *nodes;       /* node positions in y, per free axis        */
     rvfit_point *pts;    /* [nrun * NT_MAXPTS] one round's points     */
     double *fv;
-    size_t *own;
+    size_t nr;           /* runs with points this round:             */
+    size_t *rr, *off;    /* [nrun] each one and its first value       */
 } nt_ctx;
 
 /* A run from a later start whose best point comes within NT_MERGE node
@@ -177,7 +178,7 @@ typedef struct nt_ctx {
 static void nt_free(nt_ctx *c)
 {
     free(c->item), free(c->k), free(c->st), free(c->nodes), free(c->pts),
-        free(c->fv), free(c->own);
+        free(c->fv), free(c->rr), free(c->off);
 }
 
 /* Starts of item i: none (one run from best[]) without start tables. */
@@ -204,9 +205,10 @@ static int nt_setup(fit_ctx *f, nt_ctx *c)
     c->nodes = malloc((tot ? tot : 1) * sizeof *c->nodes);
     c->pts = malloc((R ? R : 1) * NT_MAXPTS * sizeof *c->pts);
     c->fv = malloc((R ? R : 1) * NT_MAXPTS * sizeof *c->fv);
-    c->own = malloc((R ? R : 1) * NT_MAXPTS * sizeof *c->own);
+    c->rr = malloc((R ? R : 1) * sizeof *c->rr);
+    c->off = malloc((R ? R : 1) * sizeof *c->off);
     if (!c->item || !c->k || !c->st || !c->nodes || !c->pts || !c->fv ||
-        !c->own)
+        !c->rr || !c->off)
         return fit_nomem(f);
     for (size_t i = 0, r = 0; i < n; i++)
         for (int k = 0; k < nt_nstart(f, i) || k == 0; k++, r++)
@@ -286,26 +288,35 @@ static void nt_merge(nt_ctx *c, size_t *left)
     }
 }
 
+/* The values of the round's j-th run, and its next requests: the runs
+ * are independent (newton.h), so on the driver's threads. */
+static void nt_receive_one(void *ctx, int tid, size_t j)
+{
+    nt_ctx *c = ctx;
+    (void)tid;
+    nt_receive(&c->P, &c->st[c->rr[j]], c->fv + c->off[j]);
+}
+
 /* One round: every unfinished run's requests in one backend call. */
 static int nt_round(fit_ctx *f, nt_ctx *c, size_t *left)
 {
     size_t np = 0;
-    for (size_t r = 0; r < c->nrun; r++)
-        for (int q = 0; c->st[r].phase != NT_DONE && q < c->st[r].np; q++) {
-            nt_to_point(f, c->item[r], c->st[r].pts[q], &c->pts[np]);
-            c->own[np++] = r;
-        }
-    int rc = fit_chisq_obj(f, np, c->pts, c->fv);
-    *left = 0;
-    for (size_t k = 0; k < np && !rc;) {
-        nt_star *s = &c->st[c->own[k]];
-        size_t m = (size_t)s->np;
-        nt_receive(&c->P, s, c->fv + k);
-        *left += s->phase != NT_DONE;
-        k += m;
+    c->nr = 0;
+    for (size_t r = 0; r < c->nrun; r++) {
+        if (c->st[r].phase == NT_DONE || c->st[r].np == 0)
+            continue;
+        c->rr[c->nr] = r, c->off[c->nr++] = np;
+        for (int q = 0; q < c->st[r].np; q++)
+            nt_to_point(f, c->item[r], c->st[r].pts[q], &c->pts[np++]);
     }
-    if (!rc)
-        nt_merge(c, left);
+    int rc = fit_chisq_obj(f, np, c->pts, c->fv);
+    if (rc)
+        return rc;
+    fit_for(f, c->nr, nt_receive_one, c);
+    *left = 0;
+    for (size_t j = 0; j < c->nr; j++)
+        *left += c->st[c->rr[j]].phase != NT_DONE;
+    nt_merge(c, left);
     return rc;
 }
 
