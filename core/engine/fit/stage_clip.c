@@ -57,7 +57,9 @@ typedef struct clip_ctx {
     unsigned char *hit;             /* [nspec] lost pixels, by key (2:
                                        re-optimised)                    */
     unsigned char *lost;            /* [nspec] lost pixels, by spectrum */
-    double *r, *r2;                 /* [max npix] scratch               */
+    size_t maxpix;                  /* pixels of the longest arm        */
+    double *r, *r2;                 /* [threads * maxpix] scratch       */
+    double *thr;                    /* [n * narm] rejection thresholds  */
     size_t *sub;                    /* [nspec] act subset               */
     rvfit_point *pts;               /* [nspec]                          */
     double *m;                      /* [nspec]                          */
@@ -68,7 +70,7 @@ static void clip_free(clip_ctx *c)
     for (int a = 0; a < RVFIT_MAX_ARMS; a++)
         free(c->own[a]);
     free(c->cand), free(c->drop), free(c->hit), free(c->lost);
-    free(c->r), free(c->r2), free(c->sub);
+    free(c->r), free(c->r2), free(c->thr), free(c->sub);
     free(c->pts), free(c->m);
 }
 
@@ -105,13 +107,16 @@ static int clip_alloc(clip_ctx *c)
     c->drop = malloc(ns * sizeof *c->drop);
     c->hit = malloc(ns);
     c->lost = malloc(ns);
-    c->r = malloc(maxpix * sizeof *c->r);
-    c->r2 = malloc(maxpix * sizeof *c->r2);
+    size_t nt = (size_t)fit_nthreads(f);
+    c->maxpix = maxpix;
+    c->r = malloc(nt * maxpix * sizeof *c->r);
+    c->r2 = malloc(nt * maxpix * sizeof *c->r2);
+    c->thr = malloc(ns * (size_t)b->narm * sizeof *c->thr);
     c->sub = malloc(ns * sizeof *c->sub);
     c->pts = malloc(ns * sizeof *c->pts);
     c->m = malloc(ns * sizeof *c->m);
     if (!c->cand || !c->drop || !c->hit || !c->lost || !c->r || !c->r2 ||
-        !c->sub || !c->pts || !c->m)
+        !c->thr || !c->sub || !c->pts || !c->m)
         return fit_nomem(f);
     c->n = f->nxact;
     memcpy(c->cand, f->xact, f->nxact * sizeof *c->cand);
@@ -139,35 +144,69 @@ static float *own_ivar(fit_ctx *f, int a)
     return v;
 }
 
-/* Rejects the pixels of spectrum s, arm a (its model mod) above the
- * threshold and their neighbours, judged on the residuals before this
- * call; returns the number rejected (-1: no memory) and adds their chi^2
- * to *drop. */
-static long clip_arm(clip_ctx *c, size_t s, int a, const float *mod,
-                     double *drop)
+/* Normalised residuals r of spectrum s, arm a (its model mod; NaN where
+ * not used); returns their number and the largest into *rmax. */
+static size_t clip_resid(const clip_ctx *c, size_t s, int a, const float *mod,
+                         double *r, double *rmax)
 {
-    fit_ctx *f = c->f;
-    const rvfit_arm_batch *A = &f->b->arm[a];
-    size_t np = rvfit_arm_npix(A, s), off = s * A->npix, n = 0;
+    const rvfit_arm_batch *A = &c->f->b->arm[a];
+    size_t np = rvfit_arm_npix(A, s), off = s * A->npix;
     const float *fl = A->flux + off, *iv = A->ivar + off;
-    double *r = c->r, rmax = -INFINITY;
+    *rmax = -INFINITY;
     for (size_t i = 0; i < np; i++) {
         r[i] = iv[i] > 0 && isfinite(mod[i])
                    ? (fl[i] - mod[i]) * sqrt((double)iv[i])
                    : NAN;
-        rmax = r[i] > rmax ? r[i] : rmax;
+        *rmax = r[i] > *rmax ? r[i] : *rmax;
     }
+    return np;
+}
+
+/* The residual above which pixels of spectrum s, arm a are rejected, or
+ * INFINITY when none is; r and r2 are scratch of maxpix. */
+static double clip_threshold(const clip_ctx *c, size_t s, int a,
+                             const float *mod, double *r, double *r2)
+{
+    const fit_ctx *f = c->f;
+    double rmax;
+    size_t np = clip_resid(c, s, a, mod, r, &rmax), n = 0;
     /* the threshold is at least clip: an arm with no pixel above it (most
      * arms without cosmic rays) needs no robust scale, the costly part */
     if (!(rmax > f->o->clip))
-        return 0;
+        return INFINITY;
     for (size_t i = 0; i < np; i++)
         if (!isnan(r[i]))
-            c->r2[n++] = r[i] * r[i];
+            r2[n++] = r[i] * r[i];
     if (n < 3)
-        return 0;
-    double scale = sqrt(rvfit_median(c->r2, n) / CLIP_MED_CHI2);
+        return INFINITY;
+    double scale = sqrt(rvfit_median(r2, n) / CLIP_MED_CHI2);
     double t = f->o->clip * fmax(1.0, scale);
+    return rmax > t ? t : INFINITY;
+}
+
+/* Candidate i's thresholds, one per arm: independent of the others, so
+ * on the driver's threads. */
+static void clip_thresholds(void *ctx, int tid, size_t i)
+{
+    clip_ctx *c = ctx;
+    const rvfit_batch *b = c->f->b;
+    double *r = c->r + (size_t)tid * c->maxpix;
+    double *r2 = c->r2 + (size_t)tid * c->maxpix;
+    for (int a = 0; a < b->narm; a++)
+        c->thr[i * (size_t)b->narm + (size_t)a] = clip_threshold(
+            c, c->cand[i], a, c->model[a] + i * b->arm[a].npix, r, r2);
+}
+
+/* Rejects the pixels of spectrum s, arm a (its model mod) above t and
+ * their neighbours, judged on the residuals before this call; returns
+ * the number rejected (-1: no memory) and adds their chi^2 to *drop. */
+static long clip_arm(clip_ctx *c, size_t s, int a, const float *mod,
+                     double t, double *drop)
+{
+    fit_ctx *f = c->f;
+    double *r = c->r, rmax;
+    size_t np = clip_resid(c, s, a, mod, r, &rmax);
+    size_t off = s * f->b->arm[a].npix;
     long k = 0;
     float *w = NULL; /* this spectrum's ivar in the clip batch */
     for (size_t i = 0; i < np; i++) {
@@ -191,7 +230,9 @@ static long clip_arm(clip_ctx *c, size_t s, int a, const float *mod,
 
 /* The models of the candidates and their rejections; the number of
  * spectra that lost pixels.  drop and hit are set by the object's key
- * (its first usable spectrum). */
+ * (its first usable spectrum).  The thresholds (residuals and their
+ * median: the costly part) on the driver's threads, the rejections, few,
+ * here. */
 static int clip_mark(clip_ctx *c, size_t *nhit)
 {
     fit_ctx *f = c->f;
@@ -200,14 +241,21 @@ static int clip_mark(clip_ctx *c, size_t *nhit)
         c->pts[i] = f->best[c->cand[i]];
     int rc = fit_models(f, c->n, c->pts, c->model, NULL);
     *nhit = 0;
-    for (size_t i = 0; i < c->n && !rc; i++) {
+    if (rc)
+        return rc;
+    fit_for(f, c->n, clip_thresholds, c);
+    for (size_t i = 0; i < c->n; i++) {
         size_t s = c->cand[i];
         const size_t *mem;
         fit_group_members(f, &c->cand[i], &mem);
         double d = 0;
         long got = 0;
         for (int a = 0; a < b->narm && got >= 0; a++) {
-            long k = clip_arm(c, s, a, c->model[a] + i * b->arm[a].npix, &d);
+            double t = c->thr[i * (size_t)b->narm + (size_t)a];
+            long k = t < INFINITY
+                         ? clip_arm(c, s, a, c->model[a] + i * b->arm[a].npix,
+                                    t, &d)
+                         : 0;
             if (k > 0)
                 f->res[s].nclip[a] += k, got += k;
             else if (k < 0)
