@@ -118,21 +118,36 @@ static void templates(const fit_ctx *f, size_t i, const double *c,
             ew + a * RVFIT_MAX_STENCIL);
 }
 
-typedef struct sys_ctx {
-    fit_ctx *f;
-    const double *c, *h;
+/* Points and their stencil table, of a run of spectra. */
+typedef struct part {
     csr t;
     rvfit_point *pts;
     size_t npts, cap;
-    int *ne; /* [nact*d] error-template entries (0: no column) */
+} part;
+
+typedef struct sys_ctx {
+    fit_ctx *f;
+    const double *c, *h;
+    const int *ok;
+    int *ne;        /* [nact*d] error-template entries (0: no column) */
+    part all;       /* every spectrum's, in order                     */
+    part *parts;    /* [nparts] those of SYS_CHUNK spectra each        */
+    size_t nparts;
+    int *prc;       /* [nparts] each one's status (-1: out of memory)  */
+    uint32_t *ei;   /* [threads * d * RVFIT_MAX_STENCIL] scratch       */
+    double *ew;
 } sys_ctx;
+
+/* Spectra per part: parts are built on the driver's threads and joined
+ * in order, so the table does not depend on the threads. */
+#define SYS_CHUNK 4
 
 /* Points per column: the centre and c + h_j for each free axis j. */
 static int col_points(int d) { return d + 1; }
 
 /* Points (c, z_a = 1) and (c + h_j, z_a = 1) of spectrum i for every
- * column a it has. */
-static int add_points(sys_ctx *s, size_t i, const uint32_t *ei,
+ * column a it has, into part p. */
+static int add_points(sys_ctx *s, part *P, size_t i, const uint32_t *ei,
                       const double *ew)
 {
     fit_ctx *f = s->f;
@@ -142,30 +157,30 @@ static int add_points(sys_ctx *s, size_t i, const uint32_t *ei,
     for (int a = 0; a < d; a++) {
         if (!ne[a])
             continue;
-        if (s->npts + (size_t)col_points(d) > s->cap) {
-            size_t cap = 2 * s->cap + (size_t)col_points(d) * 64;
-            rvfit_point *p = realloc(s->pts, cap * sizeof *p);
+        if (P->npts + (size_t)col_points(d) > P->cap) {
+            size_t cap = 2 * P->cap + (size_t)col_points(d) * 64;
+            rvfit_point *p = realloc(P->pts, cap * sizeof *p);
             if (!p)
                 return -1;
-            s->pts = p, s->cap = cap;
+            P->pts = p, P->cap = cap;
         }
-        size_t first = s->npts, ent = s->t.nent, pt = s->t.npt;
+        size_t first = P->npts, ent = P->t.nent, pt = P->t.npt;
         int rc = 0;
         for (int k = 0; k < col_points(d) && !rc; k++) {
-            rvfit_point *p = &s->pts[s->npts++];
+            rvfit_point *p = &P->pts[P->npts++];
             *p = f->best[f->act[i]];
             for (int l = 0; l < d; l++)
                 p->theta[f->free_axis[l]] = c[l];
             if (k > 0)
                 p->theta[f->free_axis[k - 1]] += h[k - 1];
-            rc = csr_add(&s->t, f->o->interp, p->theta,
+            rc = csr_add(&P->t, f->o->interp, p->theta,
                          ei + a * RVFIT_MAX_STENCIL,
                          ew + a * RVFIT_MAX_STENCIL, ne[a]);
         }
         if (rc < 0)
             return -1;
         if (rc > 0) { /* wider than a stencil may be: drop the column */
-            s->npts = first, s->t.nent = ent, s->t.npt = pt;
+            P->npts = first, P->t.nent = ent, P->t.npt = pt;
             ne[a] = 0;
         }
     }
@@ -202,24 +217,89 @@ static void project(const sys_ctx *s, size_t i, const double *m,
     }
 }
 
-/* Error templates and points of every spectrum with an inverse Hessian. */
-static int build(sys_ctx *s, const int *ok)
+/* Error templates and points of part j's spectra that have an inverse
+ * Hessian. */
+static void build_part(void *ctx, int tid, size_t j)
 {
+    sys_ctx *s = ctx;
     fit_ctx *f = s->f;
     int d = f->nfree;
-    uint32_t *ei = malloc((size_t)d * RVFIT_MAX_STENCIL * sizeof *ei);
-    double *ew = malloc((size_t)d * RVFIT_MAX_STENCIL * sizeof *ew);
-    int rc = ei && ew ? 0 : -1;
-    for (size_t i = 0; i < f->nact && !rc; i++) {
+    size_t scr = (size_t)tid * (size_t)d * RVFIT_MAX_STENCIL;
+    uint32_t *ei = s->ei + scr;
+    double *ew = s->ew + scr;
+    size_t i1 = (j + 1) * SYS_CHUNK < f->nact ? (j + 1) * SYS_CHUNK : f->nact;
+    int rc = 0;
+    for (size_t i = j * SYS_CHUNK; i < i1 && !rc; i++) {
         int *ne = s->ne + i * (size_t)d;
         memset(ne, 0, (size_t)d * sizeof *ne);
-        if (!ok[i])
+        if (!s->ok[i])
             continue;
         templates(f, i, s->c + i * (size_t)d, ei, ew, ne);
-        rc = add_points(s, i, ei, ew);
+        rc = add_points(s, &s->parts[j], i, ei, ew);
     }
-    free(ei), free(ew);
-    return rc; /* -1: out of memory */
+    s->prc[j] = rc;
+}
+
+/* The parts joined, in order, into s->all. */
+static int join_parts(sys_ctx *s)
+{
+    size_t npts = 0, nent = 0;
+    int nw = s->all.t.nw;
+    for (size_t j = 0; j < s->nparts; j++)
+        npts += s->parts[j].npts, nent += s->parts[j].t.nent;
+    part *A = &s->all;
+    A->pts = malloc((npts ? npts : 1) * sizeof *A->pts);
+    A->t.off = malloc((npts + 1) * sizeof *A->t.off);
+    A->t.pen = malloc((npts ? npts : 1) * sizeof *A->t.pen);
+    A->t.idx = malloc((nent ? nent : 1) * sizeof *A->t.idx);
+    A->t.w = malloc((nent ? nent : 1) * (size_t)nw * sizeof *A->t.w);
+    if (!A->pts || !A->t.off || !A->t.pen || !A->t.idx || !A->t.w)
+        return -1;
+    A->t.off[0] = 0;
+    for (size_t j = 0; j < s->nparts; j++) {
+        const part *P = &s->parts[j];
+        memcpy(A->pts + A->npts, P->pts, P->npts * sizeof *P->pts);
+        memcpy(A->t.pen + A->t.npt, P->t.pen, P->t.npt * sizeof *P->t.pen);
+        for (size_t q = 0; q < P->t.npt; q++)
+            A->t.off[A->t.npt + 1 + q] =
+                (uint32_t)A->t.nent + P->t.off[1 + q];
+        memcpy(A->t.idx + A->t.nent, P->t.idx, P->t.nent * sizeof *P->t.idx);
+        memcpy(A->t.w + A->t.nent * (size_t)nw, P->t.w,
+               P->t.nent * (size_t)nw * sizeof *P->t.w);
+        A->npts += P->npts, A->t.npt += P->t.npt, A->t.nent += P->t.nent;
+    }
+    return 0;
+}
+
+/* Error templates and points of every spectrum with an inverse Hessian:
+ * the parts on the driver's threads, then joined. */
+static int build(sys_ctx *s)
+{
+    fit_ctx *f = s->f;
+    size_t d = (size_t)f->nfree, nt = (size_t)fit_nthreads(f);
+    s->nparts = (f->nact + SYS_CHUNK - 1) / SYS_CHUNK;
+    s->parts = calloc(s->nparts ? s->nparts : 1, sizeof *s->parts);
+    s->prc = calloc(s->nparts ? s->nparts : 1, sizeof *s->prc);
+    s->ei = malloc(nt * d * RVFIT_MAX_STENCIL * sizeof *s->ei);
+    s->ew = malloc(nt * d * RVFIT_MAX_STENCIL * sizeof *s->ew);
+    if (!s->parts || !s->prc || !s->ei || !s->ew)
+        return -1;
+    for (size_t j = 0; j < s->nparts; j++)
+        s->parts[j].t.nw = s->all.t.nw;
+    fit_for(f, s->nparts, build_part, s);
+    for (size_t j = 0; j < s->nparts; j++)
+        if (s->prc[j])
+            return -1;
+    return join_parts(s);
+}
+
+static void sys_free(sys_ctx *s)
+{
+    for (size_t j = 0; s->parts && j < s->nparts; j++)
+        free(s->parts[j].pts), csr_free(&s->parts[j].t);
+    free(s->parts), free(s->prc), free(s->ei), free(s->ew), free(s->ne);
+    free(s->all.pts);
+    csr_free(&s->all.t);
 }
 
 /* The backend takes no stencil tables of nw weights per entry (it
@@ -248,19 +328,19 @@ int fit_interp_var(fit_ctx *f, const double *c, const double *h,
     if (!(f->be->ops->caps & (nw > 1 ? RVFIT_BACKEND_CAP_ARM_WEIGHTS
                                      : RVFIT_BACKEND_CAP_STENCILS)))
         return no_tables(f);
-    sys_ctx s = {.f = f, .c = c, .h = h};
-    s.t.nw = nw;
-    s.ne = malloc(n * (size_t)d * sizeof *s.ne);
-    int rc = s.ne ? build(&s, ok) : -1;
+    sys_ctx s = {.f = f, .c = c, .h = h, .ok = ok};
+    s.all.t.nw = nw;
+    s.ne = malloc((n ? n : 1) * (size_t)d * sizeof *s.ne);
+    int rc = s.ne ? build(&s) : -1;
     if (rc)
         rc = rvfit_err_set(f->err, RVFIT_ERR_NOMEM, "fit: out of memory");
-    double *m = rc ? NULL : malloc((s.npts ? s.npts : 1) * sizeof *m);
+    double *m = rc ? NULL : malloc((s.all.npts ? s.all.npts : 1) * sizeof *m);
     if (!rc && !m)
         rc = rvfit_err_set(f->err, RVFIT_ERR_NOMEM, "fit: out of memory");
-    rvfit_stencils st = {s.t.off, s.t.idx, s.t.w, s.t.pen,
-                         (uint32_t)s.t.nw, 0};
+    rvfit_stencils st = {s.all.t.off, s.all.t.idx, s.all.t.w, s.all.t.pen,
+                         (uint32_t)nw, 0};
     if (!rc)
-        rc = fit_chisq_obj_st(f, s.npts, s.pts, &st, m);
+        rc = fit_chisq_obj_st(f, s.all.npts, s.all.pts, &st, m);
     const double *mi = m;
     for (size_t i = 0; i < n && !rc; i++) {
         if (!ok[i])
@@ -271,7 +351,7 @@ int fit_interp_var(fit_ctx *f, const double *c, const double *h,
         for (int a = 0; a < d; a++)
             mi += ne[a] ? col_points(d) : 0;
     }
-    free(m), free(s.ne), free(s.pts);
-    csr_free(&s.t);
+    free(m);
+    sys_free(&s);
     return rc;
 }
