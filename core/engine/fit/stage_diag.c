@@ -80,10 +80,19 @@ int fit_diag_eval(fit_ctx *f, size_t nx, const rvfit_point *px, double *mx)
 }
 
 
+/* Result i of xact (its pixel counts are a pass over the spectrum):
+ * each its own, so on the driver's threads. */
+static void finish_one(void *ctx, int tid, size_t i)
+{
+    const fit_ctx *f = ctx;
+    (void)tid;
+    fit_result_finish(f, &f->res[f->xact[i]], f->xact[i]);
+}
+
 int fit_stage_diag(fit_ctx *f)
 {
     int rc = fit_diag_eval(f, 0, NULL, NULL);
-    for (size_t i = 0; i < f->nxact && !rc; i++)
-        fit_result_finish(f, &f->res[f->xact[i]], f->xact[i]);
+    if (!rc)
+        fit_for(f, f->nxact, finish_one, f);
     return rc;
 }
