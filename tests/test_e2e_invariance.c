@@ -1,11 +1,13 @@
 /* test_e2e_invariance.c — results must not depend on the batch size, the
- * number of threads, read-ahead or where interpolation stencils are
- * computed: each spectrum's optimizer path depends only on its own values,
+ * number of threads (the backend's and the fit driver's), read-ahead or
+ * where interpolation stencils are computed: each spectrum's optimizer
+ * path depends only on its own values,
  * the backend evaluates every point independently, and the core's
  * stencils (rvfit/interp.h) are the ones the backend computes itself, so
- * fitting 24 stars with (batch 512, 2 threads, read-ahead, stencils from
- * the backend) and (batch 5, 1 thread, no read-ahead, stencils from the
- * core) must give the same outputs to the last bit. */
+ * fitting 24 stars with (batch 512, 2 threads for the backend and the
+ * driver, read-ahead, stencils from the backend) and (batch 5, 1 thread,
+ * no read-ahead, stencils from the core) must give the same outputs to
+ * the last bit. */
 #include <string.h>
 
 #include "testutil.h"
@@ -37,7 +39,8 @@ int main(void)
                  i ? "," : "", 1000100 + i);
     snprintf(a, sizeof a, "%s", tu_tmpdir("inv_a"));
     snprintf(b, sizeof b, "%s", tu_tmpdir("inv_b"));
-    fit(bin, data, a, ids, "--batch-size 512 --threads 2");
+    fit(bin, data, a, ids, "--batch-size 512 --threads 2 --set "
+                           "run.driver_threads=2");
     fit(bin, data, b, ids, "--batch-size 5 --threads 1 --set "
                            "run.readahead=0 --set templates.host_stencils=1");
     snprintf(ta, sizeof ta, "%s/rvtab_coadd-mock.fits", a);

@@ -37,6 +37,11 @@ static const key_desc keys[] = {
      "(with readahead the first batch holds at most 64)"},
     {"run", "readahead", K_BOOL, OFF(readahead), 0, 0, 1, "1",
      "read and prepare the next batch, and write the last, while fitting"},
+    {"run", "driver_threads", K_LONG, OFF(driver_threads), 0, 0, 4096, "1",
+     "threads for the fit driver's per-spectrum work between backend "
+     "calls (what a GPU waits for); 1 = the fit thread alone, 0 = as "
+     "[run] threads.  More help only on cores the reader's threads "
+     "leave idle (docs/benchmarks.md)"},
     {"instrument", "name", K_STR, OFF(instrument), SZ(instrument), 0, 0,
      "desi", "instrument plugin reading the input files"},
     {"backend", "name", K_STR, OFF(backend), SZ(backend), 0, 0, "cpu",

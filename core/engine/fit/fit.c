@@ -44,6 +44,8 @@ int rvfit_fit_opts_from_config(const rvfit_config *c, rvfit_fit_opts *o,
                              "(sigma)", c->clip);
     o->clip = c->clip;
     o->starts = (int)c->starts;
+    /* [run] threads is resolved by the run (rvfit_host.nthreads) */
+    o->driver_threads = c->driver_threads ? (int)c->driver_threads : -1;
     if (strcasecmp(c->epochs, "single") && strcasecmp(c->epochs, "joint"))
         return rvfit_err_set(err, RVFIT_ERR_CONFIG,
                              "[fit] epochs '%s': use single or joint",
@@ -200,8 +202,10 @@ int fit_begin(fit_ctx *f)
         rc = setup(f);
     /* a pool per batch: its threads start in microseconds, a batch takes
      * milliseconds at least */
-    if (!rc && f->host->nthreads > 1 && f->nact > 1)
-        rc = rvfit_pool_create(f->host->nthreads, &f->pool, f->err);
+    int nt = f->o->driver_threads < 0 ? f->host->nthreads
+                                      : f->o->driver_threads;
+    if (!rc && nt > 1 && f->nact > 1)
+        rc = rvfit_pool_create(nt, &f->pool, f->err);
     for (size_t s = 0; s < f->b->nspec && rc == RVFIT_OK; s++) {
         memset(&f->res[s], 0, sizeof f->res[s]);
         if (f->b->flags[s] & RVFIT_SPEC_BAD)

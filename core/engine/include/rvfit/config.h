@@ -93,6 +93,9 @@ typedef struct rvfit_config {
     /* [fit], added last likewise */
     long starts;         /* optimiser starts per spectrum, 1 ..
                             RVFIT_MAX_STARTS                           */
+    /* [run], added last likewise */
+    long driver_threads; /* threads of the fit driver's own work: 1 the
+                            fit thread alone, 0 as [run] threads       */
 } rvfit_config;
 
 /* [fit] starts: at most, and the default (rvfit_fit_opts.starts). */

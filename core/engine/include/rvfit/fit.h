@@ -136,6 +136,11 @@ typedef struct rvfit_fit_opts {
      * (rvfit/config.h): the lowest nodes of stage 1's lattice, each
      * optimised, the lowest result kept; 0 means RVFIT_STARTS. */
     int starts;
+    /* Threads for the driver's own per-spectrum work between backend
+     * calls (a pool per batch): 0 or 1 the calling thread alone, -1 as
+     * rvfit_host.nthreads.  The results do not depend on it.  Added
+     * last. */
+    int driver_threads;
 } rvfit_fit_opts;
 
 RVFIT_EXPORT int rvfit_fit_opts_from_config(const rvfit_config *c,
