@@ -154,25 +154,6 @@ int fit_run_stages(fit_ctx *f, const fit_stage *st, size_t n)
     return rc;
 }
 
-/* Fewer items than this run here: waking the threads costs more than
- * they save (the Newton method's last rounds carry a few slow runs). */
-#define FIT_FOR_MIN 16
-
-void fit_for(const fit_ctx *f, size_t n, rvfit_pool_fn fn, void *ctx)
-{
-    if (f->pool && n >= FIT_FOR_MIN) {
-        rvfit_pool_run(f->pool, n, fn, ctx);
-        return;
-    }
-    for (size_t i = 0; i < n; i++)
-        fn(ctx, 0, i);
-}
-
-int fit_nthreads(const fit_ctx *f)
-{
-    return f->pool ? rvfit_pool_size(f->pool) : 1;
-}
-
 /* NaN models for the spectra not fitted (bad, or all when none was). */
 static void models_unfitted(const fit_ctx *f)
 {

@@ -2,7 +2,8 @@
  * core's penalties (velocity range, vsini) added to what the backend
  * returns, non-finite values replaced, points and calls counted into the
  * current stage and per spectrum, stencils from the core sent when the
- * interpolator needs them, and a cancel honoured before every call. */
+ * interpolator needs them, and a cancel honoured before every call; and
+ * the stages' other shared services (fit_nomem, fit_for). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,25 @@
 int fit_nomem(fit_ctx *f)
 {
     return rvfit_err_set(f->err, RVFIT_ERR_NOMEM, "fit: out of memory");
+}
+
+/* Fewer items than this run here: waking the threads costs more than
+ * they save (the Newton method's last rounds carry a few slow runs). */
+#define FIT_FOR_MIN 16
+
+void fit_for(const fit_ctx *f, size_t n, rvfit_pool_fn fn, void *ctx)
+{
+    if (f->pool && n >= FIT_FOR_MIN) {
+        rvfit_pool_run(f->pool, n, fn, ctx);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        fn(ctx, 0, i);
+}
+
+int fit_nthreads(const fit_ctx *f)
+{
+    return f->pool ? rvfit_pool_size(f->pool) : 1;
 }
 
 static double core_penalty(const fit_ctx *f, const rvfit_point *p)
