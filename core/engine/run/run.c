@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "run_internal.h"
 
@@ -25,9 +26,12 @@ static void fit_drop(run_ctx *c, rvfit_batch *b, int ivar_too, int keep_flux)
         rb_drop_spectra(c, b, ivar_too, keep_flux);
 }
 
-static void fit_one(run_ctx *c, run_batch *rb)
+static void fit_one(run_stream *st, run_batch *rb)
 {
+    run_ctx *c = st->c;
     rvfit_run *r = c->r;
+    rvfit_backend *be = st->be;
+    rb->be = be;
     if (!rb->have_b || rb->b.nspec == 0) {
         rb->fitted = 1; /* nothing to fit: its ends may be committed */
         return;
@@ -43,10 +47,10 @@ static void fit_one(run_ctx *c, run_batch *rb)
         rc = plot_select(c, rb, &e);
     if (!rc) {
         double t1 = rvfit_now();
-        rc = r->be->ops->load_batch(r->be->state, &rb->b, &r->fo.model, &e);
-        r->loading += rvfit_now() - t1;
+        rc = be->ops->load_batch(be->state, &rb->b, &r->fo.model, &e);
+        st->loading += rvfit_now() - t1;
         if (rc)
-            rvfit_err_prefix(&e, "backend '%s': load_batch", r->be->name);
+            rvfit_err_prefix(&e, "backend '%s': load_batch", be->name);
         /* the clip stage loads the batch again (flux, resolution); the
          * two-velocity test reads the flux after the fit */
         if (!(r->fo.clip > 0))
@@ -54,22 +58,22 @@ static void fit_one(run_ctx *c, run_batch *rb)
     }
     float *const *models = r->cfg->write_models ? rb->models : NULL;
     rvfit_counters c0, c1;
-    r->be->ops->counters(r->be->state, &c0);
-    double t2 = rvfit_now(), reload0 = r->prof.reload_seconds;
+    be->ops->counters(be->state, &c0);
+    double t2 = rvfit_now(), reload0 = st->prof.reload_seconds;
     if (!rc && c->J)
-        rc = rvfit_fit_joint(r->be, r->lib, &rb->b, rb->j.nobj,
+        rc = rvfit_fit_joint(be, r->lib, &rb->b, rb->j.nobj,
                              rb->j.obj_off, &r->fo, rb->res, rb->j.jres,
-                             rb->j.sb2, models, &r->prof, r->host, &e);
+                             rb->j.sb2, models, &st->prof, r->host, &e);
     else if (!rc)
-        rc = rvfit_fit_batch(r->be, r->lib, &rb->b, &r->fo, rb->res, models,
-                             &r->prof, r->host, &e);
-    r->be->ops->counters(r->be->state, &c1);
-    double reload = r->prof.reload_seconds - reload0; /* the clip stage's */
-    r->driver += rvfit_now() - t2 - (c1.seconds - c0.seconds) - reload;
-    r->loading += reload;
+        rc = rvfit_fit_batch(be, r->lib, &rb->b, &r->fo, rb->res, models,
+                             &st->prof, r->host, &e);
+    be->ops->counters(be->state, &c1);
+    double reload = st->prof.reload_seconds - reload0; /* the clip stage's */
+    st->driver += rvfit_now() - t2 - (c1.seconds - c0.seconds) - reload;
+    st->loading += reload;
     if (!rc && !c->J)
         rc = plot_models(c, rb, &e);
-    r->busy += rvfit_now() - t0;
+    st->busy += rvfit_now() - t0;
     fit_drop(c, &rb->b, 1, 0);
     if (rc)
         run_fatal(c, rc, &e);
@@ -98,6 +102,7 @@ static void *reader_main(void *arg)
     for (;;) {
         run_batch *rb = read_batch(c);
         int last = rb->last;
+        rb->seq = c->nseq++;
         rq_push(&c->ready, rb);
         if (last)
             return NULL;
@@ -107,8 +112,8 @@ static void *reader_main(void *arg)
 static void *writer_main(void *arg)
 {
     run_ctx *c = arg;
-    for (;;) {
-        run_batch *rb = rq_pop(&c->done);
+    for (size_t seq = 0;; seq++) {
+        run_batch *rb = rq_pop_seq(&c->done, seq);
         write_batch(c, rb);
         int last = rb->last;
         rb_clear(c, rb);
@@ -118,39 +123,69 @@ static void *writer_main(void *arg)
     }
 }
 
-/* Fit what the reader thread prepares until the end of the stream. */
-static void fit_loop(run_ctx *c)
+/* Fit what the reader thread prepares until the end of the stream.  The
+ * stream that takes the last batch tells the others (a NULL each): the
+ * reader has handed on everything by then. */
+static void *fit_loop(void *arg)
 {
+    run_stream *st = arg;
+    run_ctx *c = st->c;
     for (;;) {
         double t0 = rvfit_now();
         run_batch *rb = rq_pop(&c->ready);
-        c->r->prof.seconds[RVFIT_ST_WAIT] += rvfit_now() - t0;
+        st->prof.seconds[RVFIT_ST_WAIT] += rvfit_now() - t0;
+        if (!rb)
+            return NULL;
         int last = rb->last;
-        fit_one(c, rb);
+        for (int k = 1; last && k < c->nstream; k++)
+            rq_push(&c->ready, NULL);
+        fit_one(st, rb);
         rq_push(&c->done, rb);
         if (last)
-            return;
+            return NULL;
     }
+}
+
+/* The fit streams past the first on threads of their own: their number
+ * (fewer when the system refuses a thread; the results do not depend on
+ * it). */
+static int start_streams(run_ctx *c, pthread_t *th)
+{
+    int n = 1;
+    while (n < c->nstream &&
+           pthread_create(&th[n], NULL, fit_loop, &c->stream[n]) == 0)
+        n++;
+    if (n < c->nstream)
+        rvfit_log(c->r->host, RVFIT_LOG_WARN, "rvfit",
+                  "%d fit streams of the %d asked for: the system refused "
+                  "a thread", n, c->nstream);
+    c->nstream = n;
+    return n;
 }
 
 static int run_threaded(run_ctx *c)
 {
-    pthread_t rt, wt;
-    for (int i = 0; i < RUN_NBUF; i++)
+    pthread_t rt, wt, ft[RUN_MAX_STREAMS];
+    for (int i = 0; i < c->nstream + 2; i++)
         rq_push(&c->free, &c->buf[i]);
     if (pthread_create(&rt, NULL, reader_main, c) != 0)
         return -1; /* the caller runs it serially */
+    int nfit = start_streams(c, ft);
     if (pthread_create(&wt, NULL, writer_main, c) != 0) {
         /* Let the reader finish on its own, then write here. */
         rvfit_err e;
         rvfit_err_set(&e, RVFIT_ERR_NOMEM, "cannot start the writer thread");
         run_fatal(c, RVFIT_ERR_NOMEM, &e);
-        fit_loop(c);
+        fit_loop(&c->stream[0]);
+        for (int k = 1; k < nfit; k++)
+            pthread_join(ft[k], NULL);
         pthread_join(rt, NULL);
         writer_main(c);
         return 0;
     }
-    fit_loop(c);
+    fit_loop(&c->stream[0]);
+    for (int k = 1; k < nfit; k++)
+        pthread_join(ft[k], NULL);
     pthread_join(rt, NULL);
     pthread_join(wt, NULL);
     return 0;
@@ -162,7 +197,7 @@ static void run_serial(run_ctx *c)
     for (;;) {
         run_batch *rb = read_batch(c);
         int last = rb->last;
-        fit_one(c, rb);
+        fit_one(&c->stream[0], rb);
         write_batch(c, rb);
         rb_clear(c, rb);
         if (last)
@@ -195,6 +230,18 @@ int run_ctx_init(run_ctx *c, rvfit_run *r, const rvfit_source *src,
     run_mem_init(&c->mem);
     atomic_init(&c->stop, 0);
     c->t0 = rvfit_now();
+    /* more streams only where batches overlap: single fits read ahead */
+    c->nstream = 1;
+    if (c->threaded && !r->cfg->sb2 && strcasecmp(r->cfg->epochs, "joint"))
+        while (c->nstream < RUN_MAX_STREAMS &&
+               (size_t)c->nstream <= r->nmore_be)
+            c->nstream++;
+    for (int k = 0; k < RUN_MAX_STREAMS; k++)
+        c->stream[k] = (run_stream){.c = c,
+                                    .be = k ? (k <= (int)r->nmore_be
+                                                   ? r->more_be[k - 1]
+                                                   : NULL)
+                                            : r->be};
     int rc = rvfit_fit_opts_from_config(r->cfg, &r->fo, err);
     r->fo.interp = r->interp;
     r->fo.cancel = r->cancel;
@@ -214,14 +261,34 @@ void run_ctx_free(run_ctx *c)
     free(c->cfgtext);
 }
 
+/* The streams' profiles and times into the run's. */
+static void streams_add(run_ctx *c)
+{
+    rvfit_run *r = c->r;
+    for (int k = 0; k < RUN_MAX_STREAMS; k++) {
+        const run_stream *st = &c->stream[k];
+        for (int s = 0; s < RVFIT_NSTAGE; s++) {
+            r->prof.seconds[s] += st->prof.seconds[s];
+            r->prof.points[s] += st->prof.points[s];
+            r->prof.calls[s] += st->prof.calls[s];
+        }
+        r->prof.spectra += st->prof.spectra;
+        r->prof.reload_seconds += st->prof.reload_seconds;
+        r->busy += st->busy, r->loading += st->loading;
+        r->driver += st->driver;
+    }
+}
+
 void run_loop(run_ctx *c)
 {
     if (!c->threaded) {
         rq_push(&c->free, &c->buf[0]);
         run_serial(c);
     } else if (run_threaded(c) != 0) {
+        c->nstream = 1;
         run_serial(c);
     }
+    streams_add(c);
     c->r->prof.seconds[RVFIT_ST_READ] += c->t_read;
     c->r->prof.seconds[RVFIT_ST_WRITE] += c->t_write;
 }

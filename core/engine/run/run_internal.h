@@ -27,7 +27,10 @@
 #include "rvfit/run.h"
 
 #define RUN_MAX_TABLES 16
-#define RUN_NBUF 3 /* batches alive: being read, fitted, written */
+/* Batches alive: being read, fitted (one per fit stream), written; the
+ * queues hold up to RUN_NBUF, a run uses streams + 2 of them. */
+#define RUN_MAX_STREAMS 4
+#define RUN_NBUF (RUN_MAX_STREAMS + 2)
 #define RUN_PATH OUT_PATH
 #define RUN_READ_CHUNK 64 /* spectra staged per read before joining a batch */
 
@@ -113,6 +116,8 @@ typedef struct run_batch {
     run_plot plot;
     int fitted;                /* results valid                            */
     int last;                  /* end of the stream                        */
+    size_t seq;                /* the reader's order: the writer's too     */
+    rvfit_backend *be;         /* the fit stream's backend that holds it   */
     run_jbatch j;              /* joint mode only                          */
 } run_batch;
 
@@ -135,8 +140,19 @@ typedef struct run_queue {
 } run_queue;
 
 typedef struct run_joint run_joint;
+typedef struct run_ctx run_ctx;
 
-typedef struct run_ctx {
+/* A fit stream ([run] streams): a thread that fits batches with its own
+ * backend instance, and what it accumulates, added to the run's at the
+ * end. */
+typedef struct run_stream {
+    run_ctx *c;
+    rvfit_backend *be;
+    rvfit_profile prof;
+    double busy, loading, driver;
+} run_stream;
+
+struct run_ctx {
     rvfit_run *r;
     const rvfit_source *src;
     int threaded;
@@ -159,7 +175,10 @@ typedef struct run_ctx {
     size_t spectra_done;       /* writer-owned                             */
     double t0;
     run_joint *J;              /* joint mode ([fit] epochs): run_joint.c  */
-} run_ctx;
+    size_t nseq;               /* batches the reader has handed on        */
+    int nstream;               /* fit streams                             */
+    run_stream stream[RUN_MAX_STREAMS];
+};
 
 /* run.c: a run's context (the source is used by the units' reader and
  * writer only), released with run_ctx_free; run_loop reads, fits and
@@ -175,6 +194,9 @@ void rq_init(run_queue *q);
 void rq_destroy(run_queue *q);
 void rq_push(run_queue *q, void *p);
 void *rq_pop(run_queue *q);
+/* The batch of reader order seq, when it is in q (the writer's order
+ * with several fit streams). */
+run_batch *rq_pop_seq(run_queue *q, size_t seq);
 
 /* run_mem.c: an array of at least `bytes` that waited (take: NULL when
  * none; get: malloc then); put takes an array and a lower bound of its

@@ -122,6 +122,7 @@ int rvfit_run_joint(rvfit_run *r, char *const *inputs, size_t ninput,
     }
     rc = run_ctx_init(c, r, &no_source, err);
     c->J = J;
+    c->nstream = 1; /* an object's batches are written as one table */
     J->ep = ep;
     if (!rc)
         rc = joint_run(c, inputs, ninput, part, nparts, err);

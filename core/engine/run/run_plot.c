@@ -59,15 +59,16 @@ static int add(run_plot *p, size_t spec, int64_t tid, run_unit *u)
 
 /* The best-fit models and continua of m points, with the stencils the
  * interpolator needs (a simplex or pca library's from the core). */
-static int plot_eval(const rvfit_run *r, size_t m, const rvfit_point *pt,
-                     float *const *mod, float *const *con, rvfit_err *err)
+static int plot_eval(const rvfit_run *r, rvfit_backend *be, size_t m,
+                     const rvfit_point *pt, float *const *mod,
+                     float *const *con, rvfit_err *err)
 {
     rvfit_stencil_buf sb;
     memset(&sb, 0, sizeof sb);
     const rvfit_stencils *st = NULL;
     int rc = rvfit_stencil_table(r->interp, m, pt, &sb, &st, err);
     if (!rc)
-        rc = r->be->ops->models(r->be->state, m, pt, st, mod, con, err);
+        rc = be->ops->models(be->state, m, pt, st, mod, con, err);
     rvfit_stencil_buf_free(&sb);
     return rc;
 }
@@ -147,7 +148,7 @@ int plot_models(run_ctx *c, run_batch *rb, rvfit_err *err)
     if (rc)
         rc = rvfit_err_set(err, rc, "figures: out of memory");
     else if (m)
-        rc = plot_eval(r, m, pt, mod, con, err);
+        rc = plot_eval(r, rb->be, m, pt, mod, con, err);
     /* models() fills rows 0..m-1; move each to the row of its spectrum
      * (row[j] >= j, so going backwards never overwrites a pending one) */
     for (size_t j = m; !rc && j-- > 0;)

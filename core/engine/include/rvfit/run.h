@@ -126,6 +126,16 @@ typedef struct rvfit_run {
      * backend's load_batch took (loading) and that the fit driver took
      * between those calls (driver), in seconds.  Added last. */
     double loading, driver;
+    /* More fit streams ([run] streams): each of these backends (open,
+     * its library loaded, the same plugin and device as be) fits batches
+     * on a thread of its own while be fits others, so that a device's
+     * host work between calls overlaps another stream's kernels.  The
+     * outputs are written in the input's order and do not depend on it.
+     * Single fits with [run] readahead only (ignored otherwise); NULL:
+     * one stream.  The profile, busy, loading and driver above are the
+     * streams' sums.  Added last. */
+    rvfit_backend *const *more_be;
+    size_t nmore_be;
 } rvfit_run;
 
 /* Fit every unit src hands out.  Returns RVFIT_OK when the run went
