@@ -99,6 +99,10 @@ typedef struct fit_env {
     int have_lib;
     rvfit_backend be;
     int have_be;
+    /* [run] streams: more instances of be's plugin, for the run */
+    rvfit_backend more_be[3];
+    rvfit_backend *more_ptr[3];
+    int nmore_be;
     rvfit_plugin_handle inst;
     int have_inst;
     int64_t *plot_ids;     /* --plot-targetid (owned by the command)     */

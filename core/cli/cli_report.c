@@ -7,10 +7,35 @@
 
 #include "cli.h"
 
+/* Each backend instance's counters (a line each with several fit
+ * streams), their sum into *c. */
+static void instances(const rvfit_host *h, const rvfit_run *r,
+                      rvfit_counters *c)
+{
+    r->be->ops->counters(r->be->state, c);
+    for (size_t k = 0; k < r->nmore_be; k++) {
+        const rvfit_backend *b = r->more_be[k];
+        rvfit_counters ck;
+        if (k == 0)
+            rvfit_log(h, RVFIT_LOG_INFO, "rvfit",
+                      "fit stream 1: backend %s on %s evaluated %" PRIu64
+                      " points in %" PRIu64 " calls (%.3f s)", r->be->name,
+                      r->be->ops->device(r->be->state), c->points, c->calls,
+                      c->seconds);
+        b->ops->counters(b->state, &ck);
+        rvfit_log(h, RVFIT_LOG_INFO, "rvfit",
+                  "fit stream %zu: backend %s on %s evaluated %" PRIu64
+                  " points in %" PRIu64 " calls (%.3f s)", k + 2, b->name,
+                  b->ops->device(b->state), ck.points, ck.calls, ck.seconds);
+        c->points += ck.points, c->calls += ck.calls;
+        c->seconds += ck.seconds;
+    }
+}
+
 void cli_print_profile(const rvfit_host *h, const rvfit_run *r, double wall)
 {
     rvfit_counters c;
-    r->be->ops->counters(r->be->state, &c);
+    instances(h, r, &c);
     rvfit_log(h, RVFIT_LOG_INFO, "rvfit",
               "profile: %zu spectra in %zu files, %.2f s, %.2f spectra/s",
               r->nspectra, r->nfiles, wall,
@@ -34,11 +59,16 @@ void cli_print_profile(const rvfit_host *h, const rvfit_run *r, double wall)
     double host = r->busy > c.seconds ? r->busy - c.seconds : 0.0;
     double ms = r->nspectra ? 1e3 / (double)r->nspectra : 0.0;
     double rest = host - r->driver - r->loading;
+    /* with several fit streams both are sums over their instances */
+    char over[48] = "";
+    if (r->nmore_be)
+        snprintf(over, sizeof over, " (%zu fit streams added)",
+                 r->nmore_be + 1);
     rvfit_log(h, RVFIT_LOG_INFO, "rvfit",
-              "profile: backend busy %.1f %% of the wall time; host work "
+              "profile: backend busy %.1f %% of the wall time%s; host work "
               "between backend calls %.3f ms per spectrum: fit driver "
               "%.3f, load_batch %.3f, other %.3f",
-              wall > 0 ? 100.0 * c.seconds / wall : 0.0, host * ms,
+              wall > 0 ? 100.0 * c.seconds / wall : 0.0, over, host * ms,
               r->driver * ms, r->loading * ms, (rest > 0 ? rest : 0.0) * ms);
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)

@@ -45,6 +45,45 @@ static int take_output_dir(fit_env *e, rvfit_err *err)
     return RVFIT_OK;
 }
 
+/* [run] streams - 1 more instances of the chosen backend (by its name:
+ * a fallback list chose it already), each with the library.  Only where
+ * the run uses them: single fits that read ahead. */
+static int open_streams(fit_env *e, rvfit_err *err)
+{
+    const rvfit_config *c = &e->cfg;
+    if (c->streams <= 1)
+        return RVFIT_OK;
+    if (!c->readahead || !strcasecmp(c->epochs, "joint")) {
+        rvfit_log(&e->host, RVFIT_LOG_INFO, "rvfit", "[run] streams = %ld "
+                  "ignored: streams are for single fits with readahead",
+                  c->streams);
+        return RVFIT_OK;
+    }
+    for (int k = 0; k + 1 < c->streams && k < 3; k++) {
+        rvfit_backend *b = &e->more_be[k];
+        int stage = 0;
+        int rc = rvfit_backend_open_name(c, &e->host, e->be.name, b, &stage,
+                                         err);
+        if (rc) {
+            rvfit_err_prefix(err, "[run] streams: instance %d of backend "
+                             "'%s'", k + 2, e->be.name);
+            return rc;
+        }
+        e->more_ptr[e->nmore_be++] = b;
+        rvfit_log(&e->host, RVFIT_LOG_INFO, "rvfit",
+                  "backend %s, fit stream %d: on %s", b->name, k + 2,
+                  b->ops->device(b->state));
+        rc = b->ops->load_library(b->state, rvfit_interp_vectors(&e->interp),
+                                  err);
+        if (rc) {
+            rvfit_err_prefix(err, "backend '%s' (fit stream %d): "
+                             "load_library", b->name, k + 2);
+            return rc;
+        }
+    }
+    return RVFIT_OK;
+}
+
 int cli_open_env(fit_env *e, rvfit_err *err)
 {
     rvfit_config *c = &e->cfg;
@@ -99,7 +138,7 @@ int cli_open_env(fit_env *e, rvfit_err *err)
                                  rvfit_interp_vectors(&e->interp), err);
     if (rc)
         rvfit_err_prefix(err, "backend '%s': load_library", e->be.name);
-    return rc;
+    return rc ? rc : open_streams(e, err);
 }
 
 void cli_close_env(fit_env *e)
@@ -107,6 +146,9 @@ void cli_close_env(fit_env *e)
     if (e->have_lock)
         cli_dirlock_release(&e->lock);
     e->have_lock = 0;
+    for (int k = 0; k < e->nmore_be; k++)
+        rvfit_backend_close(e->more_ptr[k]);
+    e->nmore_be = 0;
     if (e->have_be)
         rvfit_backend_close(&e->be);
     if (e->have_inst)
@@ -250,7 +292,9 @@ int cli_fit_files(fit_env *e, char **files, int nfiles, const char *cmdline,
                      .ntargetid = nids, .progress = cli_progress,
                      .progress_ctx = &e->lg, .cancel = e->cancel,
                      .plot_targetid = e->plot_ids,
-                     .nplot_targetid = e->nplot_ids};
+                     .nplot_targetid = e->nplot_ids,
+                     .more_be = e->more_ptr,
+                     .nmore_be = (size_t)e->nmore_be};
     int failed = joint    ? cli_fit_joint(e, &run, files, nfiles, sum)
                  : e->mpi ? cli_mpi_fit(e, &run, files, nfiles)
                           : fit_local(e, &run, files, nfiles, sum);

@@ -42,6 +42,11 @@ static const key_desc keys[] = {
      "calls (what a GPU waits for); 1 = the fit thread alone, 0 = as "
      "[run] threads.  More help only on cores the reader's threads "
      "leave idle (docs/benchmarks.md)"},
+    {"run", "streams", K_LONG, OFF(streams), 0, 1, 4, "1",
+     "fit streams: each a thread with its own instance of the backend on "
+     "the same device, fitting other batches, so that one stream's host "
+     "work overlaps another's device work (single fits with readahead; "
+     "each instance holds the templates and a batch)"},
     {"instrument", "name", K_STR, OFF(instrument), SZ(instrument), 0, 0,
      "desi", "instrument plugin reading the input files"},
     {"backend", "name", K_STR, OFF(backend), SZ(backend), 0, 0, "cpu",

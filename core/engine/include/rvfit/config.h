@@ -96,6 +96,7 @@ typedef struct rvfit_config {
     /* [run], added last likewise */
     long driver_threads; /* threads of the fit driver's own work: 1 the
                             fit thread alone, 0 as [run] threads       */
+    long streams;        /* fit streams, each with its own backend     */
 } rvfit_config;
 
 /* [fit] starts: at most, and the default (rvfit_fit_opts.starts). */

@@ -7,7 +7,11 @@
  * the points go in and numbers come out.
  *
  * Threading: the core calls one backend handle from one thread at a time;
- * a backend may use any number of threads internally.
+ * a backend may use any number of threads internally.  Several handles of
+ * one plugin may be open at once, each called from a thread of its own
+ * ([run] streams: one per fit stream, on the same device), so a backend
+ * keeps no state outside its handle and sets its device on the calling
+ * thread where its API has per-thread state (CUDA's current device).
  * Ownership: the backend copies whatever it needs from the library and the
  * batch; the caller may free them after the call returns.
  *
