@@ -9,7 +9,12 @@
  *  3. killed (SIGKILL) once the first output exists, then rerun with
  *     --skip-existing: every output present and identical to the
  *     reference, no temporaries, and the status file lists each input once
- *     as done. */
+ *     as done;
+ *  4. with three fit streams ([run] streams, each its own backend
+ *     instance; batches of 4, finished out of order): every output
+ *     bit-identical to the reference, each instance logs the points it
+ *     evaluated, none idle, and they add up to the run's; and the corrupt
+ *     input of 2 among them gives the same outcome as there. */
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -95,7 +100,7 @@ static void one_command(void)
     free(log);
 }
 
-static void corrupt_input(void)
+static void corrupt_input(const char *more)
 {
     char out[4096], files[8192], bad[4200], *log = NULL, st[4200];
     snprintf(out, sizeof out, "%s", tu_tmpdir("stream_bad"));
@@ -106,8 +111,8 @@ static void corrupt_input(void)
     CHECK(tu_run(cmd, NULL) == 0);
     files_list(files, sizeof files, bad);
     char opts[4400];
-    snprintf(opts, sizeof opts, "--batch-size 16 --set output.status='%s'",
-             st);
+    snprintf(opts, sizeof opts, "--batch-size 16 --set output.status='%s' "
+             "%s", st, more);
     int rc = fit(out, opts, files, &log);
     CHECK_MSG(rc != 0, "a corrupt input must make the exit status non-zero");
     CHECK_MSG(tu_contains(log, "cbad.fits") && tu_contains(log, "truncated"),
@@ -171,13 +176,59 @@ static void kill_and_resume(void)
     free(log);
 }
 
+/* The points of "KEY N points" in the log, or -1. */
+static long long points_after(const char *log, const char *key)
+{
+    const char *p = strstr(log, key);
+    long long n = -1;
+    if (!p || sscanf(p + strlen(key), " evaluated %lld points", &n) != 1)
+        return -1;
+    return n;
+}
+
+/* One run of three streams; the order in which batches finish varies
+ * from run to run, so the caller repeats it. */
+static void streams_once(void)
+{
+    char out[4096], files[8192], *log = NULL;
+    snprintf(out, sizeof out, "%s", tu_tmpdir("stream_streams"));
+    files_list(files, sizeof files, NULL);
+    int rc = fit(out, "--overwrite --batch-size 4 -j 2 --set run.streams=3",
+                 files, &log);
+    CHECK_MSG(rc == 0, "three streams: exit %d\n%s", rc, log);
+    for (int i = 1; i <= 5; i++)
+        same_as_ref(out, i, "three fit streams");
+    long long sum = 0, tot = points_after(log, "rvfit: backend cpu on cpu "
+                                               "(2 threads)");
+    for (int k = 1; k <= 3; k++) {
+        char key[64];
+        snprintf(key, sizeof key, "fit stream %d: backend cpu on cpu "
+                 "(2 threads)", k);
+        long long n = points_after(log, key);
+        CHECK_MSG(n > 0, "stream %d evaluated %lld points:\n%s", k, n, log);
+        sum += n;
+    }
+    CHECK_MSG(tot > 0 && sum == tot, "streams' points %lld, the run's %lld",
+              sum, tot);
+    free(log);
+}
+
+static void streams(void)
+{
+    /* A writer that took batches as they finish failed 2 runs in 3 */
+    for (int k = 0; k < 3; k++)
+        streams_once();
+    corrupt_input("--batch-size 8 -j 2 --set run.streams=2");
+}
+
 int main(void)
 {
     snprintf(bin, sizeof bin, "%s", tu_env("RVFIT_BIN"));
     snprintf(lib, sizeof lib, "%s/lib", tu_env("RVFIT_TEST_DATA"));
     snprintf(data, sizeof data, "%s/stream", tu_env("RVFIT_TEST_DATA"));
     one_command();
-    corrupt_input();
+    corrupt_input("");
     kill_and_resume();
+    streams();
     return tu_finish("test_e2e_stream");
 }
