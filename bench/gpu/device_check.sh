@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GPU checks of issue 17, as one script for a short lease of a GPU machine:
 # equivalence tests, device listing, cpu/cuda/opencl comparison, desi-1k
-# and a desi-10k stream on cuda (precision, block size and batch sweeps),
+# and a desi-10k stream on cuda (precision, block size and batch sweeps,
+# [run] streams and driver_threads),
 # GPU utilisation sampled by nvidia-smi, and an Nsight Compute report.
 #
 #   bash bench/gpu/device_check.sh OUTDIR [PHASES]
@@ -188,6 +189,14 @@ if has stream; then
     done
     fit "cuda32-10k-b8192" cuda "$d/o-s10" --no-models --batch-size 8192 \
         --set backend.cuda.fp64=0 "$d"/s10/coadd-*.fits
+    # one process, two and three fit streams (a backend instance each),
+    # and the fit driver's work on the host's threads
+    for ns in 2 3; do
+        fit "cuda64-10k-b2048-streams$ns" cuda "$d/o-s10" --no-models --batch-size 2048 \
+            --set run.streams=$ns "$d"/s10/coadd-*.fits
+    done
+    fit "cuda64-10k-b2048-dthreads" cuda "$d/o-s10" --no-models --batch-size 2048 \
+        --set run.driver_threads=0 "$d"/s10/coadd-*.fits
     pack
 fi
 
@@ -219,6 +228,9 @@ if has big; then
     for i in $(seq -w 0 49); do ln -sf "$d/coadd-desi-1000.fits" "$d/s50/coadd-$i.fits"; done
     bb=${RVFIT_GPU_BIG_BATCH:-8192}
     FIT_TIMEOUT=170 fit cuda64-50k-b$bb cuda "$d/o-s50" --no-models --batch-size $bb "$d"/s50/coadd-*.fits
+    # one process, two fit streams: what two processes gave, in one
+    FIT_TIMEOUT=170 fit cuda64-50k-b$bb-streams2 cuda "$d/o-s50" --no-models --batch-size $bb \
+        --set run.streams=2 "$d"/s50/coadd-*.fits
     # The same on NVIDIA's OpenCL (env phase) with RVFIT_GPU_BIG_OCL=1.
     if [ -n "${RVFIT_GPU_BIG_OCL:-}" ] && grep -q "platform.*NVIDIA" "$out/logs/plugins.log" 2>/dev/null; then
         FIT_TIMEOUT=170 fit opencl-50k-b$bb opencl "$d/o-s50o" --no-models --batch-size $bb "$d"/s50/coadd-*.fits
