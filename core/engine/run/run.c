@@ -146,9 +146,10 @@ static void *fit_loop(void *arg)
     }
 }
 
-/* The fit streams past the first on threads of their own: their number
+/* The fit streams past the first on threads of their own: how many run
  * (fewer when the system refuses a thread; the results do not depend on
- * it). */
+ * it, and the stop signals for streams that did not start stay unread in
+ * the queue). */
 static int start_streams(run_ctx *c, pthread_t *th)
 {
     int n = 1;
@@ -159,7 +160,6 @@ static int start_streams(run_ctx *c, pthread_t *th)
         rvfit_log(c->r->host, RVFIT_LOG_WARN, "rvfit",
                   "%d fit streams of the %d asked for: the system refused "
                   "a thread", n, c->nstream);
-    c->nstream = n;
     return n;
 }
 
