@@ -131,15 +131,16 @@ typedef struct sys_ctx {
     const int *ok;
     int *ne;        /* [nact*d] error-template entries (0: no column) */
     part all;       /* every spectrum's, in order                     */
-    part *parts;    /* [nparts] those of SYS_CHUNK spectra each        */
-    size_t nparts;
+    part *parts;    /* [nparts] those of chunk spectra each            */
+    size_t nparts, chunk;
     int *prc;       /* [nparts] each one's status (-1: out of memory)  */
     uint32_t *ei;   /* [threads * d * RVFIT_MAX_STENCIL] scratch       */
     double *ew;
 } sys_ctx;
 
-/* Spectra per part: parts are built on the driver's threads and joined
- * in order, so the table does not depend on the threads. */
+/* Spectra per part when the driver has threads: parts are built on them
+ * and joined in order, so the table does not depend on the threads.  On
+ * one thread the whole table is one part, used as it is. */
 #define SYS_CHUNK 4
 
 /* Points per column: the centre and c + h_j for each free axis j. */
@@ -227,9 +228,10 @@ static void build_part(void *ctx, int tid, size_t j)
     size_t scr = (size_t)tid * (size_t)d * RVFIT_MAX_STENCIL;
     uint32_t *ei = s->ei + scr;
     double *ew = s->ew + scr;
-    size_t i1 = (j + 1) * SYS_CHUNK < f->nact ? (j + 1) * SYS_CHUNK : f->nact;
+    size_t i0 = j * s->chunk, i1 = i0 + s->chunk < f->nact ? i0 + s->chunk
+                                                            : f->nact;
     int rc = 0;
-    for (size_t i = j * SYS_CHUNK; i < i1 && !rc; i++) {
+    for (size_t i = i0; i < i1 && !rc; i++) {
         int *ne = s->ne + i * (size_t)d;
         memset(ne, 0, (size_t)d * sizeof *ne);
         if (!s->ok[i])
@@ -240,9 +242,14 @@ static void build_part(void *ctx, int tid, size_t j)
     s->prc[j] = rc;
 }
 
-/* The parts joined, in order, into s->all. */
+/* The parts joined, in order, into s->all (one part: moved there). */
 static int join_parts(sys_ctx *s)
 {
+    if (s->nparts == 1) {
+        s->all = s->parts[0];
+        memset(&s->parts[0], 0, sizeof s->parts[0]);
+        return 0;
+    }
     size_t npts = 0, nent = 0;
     int nw = s->all.t.nw;
     for (size_t j = 0; j < s->nparts; j++)
@@ -277,7 +284,8 @@ static int build(sys_ctx *s)
 {
     fit_ctx *f = s->f;
     size_t d = (size_t)f->nfree, nt = (size_t)fit_nthreads(f);
-    s->nparts = (f->nact + SYS_CHUNK - 1) / SYS_CHUNK;
+    s->chunk = nt > 1 ? SYS_CHUNK : f->nact ? f->nact : 1;
+    s->nparts = (f->nact + s->chunk - 1) / s->chunk;
     s->parts = calloc(s->nparts ? s->nparts : 1, sizeof *s->parts);
     s->prc = calloc(s->nparts ? s->nparts : 1, sizeof *s->prc);
     s->ei = malloc(nt * d * RVFIT_MAX_STENCIL * sizeof *s->ei);
