@@ -7,26 +7,28 @@
 
 #include "cli.h"
 
-/* Each backend instance's counters (a line each with several fit
- * streams), their sum into *c. */
+/* Backend handle k of the run's fit streams (0: r->be). */
+static const rvfit_backend *handle(const rvfit_run *r, size_t k)
+{
+    return k ? r->more_be[k - 1] : r->be;
+}
+
+/* The handles' counters added into *c, and a line each when the run has
+ * several fit streams. */
 static void instances(const rvfit_host *h, const rvfit_run *r,
                       rvfit_counters *c)
 {
-    r->be->ops->counters(r->be->state, c);
-    for (size_t k = 0; k < r->nmore_be; k++) {
-        const rvfit_backend *b = r->more_be[k];
+    *c = (rvfit_counters){0};
+    for (size_t k = 0; k <= r->nmore_be; k++) {
+        const rvfit_backend *b = handle(r, k);
         rvfit_counters ck;
-        if (k == 0)
-            rvfit_log(h, RVFIT_LOG_INFO, "rvfit",
-                      "fit stream 1: backend %s on %s evaluated %" PRIu64
-                      " points in %" PRIu64 " calls (%.3f s)", r->be->name,
-                      r->be->ops->device(r->be->state), c->points, c->calls,
-                      c->seconds);
         b->ops->counters(b->state, &ck);
-        rvfit_log(h, RVFIT_LOG_INFO, "rvfit",
-                  "fit stream %zu: backend %s on %s evaluated %" PRIu64
-                  " points in %" PRIu64 " calls (%.3f s)", k + 2, b->name,
-                  b->ops->device(b->state), ck.points, ck.calls, ck.seconds);
+        if (r->nmore_be)
+            rvfit_log(h, RVFIT_LOG_INFO, "rvfit",
+                      "fit stream %zu: backend %s on %s evaluated %" PRIu64
+                      " points in %" PRIu64 " calls (%.3f s)", k + 1,
+                      b->name, b->ops->device(b->state), ck.points,
+                      ck.calls, ck.seconds);
         c->points += ck.points, c->calls += ck.calls;
         c->seconds += ck.seconds;
     }

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "run_internal.h"
 
@@ -230,18 +229,14 @@ int run_ctx_init(run_ctx *c, rvfit_run *r, const rvfit_source *src,
     run_mem_init(&c->mem);
     atomic_init(&c->stop, 0);
     c->t0 = rvfit_now();
-    /* more streams only where batches overlap: single fits read ahead */
-    c->nstream = 1;
-    if (c->threaded && !r->cfg->sb2 && strcasecmp(r->cfg->epochs, "joint"))
-        while (c->nstream < RUN_MAX_STREAMS &&
-               (size_t)c->nstream <= r->nmore_be)
-            c->nstream++;
-    for (int k = 0; k < RUN_MAX_STREAMS; k++)
+    /* more streams only where batches overlap (read-ahead); a joint run
+     * keeps one (run_joint.c) */
+    size_t more = c->threaded ? r->nmore_be : 0;
+    c->nstream = 1 + (int)(more < RUN_MAX_STREAMS - 1 ? more
+                                                      : RUN_MAX_STREAMS - 1);
+    for (int k = 0; k < c->nstream; k++)
         c->stream[k] = (run_stream){.c = c,
-                                    .be = k ? (k <= (int)r->nmore_be
-                                                   ? r->more_be[k - 1]
-                                                   : NULL)
-                                            : r->be};
+                                    .be = k ? r->more_be[k - 1] : r->be};
     int rc = rvfit_fit_opts_from_config(r->cfg, &r->fo, err);
     r->fo.interp = r->interp;
     r->fo.cancel = r->cancel;
