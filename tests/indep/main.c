@@ -12,11 +12,11 @@
 
 static const char USAGE[] =
     "usage: rvfit-indep grid --out DIR\n"
-    "           [--preset small|std|dense|dense-box|small-fa|mrs]\n"
+    "           [--preset small|std|dense|dense-fe|dense-box|small-fa|mrs]\n"
     "           [--seed S]\n"
     "           [--threads N]\n"
     "       rvfit-indep spectra --out FILE --truth FILE [--nstar N] [--seed S]\n"
-    "           [--preset small|std|dense|dense-box|small-fa]\n"
+    "           [--preset small|std|dense|dense-fe|dense-box|small-fa]\n"
     "           [--snr-min 3] [--snr-max 60]\n"
     "           [--vmax 500] [--vsini-max 10]\n"
     "           [--model-seed S (= grid --seed, default 1)]\n"
@@ -276,8 +276,8 @@ static int run(const char *cmd, const opts *o, int nargs, char **args,
     const ind_preset *ps = ind_preset_find(pname);
     if (!ps && strcmp(cmd, "score") && strcmp(cmd, "model") &&
         strcmp(cmd, "score-epochs") && strcmp(cmd, "bound"))
-        return ind_fail(e, "unknown preset '%s' (small, std, dense, dense-box, "
-                        "small-fa or mrs)", pname);
+        return ind_fail(e, "unknown preset '%s' (small, std, dense, "
+                        "dense-fe, dense-box, small-fa or mrs)", pname);
     if (strcmp(cmd, "grid") == 0) {
         if (!o->out)
             return ind_fail(e, "grid: --out DIR is required");

@@ -19,6 +19,11 @@ static const ind_preset PRESETS[] = {
      * grid as dense as the real library's (5,022 models, ~3.5 GB) */
     {"dense", 4000, 7000, 100, 1.0, 5.0, 0.5, -2.0, 0.5, 0.5, 0.0, 0.4, 0.2,
      6e-6, 3450.0, 10000.0},
+    /* dense with [Fe/H] twice as fine (0.25 dex, 9,207 models, ~6.2 GB):
+     * at S/N > 15 the 0.5-dex [Fe/H] step is what keeps line-rich stars
+     * from the bound on the dense grid (docs/benchmarks.md) */
+    {"dense-fe", 4000, 7000, 100, 1.0, 5.0, 0.5, -2.0, 0.5, 0.25, 0.0, 0.4,
+     0.2, 6e-6, 3450.0, 10000.0},
     /* dense's steps over a box of dwarfs (Teff 5200-5800, logg 3.5-5,
      * [Fe/H] -1.5-0, 336 models, ~230 MB): the interpolation error at
      * PHOENIX's density in the time of a test (test_indep_bound_ratio) */
